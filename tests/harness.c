@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The test runner: runs every registered TEST (or those matching -t),
+ * each in a forked child so a crash or a kill fails one test, not the run. */
+#include "harness.h"
+
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { RESULT_PASS, RESULT_FAIL, RESULT_SKIP };
+
+/* Shared with the forked test child so its verdict survives its exit. */
+struct shared_state {
+	int result;
+	char skip_reason[256];
+};
+
+static struct sf_test *tests_head, **tests_tail = &tests_head;
+static struct shared_state *state;
+static int verbose;
+static char kernel_name[128];
+
+void sf_test_register(struct sf_test *t)
+{
+	*tests_tail = t;
+	tests_tail = &t->next;
+}
+
+void test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stdout, "    %s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	state->result = RESULT_FAIL;
+}
+
+void test_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(state->skip_reason, sizeof(state->skip_reason), fmt, ap);
+	va_end(ap);
+	if (state->result != RESULT_FAIL)
+		state->result = RESULT_SKIP;
+}
+
+void test_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	va_start(ap, fmt);
+	fputs("    ", stdout);
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+bool test_failed(void)
+{
+	return state->result == RESULT_FAIL;
+}
+
+const char *test_kernel_name(void)
+{
+	return kernel_name;
+}
+
+int test_is_emulated(void)
+{
+	/* The guest's /init exports this; see tests/guest/init. */
+	const char *e = getenv("SF_EMULATED");
+
+	return e && *e == '1';
+}
+
+static int run_one(struct sf_test *t)
+{
+	int status;
+	pid_t pid;
+
+	memset(state, 0, sizeof(*state));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return RESULT_FAIL;
+	}
+	if (pid == 0) {
+		t->fn();
+		fflush(stdout);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return RESULT_FAIL;
+	if (WIFSIGNALED(status)) {
+		printf("    test process killed by signal %d\n", WTERMSIG(status));
+		return RESULT_FAIL;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("    test process exited with %d\n", WEXITSTATUS(status));
+		return RESULT_FAIL;
+	}
+	return state->result;
+}
+
+int main(int argc, char **argv)
+{
+	const char *pattern = NULL, *prefix = "";
+	int passed = 0, failed = 0, skipped = 0, opt;
+	struct utsname uts;
+	struct sf_test *t;
+
+	while ((opt = getopt(argc, argv, "vt:p:l")) != -1) {
+		switch (opt) {
+		case 'v':
+			verbose = 1;
+			break;
+		case 't':
+			pattern = optarg;
+			break;
+		case 'p':
+			prefix = optarg;
+			break;
+		case 'l':
+			for (t = tests_head; t; t = t->next)
+				printf("%s\n", t->name);
+			return 0;
+		default:
+			fprintf(stderr, "usage: %s [-v] [-t GLOB] [-p PREFIX] [-l]\n", argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	uname(&uts);
+	snprintf(kernel_name, sizeof(kernel_name), "%s", uts.release);
+	state = mmap(NULL, sizeof(*state), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (state == MAP_FAILED) {
+		perror("mmap");
+		return 2;
+	}
+	printf("# kernel %s%s\n", uts.release, test_is_emulated() ? " (emulated)" : "");
+	for (t = tests_head; t; t = t->next) {
+		if (pattern && fnmatch(pattern, t->name, 0) != 0)
+			continue;
+		switch (run_one(t)) {
+		case RESULT_PASS:
+			printf("%sPASS %s\n", prefix, t->name);
+			passed++;
+			break;
+		case RESULT_SKIP:
+			printf("%sSKIP %s: %s\n", prefix, t->name, state->skip_reason);
+			skipped++;
+			break;
+		default:
+			printf("%sFAIL %s\n", prefix, t->name);
+			failed++;
+		}
+	}
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The test harness, in the manner of the kernel's test_progs: one file per
+ * feature, each TEST() registered automatically, ASSERT_* expressions that
+ * print the name, the actual and the expected value on failure and return a
+ * bool so a test can stop early. A missing kernel feature is a visible skip
+ * (test_skip("no BPF LSM")), never a silent pass.
+ *
+ * The runner (harness.c) prints one line per test:
+ *   PASS name
+ *   FAIL name
+ *   SKIP name: reason
+ * and the closing line "N passed, N failed, N skipped".
+ */
+#ifndef SF_TEST_HARNESS_H
+#define SF_TEST_HARNESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+
+struct sf_test {
+	const char *name;
+	const char *file;
+	void (*fn)(void);
+	struct sf_test *next;
+};
+
+void sf_test_register(struct sf_test *t);
+void test_fail(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Diagnostic output, shown with -v or when the test fails. */
+void test_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool test_failed(void);
+/* Name of the kernel the suite runs on ("host 6.18.44" / "guest 6.1.0"). */
+const char *test_kernel_name(void);
+/* Scale for expensive loops: 1 on the host, smaller under emulation.
+ * Tests that promise a figure (e.g. 10,000 programs) must not scale it
+ * below that figure; see harness.c. */
+int test_is_emulated(void);
+
+#define TEST(name)                                                        \
+	static void test_##name(void);                                     \
+	static struct sf_test sf_test_##name = { #name, __FILE__,          \
+						test_##name, NULL };       \
+	__attribute__((constructor)) static void sf_test_reg_##name(void)  \
+	{                                                                  \
+		sf_test_register(&sf_test_##name);                         \
+	}                                                                  \
+	static void test_##name(void)
+
+#define ASSERT_TRUE(cond, what) ({                                        \
+	bool ___ok = !!(cond);                                             \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: expected true", (what)); \
+	___ok; })
+
+#define ASSERT_FALSE(cond, what) ({                                       \
+	bool ___ok = !(cond);                                              \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: expected false", (what)); \
+	___ok; })
+
+#define ASSERT_EQ(actual, expected, what) ({                              \
+	long long ___a = (long long)(actual), ___e = (long long)(expected); \
+	bool ___ok = ___a == ___e;                                         \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__,                              \
+			  "%s: actual %lld (0x%llx) != expected %lld (0x%llx)", \
+			  (what), ___a, (unsigned long long)___a, ___e,    \
+			  (unsigned long long)___e);                       \
+	___ok; })
+
+#define ASSERT_NEQ(actual, expected, what) ({                             \
+	long long ___a = (long long)(actual), ___e = (long long)(expected); \
+	bool ___ok = ___a != ___e;                                         \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: unexpected %lld",       \
+			  (what), ___a);                                   \
+	___ok; })
+
+#define ASSERT_OK(err, what) ({                                           \
+	long long ___r = (long long)(err);                                 \
+	bool ___ok = ___r == 0;                                            \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: returned %lld (%s)",    \
+			  (what), ___r, strerror(___r < 0 ? (int)-___r : errno)); \
+	___ok; })
+
+#define ASSERT_GE(actual, expected, what) ({                              \
+	long long ___a = (long long)(actual), ___e = (long long)(expected); \
+	bool ___ok = ___a >= ___e;                                         \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: actual %lld < %lld",    \
+			  (what), ___a, ___e);                             \
+	___ok; })
+
+#define ASSERT_STREQ(actual, expected, what) ({                           \
+	const char *___a = (actual), *___e = (expected);                   \
+	bool ___ok = ___a && ___e && strcmp(___a, ___e) == 0;              \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: actual \"%s\" != \"%s\"", \
+			  (what), ___a ? ___a : "(null)", ___e ? ___e : "(null)"); \
+	___ok; })
+
+#define ASSERT_OK_PTR(ptr, what) ({                                       \
+	const void *___p = (ptr);                                          \
+	bool ___ok = ___p != NULL;                                         \
+	if (!___ok)                                                        \
+		test_fail(__FILE__, __LINE__, "%s: NULL (%s)", (what),     \
+			  strerror(errno));                                \
+	___ok; })
+
+#endif
