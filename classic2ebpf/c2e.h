@@ -111,13 +111,18 @@ void c2e_ebpf_free(struct c2e_ebpf *prog);
  * The body contract, so the same translation runs in more than one frame:
  *   on entry  r6 points to the 64-byte struct seccomp_data (a context
  *             pointer in the test frame, a map value at run time);
- *             the 64 bytes below r10 - scratch_off are free for M[0..15];
+ *             the C2E_SCRATCH_BYTES below r10 - scratch_off are free for
+ *             M[0..15];
  *   on exit   control falls through past the body with w0 = the filter's
  *             return value (upper 32 bits zero);
- *   clobbers  r0, r7 and the scratch area. r6, r8, r9 are preserved.
+ *   clobbers  r0, r7, r8 and the scratch area. r6 and r9 are preserved;
+ *             r1-r5 are untouched.
  * Unreachable classic instructions (the verifier refuses dead code) are
- * not emitted. scratch_off is a positive multiple of 8, at most 512 - 64.
+ * not emitted. scratch_off is a positive multiple of 8 with
+ * scratch_off + C2E_SCRATCH_BYTES <= 512. The program is validated first
+ * (-EINVAL when c2e_validate() refuses it).
  */
+#define C2E_SCRATCH_BYTES 128
 int c2e_emit_body(const struct sock_filter *insns, size_t len,
 		  int scratch_off, struct c2e_ebpf *out);
 

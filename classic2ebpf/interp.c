@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reference interpreter and the meaning of return values. It mirrors
+ * the kernel's classic semantics as seccomp runs them (A = X = 0 at start,
+ * 32-bit unsigned arithmetic, DIV by X == 0 returns 0, shifts by X modulo
+ * 32) and kernel/seccomp.c for actions and stacking. It is the oracle the
+ * translation is tested against, so it stays deliberately plain.
+ */
+#include "c2e.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static uint32_t load_word(const struct seccomp_data *data, uint32_t off)
+{
+	uint32_t w;
+
+	/* Validation guarantees off % 4 == 0 and off < 64. */
+	memcpy(&w, (const char *)data + off, sizeof(w));
+	return w;
+}
+
+static int jump_taken(uint16_t code, uint32_t a, uint32_t operand)
+{
+	switch (BPF_OP(code)) {
+	case BPF_JEQ:
+		return a == operand;
+	case BPF_JGT:
+		return a > operand;
+	case BPF_JGE:
+		return a >= operand;
+	default: /* BPF_JSET */
+		return (a & operand) != 0;
+	}
+}
+
+uint32_t c2e_interpret(const struct sock_filter *insns, size_t len,
+		       const struct seccomp_data *data)
+{
+	uint32_t a = 0, x = 0, mem[C2E_MEMWORDS] = { 0 };
+	size_t pc = 0;
+
+	while (pc < len) {
+		const struct sock_filter *f = &insns[pc++];
+		uint32_t operand = BPF_SRC(f->code) == BPF_X ? x : f->k;
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			a = load_word(data, f->k);
+			break;
+		case BPF_LD | BPF_W | BPF_LEN:
+			a = C2E_DATA_SIZE;
+			break;
+		case BPF_LDX | BPF_W | BPF_LEN:
+			x = C2E_DATA_SIZE;
+			break;
+		case BPF_LD | BPF_IMM:
+			a = f->k;
+			break;
+		case BPF_LDX | BPF_IMM:
+			x = f->k;
+			break;
+		case BPF_LD | BPF_MEM:
+			a = mem[f->k];
+			break;
+		case BPF_LDX | BPF_MEM:
+			x = mem[f->k];
+			break;
+		case BPF_ST:
+			mem[f->k] = a;
+			break;
+		case BPF_STX:
+			mem[f->k] = x;
+			break;
+		case BPF_MISC | BPF_TAX:
+			x = a;
+			break;
+		case BPF_MISC | BPF_TXA:
+			a = x;
+			break;
+		case BPF_ALU | BPF_NEG:
+			a = -a;
+			break;
+		case BPF_ALU | BPF_ADD | BPF_K: case BPF_ALU | BPF_ADD | BPF_X:
+			a += operand;
+			break;
+		case BPF_ALU | BPF_SUB | BPF_K: case BPF_ALU | BPF_SUB | BPF_X:
+			a -= operand;
+			break;
+		case BPF_ALU | BPF_MUL | BPF_K: case BPF_ALU | BPF_MUL | BPF_X:
+			a *= operand;
+			break;
+		case BPF_ALU | BPF_DIV | BPF_K: case BPF_ALU | BPF_DIV | BPF_X:
+			if (operand == 0)
+				return 0;
+			a /= operand;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K: case BPF_ALU | BPF_AND | BPF_X:
+			a &= operand;
+			break;
+		case BPF_ALU | BPF_OR | BPF_K: case BPF_ALU | BPF_OR | BPF_X:
+			a |= operand;
+			break;
+		case BPF_ALU | BPF_XOR | BPF_K: case BPF_ALU | BPF_XOR | BPF_X:
+			a ^= operand;
+			break;
+		case BPF_ALU | BPF_LSH | BPF_K: case BPF_ALU | BPF_LSH | BPF_X:
+			a <<= operand & 31;
+			break;
+		case BPF_ALU | BPF_RSH | BPF_K: case BPF_ALU | BPF_RSH | BPF_X:
+			a >>= operand & 31;
+			break;
+		case BPF_JMP | BPF_JA:
+			pc += f->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K: case BPF_JMP | BPF_JEQ | BPF_X:
+		case BPF_JMP | BPF_JGT | BPF_K: case BPF_JMP | BPF_JGT | BPF_X:
+		case BPF_JMP | BPF_JGE | BPF_K: case BPF_JMP | BPF_JGE | BPF_X:
+		case BPF_JMP | BPF_JSET | BPF_K: case BPF_JMP | BPF_JSET | BPF_X:
+			pc += jump_taken(f->code, a, operand) ? f->jt : f->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return f->k;
+		case BPF_RET | BPF_A:
+			return a;
+		default:
+			/* Unreachable for validated programs; fail closed. */
+			return SECCOMP_RET_KILL_PROCESS;
+		}
+	}
+	return SECCOMP_RET_KILL_PROCESS;
+}
+
+/* kernel/seccomp.c ACTION_ONLY(): the action compared as a signed value. */
+static int32_t action_rank(uint32_t ret)
+{
+	return (int32_t)(ret & C2E_RET_ACTION_FULL);
+}
+
+uint32_t c2e_stack_combine(uint32_t best_so_far, uint32_t newer_result)
+{
+	/* Called newest first: a later (older) result replaces the best only
+	 * when strictly lower, so ties keep the newest filter's data. */
+	return action_rank(newer_result) < action_rank(best_so_far) ?
+	       newer_result : best_so_far;
+}
+
+uint32_t c2e_stack_eval(const struct sock_fprog *chain, size_t n,
+			const struct seccomp_data *data)
+{
+	uint32_t ret = SECCOMP_RET_ALLOW;
+	size_t i;
+
+	for (i = n; i-- > 0;)
+		ret = c2e_stack_combine(ret, c2e_interpret(chain[i].filter,
+							  chain[i].len, data));
+	return ret;
+}
+
+static const struct {
+	uint32_t action;
+	const char *name;
+	int has_data; /* data is meaningful to the kernel for this action */
+} actions[] = {
+	{ SECCOMP_RET_KILL_PROCESS, "KILL_PROCESS", 0 },
+	{ SECCOMP_RET_KILL_THREAD, "KILL_THREAD", 0 },
+	{ SECCOMP_RET_TRAP, "TRAP", 1 },
+	{ SECCOMP_RET_ERRNO, "ERRNO", 1 },
+	{ SECCOMP_RET_USER_NOTIF, "USER_NOTIF", 0 },
+	{ SECCOMP_RET_TRACE, "TRACE", 1 },
+	{ SECCOMP_RET_LOG, "LOG", 0 },
+	{ SECCOMP_RET_ALLOW, "ALLOW", 0 },
+};
+
+#define N_ACTIONS (sizeof(actions) / sizeof(actions[0]))
+
+static int action_index(uint32_t action)
+{
+	size_t i;
+
+	for (i = 0; i < N_ACTIONS; i++)
+		if (actions[i].action == action)
+			return i;
+	return -1;
+}
+
+uint32_t c2e_effective_action(uint32_t ret)
+{
+	uint32_t action = ret & C2E_RET_ACTION_FULL;
+
+	return action_index(action) >= 0 ? action : SECCOMP_RET_KILL_PROCESS;
+}
+
+const char *c2e_action_name(uint32_t action)
+{
+	int i = action_index(action);
+
+	return i >= 0 ? actions[i].name : NULL;
+}
+
+const char *c2e_verdict_str(uint32_t ret, char *buf, size_t size)
+{
+	int i = action_index(c2e_effective_action(ret));
+
+	if (actions[i].has_data)
+		snprintf(buf, size, "0x%08x %s(%u)", ret, actions[i].name,
+			 ret & C2E_RET_DATA);
+	else
+		snprintf(buf, size, "0x%08x %s", ret, actions[i].name);
+	return buf;
+}
+
+int c2e_parse_action(const char *text, uint32_t *ret)
+{
+	const char *paren = strchr(text, '(');
+	size_t name_len = paren ? (size_t)(paren - text) : strlen(text);
+	unsigned long data = 0;
+	char *end;
+	size_t i;
+
+	if (!*text)
+		return -EINVAL;
+	if (!paren) {
+		unsigned long v = strtoul(text, &end, 0);
+
+		if (*end == '\0' && text[0] != '-') {
+			if (v > UINT32_MAX)
+				return -EINVAL;
+			*ret = v;
+			return 0;
+		}
+	} else {
+		if (!(paren[1] >= '0' && paren[1] <= '9'))
+			return -EINVAL;
+		data = strtoul(paren + 1, &end, 0);
+		if (*end != ')' || end[1] != '\0' || data > C2E_RET_DATA)
+			return -EINVAL;
+	}
+	/* "KILL" is libseccomp's SCMP_ACT_KILL, the original thread kill. */
+	if (name_len == 4 && strncasecmp(text, "KILL", 4) == 0) {
+		*ret = SECCOMP_RET_KILL_THREAD | data;
+		return 0;
+	}
+	for (i = 0; i < N_ACTIONS; i++) {
+		if (strlen(actions[i].name) == name_len &&
+		    strncasecmp(text, actions[i].name, name_len) == 0) {
+			*ret = actions[i].action | data;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classic seccomp BPF to eBPF.
+ *
+ * Register mapping: A = w0, X = w7, seccomp_data at r6, scratch M[k] on
+ * the stack. All arithmetic is 32-bit (ALU32 zero-extends) and every
+ * comparison is a JMP32, so immediates with the top bit set compare as the
+ * unsigned 32-bit values classic BPF means; the kernel's own converter uses
+ * 64-bit jumps and needs an extra move for those.
+ *
+ * The translation runs four passes over the classic program:
+ *   1. duplicate "ret K" instructions are merged: jumps go to the last copy
+ *      (always forward), and copies nobody falls into disappear;
+ *   2. reachability: the verifier refuses dead code, classic BPF allows it;
+ *   3. a forward analysis of what the verifier will know about A and X
+ *      (see "verifier-known constants" below);
+ *   4. emission, with jumps fixed up once every target's position is known.
+ *
+ * Verifier-known constants. The verifier explores paths and prunes a path
+ * when its state matches one already seen. A value it knows exactly and has
+ * marked precise (it does so when such a value decides a branch) must match
+ * exactly for pruning. A classic program that computes different constants
+ * on many paths that join (legal, and easy to generate) could then make the
+ * verifier walk exponentially many states and refuse the program. At a join
+ * where A or X may hold different constants, and the value is still used,
+ * the translation ORs in r8, a register the verifier cannot see is zero
+ * (x ^ x of a loaded word): the value is unchanged at run time, unknown to
+ * the verifier, and the paths merge again. Realistic filters load A from
+ * seccomp_data before every compare and never need this.
+ *
+ * Scratch slots M[k] live at offsets that are 4 mod 8 below the frame
+ * pointer, so the verifier records them as plain stack bytes rather than
+ * tracking spilled constants through them.
+ */
+#include "c2e.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REG_A    BPF_REG_0
+#define REG_D    BPF_REG_6   /* struct seccomp_data * */
+#define REG_X    BPF_REG_7
+#define REG_ZERO BPF_REG_8   /* zero at run time, unknown to the verifier */
+#define REG_BEST BPF_REG_9   /* chain frame: the verdict so far */
+
+#define SCRATCH_BYTES C2E_SCRATCH_BYTES /* 16 slots at an 8-byte stride */
+
+/* Where a pending jump goes once positions are known. */
+enum target_kind { TO_PC, TO_END, TO_RET0 };
+
+struct fixup {
+	size_t at;           /* index of the jump instruction */
+	enum target_kind kind;
+	int pc;              /* classic target for TO_PC */
+};
+
+/* What the verifier knows about a register at an instruction's entry. */
+enum vknow { V_NONE, V_CONST, V_UNKNOWN, V_MIXED };
+
+struct vval {
+	enum vknow k;
+	uint32_t c;
+};
+
+struct vstate {
+	struct vval a, x;
+	bool a_def, x_def; /* written on every path (else it starts at 0) */
+	bool seen;
+};
+
+struct xlat {
+	const struct sock_filter *in;
+	size_t len;
+	int scratch_off;
+	struct c2e_ebpf *out;
+	int *canon;          /* jump target redirection (merged rets) */
+	bool *reach;
+	int *next_reach;     /* next reachable pc after pc, or len */
+	size_t *start;       /* eBPF index of each emitted classic pc */
+	struct vstate *vs;   /* verifier knowledge at entry of each pc */
+	uint8_t *launder;    /* bit 0: A, bit 1: X, at entry of pc */
+	uint8_t *live;       /* bit 0: A live-in, bit 1: X live-in */
+	struct fixup *fix;
+	size_t nfix, capfix;
+	bool need_init_a, need_init_x, need_zero, need_ret0;
+	size_t ret0_at, end_at;
+};
+
+void c2e_ebpf_free(struct c2e_ebpf *prog)
+{
+	free(prog->insns);
+	prog->insns = NULL;
+	prog->len = prog->cap = 0;
+}
+
+static int emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst, uint8_t src,
+		int16_t off, int32_t imm)
+{
+	struct bpf_insn *insn;
+
+	if (out->len == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 256;
+		struct bpf_insn *p = realloc(out->insns, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		out->insns = p;
+		out->cap = cap;
+	}
+	insn = &out->insns[out->len++];
+	memset(insn, 0, sizeof(*insn));
+	insn->code = code;
+	insn->dst_reg = dst;
+	insn->src_reg = src;
+	insn->off = off;
+	insn->imm = imm;
+	return 0;
+}
+
+#define EMIT(x, ...) do { int __e = emit((x)->out, __VA_ARGS__); if (__e) return __e; } while (0)
+#define EMIT_OR_OUT(x, ...) do { err = emit((x).out, __VA_ARGS__); if (err) goto out; } while (0)
+
+static int add_fixup(struct xlat *x, enum target_kind kind, int pc)
+{
+	if (x->nfix == x->capfix) {
+		size_t cap = x->capfix ? x->capfix * 2 : 64;
+		struct fixup *p = realloc(x->fix, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		x->fix = p;
+		x->capfix = cap;
+	}
+	x->fix[x->nfix].at = x->out->len;
+	x->fix[x->nfix].kind = kind;
+	x->fix[x->nfix].pc = pc;
+	x->nfix++;
+	return 0;
+}
+
+/* A jump (already carrying its condition) whose target is resolved later. */
+static int emit_jump(struct xlat *x, uint8_t code, uint8_t dst, uint8_t src,
+		     int32_t imm, enum target_kind kind, int pc)
+{
+	int err = add_fixup(x, kind, pc);
+
+	return err ? err : emit(x->out, code, dst, src, 0, imm);
+}
+
+static int16_t scratch_slot(const struct xlat *x, uint32_t k)
+{
+	return (int16_t)(-x->scratch_off - SCRATCH_BYTES + 8 * (int)k + 4);
+}
+
+static bool is_cond_jump(uint16_t code)
+{
+	return BPF_CLASS(code) == BPF_JMP && BPF_OP(code) != BPF_JA;
+}
+
+static bool is_ret(uint16_t code)
+{
+	return BPF_CLASS(code) == BPF_RET;
+}
+
+/* ---- pass 1 and 2: merged rets, reachability ---------------------------- */
+
+static void merge_rets(struct xlat *x)
+{
+	size_t pc, q;
+
+	/* Jumps to a "ret K" go to the last identical one, which keeps every
+	 * jump forward. Quadratic only in the number of distinct rets. */
+	for (pc = 0; pc < x->len; pc++) {
+		x->canon[pc] = pc;
+		if (x->in[pc].code != (BPF_RET | BPF_K))
+			continue;
+		for (q = x->len; q-- > pc + 1;) {
+			if (x->in[q].code == (BPF_RET | BPF_K) &&
+			    x->in[q].k == x->in[pc].k) {
+				x->canon[pc] = q;
+				break;
+			}
+		}
+	}
+}
+
+static int jump_target(const struct xlat *x, size_t pc, uint32_t delta)
+{
+	return x->canon[pc + 1 + delta];
+}
+
+static void mark_reachable(struct xlat *x)
+{
+	size_t pc;
+	int next;
+
+	memset(x->reach, 0, x->len * sizeof(x->reach[0]));
+	x->reach[0] = true;
+	for (pc = 0; pc < x->len; pc++) {
+		const struct sock_filter *f = &x->in[pc];
+
+		if (!x->reach[pc] || is_ret(f->code))
+			continue;
+		if (f->code == (BPF_JMP | BPF_JA)) {
+			x->reach[jump_target(x, pc, f->k)] = true;
+		} else if (is_cond_jump(f->code)) {
+			x->reach[jump_target(x, pc, f->jt)] = true;
+			x->reach[jump_target(x, pc, f->jf)] = true;
+		} else {
+			x->reach[pc + 1] = true;
+		}
+	}
+	next = x->len;
+	for (pc = x->len; pc-- > 0;) {
+		x->next_reach[pc] = next;
+		if (x->reach[pc])
+			next = pc;
+	}
+}
+
+/* ---- pass 3: what the verifier will know ------------------------------- */
+
+static struct vval vjoin(struct vval a, struct vval b)
+{
+	if (a.k == V_NONE)
+		return b;
+	if (b.k == V_NONE)
+		return a;
+	if (a.k == V_CONST && b.k == V_CONST && a.c == b.c)
+		return a;
+	if (a.k == V_UNKNOWN && b.k == V_UNKNOWN)
+		return a;
+	return (struct vval){ V_MIXED, 0 };
+}
+
+static void flow_into(struct xlat *x, size_t to, const struct vstate *s)
+{
+	struct vstate *d = &x->vs[to];
+
+	if (!d->seen) {
+		*d = *s;
+		d->seen = true;
+		return;
+	}
+	d->a = vjoin(d->a, s->a);
+	d->x = vjoin(d->x, s->x);
+	d->a_def = d->a_def && s->a_def;
+	d->x_def = d->x_def && s->x_def;
+}
+
+static uint32_t alu_const(uint16_t op, uint32_t a, uint32_t b)
+{
+	switch (op) {
+	case BPF_ADD: return a + b;
+	case BPF_SUB: return a - b;
+	case BPF_MUL: return a * b;
+	case BPF_DIV: return b ? a / b : 0;
+	case BPF_AND: return a & b;
+	case BPF_OR:  return a | b;
+	case BPF_XOR: return a ^ b;
+	case BPF_LSH: return a << (b & 31);
+	case BPF_RSH: return a >> (b & 31);
+	default:      return -a; /* BPF_NEG */
+	}
+}
+
+static bool cmp_const(uint16_t op, uint32_t a, uint32_t b)
+{
+	switch (op) {
+	case BPF_JEQ: return a == b;
+	case BPF_JGT: return a > b;
+	case BPF_JGE: return a >= b;
+	default:      return a & b;
+	}
+}
+
+static const struct vval V_UNK = { V_UNKNOWN, 0 };
+
+/* Uses and definitions of A (bit 0) and X (bit 1), for liveness. */
+static void uses_defs(const struct sock_filter *f, uint8_t *use, uint8_t *def)
+{
+	*use = *def = 0;
+	switch (BPF_CLASS(f->code)) {
+	case BPF_LD:
+		*def = 1;
+		break;
+	case BPF_LDX:
+		*def = 2;
+		break;
+	case BPF_ST:
+		*use = 1;
+		break;
+	case BPF_STX:
+		*use = 2;
+		break;
+	case BPF_ALU:
+		*use = 1 | (BPF_SRC(f->code) == BPF_X && BPF_OP(f->code) != BPF_NEG ? 2 : 0);
+		*def = 1;
+		break;
+	case BPF_JMP:
+		if (BPF_OP(f->code) != BPF_JA)
+			*use = 1 | (BPF_SRC(f->code) == BPF_X ? 2 : 0);
+		break;
+	case BPF_RET:
+		*use = BPF_RVAL(f->code) == BPF_A ? 1 : 0;
+		break;
+	case BPF_MISC:
+		*use = BPF_MISCOP(f->code) == BPF_TAX ? 1 : 2;
+		*def = BPF_MISCOP(f->code) == BPF_TAX ? 2 : 1;
+		break;
+	}
+}
+
+static void compute_liveness(struct xlat *x)
+{
+	size_t pc;
+
+	/* Jumps only go forward, so one backward pass is exact. */
+	for (pc = x->len; pc-- > 0;) {
+		const struct sock_filter *f = &x->in[pc];
+		uint8_t use, def, out = 0;
+
+		if (!x->reach[pc]) {
+			x->live[pc] = 0;
+			continue;
+		}
+		if (f->code == (BPF_JMP | BPF_JA))
+			out = x->live[jump_target(x, pc, f->k)];
+		else if (is_cond_jump(f->code))
+			out = x->live[jump_target(x, pc, f->jt)] |
+			      x->live[jump_target(x, pc, f->jf)];
+		else if (!is_ret(f->code))
+			out = x->live[pc + 1];
+		uses_defs(f, &use, &def);
+		x->live[pc] = use | (out & ~def);
+	}
+}
+
+static void analyse_verifier_knowledge(struct xlat *x)
+{
+	struct vstate s = { { V_CONST, 0 }, { V_CONST, 0 }, false, false, true };
+	size_t pc;
+
+	memset(x->vs, 0, x->len * sizeof(x->vs[0]));
+	memset(x->launder, 0, x->len);
+	x->vs[0] = s;
+	for (pc = 0; pc < x->len; pc++) {
+		const struct sock_filter *f = &x->in[pc];
+		uint8_t use, def;
+
+		if (!x->reach[pc] || !x->vs[pc].seen)
+			continue;
+		s = x->vs[pc];
+		if (s.a.k == V_MIXED && (x->live[pc] & 1)) {
+			x->launder[pc] |= 1;
+			x->need_zero = true;
+		}
+		if (s.x.k == V_MIXED && (x->live[pc] & 2)) {
+			x->launder[pc] |= 2;
+			x->need_zero = true;
+		}
+		if (s.a.k == V_MIXED)
+			s.a = V_UNK;
+		if (s.x.k == V_MIXED)
+			s.x = V_UNK;
+
+		uses_defs(f, &use, &def);
+		if ((use & 1) && !s.a_def)
+			x->need_init_a = true;
+		if ((use & 2) && !s.x_def)
+			x->need_init_x = true;
+		if (def & 1)
+			s.a_def = true;
+		if (def & 2)
+			s.x_def = true;
+
+		switch (f->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+		case BPF_LD | BPF_MEM:
+			s.a = V_UNK;
+			break;
+		case BPF_LDX | BPF_MEM:
+			s.x = V_UNK;
+			break;
+		case BPF_LD | BPF_W | BPF_LEN:
+			s.a = (struct vval){ V_CONST, C2E_DATA_SIZE };
+			break;
+		case BPF_LDX | BPF_W | BPF_LEN:
+			s.x = (struct vval){ V_CONST, C2E_DATA_SIZE };
+			break;
+		case BPF_LD | BPF_IMM:
+			s.a = (struct vval){ V_CONST, f->k };
+			break;
+		case BPF_LDX | BPF_IMM:
+			s.x = (struct vval){ V_CONST, f->k };
+			break;
+		case BPF_MISC | BPF_TAX:
+			s.x = s.a;
+			break;
+		case BPF_MISC | BPF_TXA:
+			s.a = s.x;
+			break;
+		case BPF_ST:
+		case BPF_STX:
+			break;
+		default:
+			break;
+		}
+		if (BPF_CLASS(f->code) == BPF_ALU) {
+			struct vval b = BPF_SRC(f->code) == BPF_X ?
+					s.x : (struct vval){ V_CONST, f->k };
+			uint16_t op = BPF_OP(f->code);
+
+			if (op == BPF_NEG)
+				b = (struct vval){ V_CONST, 0 };
+			if (s.a.k == V_CONST && b.k == V_CONST)
+				s.a.c = alu_const(op, s.a.c, b.c);
+			else if ((op == BPF_AND || op == BPF_MUL) &&
+				 b.k == V_CONST && b.c == 0)
+				s.a = (struct vval){ V_CONST, 0 };
+			else
+				s.a = V_UNK;
+		}
+
+		if (is_ret(f->code))
+			continue;
+		if (f->code == (BPF_JMP | BPF_JA)) {
+			flow_into(x, jump_target(x, pc, f->k), &s);
+		} else if (is_cond_jump(f->code)) {
+			struct vval b = BPF_SRC(f->code) == BPF_X ?
+					s.x : (struct vval){ V_CONST, f->k };
+			struct vstate t = s;
+
+			if (s.a.k == V_CONST && b.k == V_CONST) {
+				/* The verifier decides this branch itself. */
+				bool taken = cmp_const(BPF_OP(f->code), s.a.c, b.c);
+
+				flow_into(x, jump_target(x, pc, taken ? f->jt : f->jf), &s);
+				continue;
+			}
+			/* On the equal path the verifier learns the value. */
+			if (BPF_OP(f->code) == BPF_JEQ) {
+				if (b.k == V_CONST)
+					t.a = b;
+				else if (s.a.k == V_CONST)
+					t.x = s.a;
+			}
+			flow_into(x, jump_target(x, pc, f->jt), &t);
+			flow_into(x, jump_target(x, pc, f->jf), &s);
+		} else {
+			flow_into(x, pc + 1, &s);
+		}
+	}
+}
+
+/* ---- pass 4: emission -------------------------------------------------- */
+
+static uint8_t jmp_op(uint16_t classic_op, bool negate)
+{
+	switch (classic_op) {
+	case BPF_JEQ: return negate ? BPF_JNE : BPF_JEQ;
+	case BPF_JGT: return negate ? BPF_JLE : BPF_JGT;
+	case BPF_JGE: return negate ? BPF_JLT : BPF_JGE;
+	default:      return BPF_JSET; /* no negation exists */
+	}
+}
+
+static int emit_cond_jump(struct xlat *x, size_t pc)
+{
+	const struct sock_filter *f = &x->in[pc];
+	int t = jump_target(x, pc, f->jt), e = jump_target(x, pc, f->jf);
+	int next = x->next_reach[pc];
+	uint8_t src = BPF_SRC(f->code) == BPF_X ? BPF_X : BPF_K;
+	uint8_t sreg = src == BPF_X ? REG_X : 0;
+	int32_t imm = src == BPF_X ? 0 : (int32_t)f->k;
+	uint16_t op = BPF_OP(f->code);
+	int err;
+
+	if (t == e)
+		return t == next ? 0 :
+		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
+	if (e == next)
+		return emit_jump(x, BPF_JMP32 | jmp_op(op, false) | src, REG_A,
+				 sreg, imm, TO_PC, t);
+	if (t == next && op != BPF_JSET)
+		return emit_jump(x, BPF_JMP32 | jmp_op(op, true) | src, REG_A,
+				 sreg, imm, TO_PC, e);
+	err = emit_jump(x, BPF_JMP32 | jmp_op(op, false) | src, REG_A, sreg,
+			imm, TO_PC, t);
+	if (err)
+		return err;
+	return emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, e);
+}
+
+/* The last emitted classic instruction falls through to the end. */
+static bool falls_to_end(const struct xlat *x, size_t pc)
+{
+	return (size_t)x->next_reach[pc] == x->len && !x->need_ret0;
+}
+
+static int emit_insn(struct xlat *x, size_t pc)
+{
+	const struct sock_filter *f = &x->in[pc];
+	uint8_t op = BPF_OP(f->code);
+	int32_t k = (int32_t)f->k;
+
+	if (x->launder[pc] & 1)
+		EMIT(x, BPF_ALU | BPF_OR | BPF_X, REG_A, REG_ZERO, 0, 0);
+	if (x->launder[pc] & 2)
+		EMIT(x, BPF_ALU | BPF_OR | BPF_X, REG_X, REG_ZERO, 0, 0);
+
+	switch (f->code) {
+	case BPF_LD | BPF_W | BPF_ABS:
+		EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_A, REG_D, (int16_t)f->k, 0);
+		return 0;
+	case BPF_LD | BPF_W | BPF_LEN:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, C2E_DATA_SIZE);
+		return 0;
+	case BPF_LDX | BPF_W | BPF_LEN:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_X, 0, 0, C2E_DATA_SIZE);
+		return 0;
+	case BPF_LD | BPF_IMM:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, k);
+		return 0;
+	case BPF_LDX | BPF_IMM:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_X, 0, 0, k);
+		return 0;
+	case BPF_LD | BPF_MEM:
+		EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_A, BPF_REG_10, scratch_slot(x, f->k), 0);
+		return 0;
+	case BPF_LDX | BPF_MEM:
+		EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_X, BPF_REG_10, scratch_slot(x, f->k), 0);
+		return 0;
+	case BPF_ST:
+		EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, REG_A, scratch_slot(x, f->k), 0);
+		return 0;
+	case BPF_STX:
+		EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, REG_X, scratch_slot(x, f->k), 0);
+		return 0;
+	case BPF_MISC | BPF_TAX:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_X, REG_X, REG_A, 0, 0);
+		return 0;
+	case BPF_MISC | BPF_TXA:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_X, REG_A, REG_X, 0, 0);
+		return 0;
+	case BPF_ALU | BPF_NEG:
+		EMIT(x, BPF_ALU | BPF_NEG, REG_A, 0, 0, 0);
+		return 0;
+	case BPF_ALU | BPF_DIV | BPF_X: {
+		/* Classic BPF returns 0 from the whole program here; eBPF
+		 * division by zero would just yield 0 and go on. */
+		int err = emit_jump(x, BPF_JMP32 | BPF_JEQ | BPF_K, REG_X, 0, 0,
+				    TO_RET0, 0);
+		if (err)
+			return err;
+		EMIT(x, BPF_ALU | BPF_DIV | BPF_X, REG_A, REG_X, 0, 0);
+		return 0;
+	}
+	case BPF_JMP | BPF_JA: {
+		int t = jump_target(x, pc, f->k);
+
+		return t == x->next_reach[pc] ? 0 :
+		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
+	}
+	case BPF_RET | BPF_K:
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, k);
+		return falls_to_end(x, pc) ? 0 :
+		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
+	case BPF_RET | BPF_A:
+		return falls_to_end(x, pc) ? 0 :
+		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
+	}
+	if (BPF_CLASS(f->code) == BPF_ALU) {
+		/* Shifts by X: eBPF masks a 32-bit shift count to 5 bits, as
+		 * classic BPF does. */
+		if (BPF_SRC(f->code) == BPF_X)
+			EMIT(x, BPF_ALU | op | BPF_X, REG_A, REG_X, 0, 0);
+		else
+			EMIT(x, BPF_ALU | op | BPF_K, REG_A, 0, 0, k);
+		return 0;
+	}
+	if (is_cond_jump(f->code))
+		return emit_cond_jump(x, pc);
+	return -EINVAL; /* not a validated program */
+}
+
+static int resolve_fixups(struct xlat *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nfix; i++) {
+		const struct fixup *fx = &x->fix[i];
+		size_t target = fx->kind == TO_END ? x->end_at :
+				fx->kind == TO_RET0 ? x->ret0_at :
+				x->start[fx->pc];
+		long off = (long)target - (long)(fx->at + 1);
+
+		if (off < INT16_MIN || off > INT16_MAX)
+			return -E2BIG;
+		x->out->insns[fx->at].off = (int16_t)off;
+	}
+	return 0;
+}
+
+static bool uses_div_x(const struct xlat *x)
+{
+	size_t pc;
+
+	for (pc = 0; pc < x->len; pc++)
+		if (x->reach[pc] && x->in[pc].code == (BPF_ALU | BPF_DIV | BPF_X))
+			return true;
+	return false;
+}
+
+int c2e_emit_body(const struct sock_filter *insns, size_t len,
+		  int scratch_off, struct c2e_ebpf *out)
+{
+	struct xlat x = { .in = insns, .len = len, .scratch_off = scratch_off,
+			  .out = out };
+	size_t pc, body_start = out->len;
+	int err = -ENOMEM;
+
+	if (len == 0 || len > C2E_MAX_INSNS || scratch_off <= 0 ||
+	    scratch_off % 8 || scratch_off + SCRATCH_BYTES > 512)
+		return -EINVAL;
+	if (c2e_validate(insns, len, NULL))
+		return -EINVAL;
+	x.canon = calloc(len, sizeof(*x.canon));
+	x.reach = calloc(len, sizeof(*x.reach));
+	x.next_reach = calloc(len, sizeof(*x.next_reach));
+	x.start = calloc(len, sizeof(*x.start));
+	x.vs = calloc(len, sizeof(*x.vs));
+	x.launder = calloc(len, 1);
+	x.live = calloc(len, 1);
+	if (!x.canon || !x.reach || !x.next_reach || !x.start || !x.vs ||
+	    !x.launder || !x.live)
+		goto out;
+
+	merge_rets(&x);
+	mark_reachable(&x);
+	compute_liveness(&x);
+	analyse_verifier_knowledge(&x);
+	x.need_ret0 = uses_div_x(&x);
+	err = 0;
+
+	if (x.need_init_a)
+		EMIT_OR_OUT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, 0);
+	if (x.need_init_x)
+		EMIT_OR_OUT(x, BPF_ALU | BPF_MOV | BPF_K, REG_X, 0, 0, 0);
+	if (x.need_zero) {
+		EMIT_OR_OUT(x, BPF_LDX | BPF_MEM | BPF_W, REG_ZERO, REG_D, 0, 0);
+		EMIT_OR_OUT(x, BPF_ALU | BPF_XOR | BPF_X, REG_ZERO, REG_ZERO, 0, 0);
+	}
+	for (pc = 0; pc < len; pc++) {
+		if (!x.reach[pc])
+			continue;
+		x.start[pc] = out->len;
+		err = emit_insn(&x, pc);
+		if (err)
+			goto out;
+	}
+	if (x.need_ret0) {
+		x.ret0_at = out->len;
+		EMIT_OR_OUT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, 0);
+	}
+	x.end_at = out->len;
+	err = resolve_fixups(&x);
+out:
+	if (err)
+		out->len = body_start;
+	free(x.canon);
+	free(x.reach);
+	free(x.next_reach);
+	free(x.start);
+	free(x.vs);
+	free(x.launder);
+	free(x.live);
+	free(x.fix);
+	return err;
+}
+
+/* Does the code read seccomp_data through r6? Then the frame must set it. */
+static bool reads_data(const struct c2e_ebpf *body)
+{
+	size_t i;
+
+	for (i = 0; i < body->len; i++)
+		if (BPF_CLASS(body->insns[i].code) == BPF_LDX &&
+		    body->insns[i].src_reg == REG_D)
+			return true;
+	return false;
+}
+
+/* Prepends "r6 = r1" to a finished program when its body needs it. */
+static int frame_prologue(struct c2e_ebpf *out, size_t at)
+{
+	int err = emit(out, BPF_ALU64 | BPF_MOV | BPF_X, REG_D, BPF_REG_1, 0, 0);
+
+	if (err)
+		return err;
+	memmove(&out->insns[at + 1], &out->insns[at],
+		(out->len - 1 - at) * sizeof(out->insns[0]));
+	out->insns[at] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X,
+					    .dst_reg = REG_D, .src_reg = BPF_REG_1 };
+	return 0;
+}
+
+int c2e_translate(const struct sock_filter *insns, size_t len,
+		  struct c2e_ebpf *out)
+{
+	struct c2e_ebpf body = { 0 };
+	int err;
+
+	out->len = 0;
+	err = c2e_emit_body(insns, len, 8, &body);
+	if (err)
+		return err;
+	/* Jumps are relative, so the body can move as a block. */
+	free(out->insns);
+	*out = body;
+	if (reads_data(out)) {
+		err = frame_prologue(out, 0);
+		if (err)
+			return err;
+	}
+	return emit(out, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+}
+
+/*
+ * The chain frame. The best verdict so far is in r9 and its rank (the
+ * action, as a signed value) in a stack word the verifier treats as
+ * unknown bytes. Comparing ranks the verifier cannot decide keeps it from
+ * marking every verdict constant precise, so paths through a long chain
+ * still merge at each fold.
+ */
+#define CHAIN_RANK_OFF (-4)   /* 4 mod 8: plain stack bytes to the verifier */
+#define CHAIN_SCRATCH_OFF 8 /* below the rank word */
+
+int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
+			struct c2e_ebpf *out)
+{
+	size_t i;
+	int err;
+
+	out->len = 0;
+	if (n == 0)
+		return -EINVAL;
+#define CHAIN_EMIT(...) do { err = emit(out, __VA_ARGS__); if (err) return err; } while (0)
+	CHAIN_EMIT(BPF_ALU64 | BPF_MOV | BPF_X, REG_D, BPF_REG_1, 0, 0);
+	CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_K, REG_BEST, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	CHAIN_EMIT(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, CHAIN_RANK_OFF,
+		   (int32_t)SECCOMP_RET_ALLOW);
+	/* Newest first, as kernel/seccomp.c seccomp_run_filters() walks. */
+	for (i = n; i-- > 0;) {
+		err = c2e_emit_body(chain[i].filter, chain[i].len,
+				    CHAIN_SCRATCH_OFF, out);
+		if (err)
+			return err;
+		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, REG_A, 0, 0);
+		CHAIN_EMIT(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0,
+			   (int32_t)C2E_RET_ACTION_FULL);
+		CHAIN_EMIT(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10,
+			   CHAIN_RANK_OFF, 0);
+		/* Replace only when strictly lower: ties keep the newer. */
+		CHAIN_EMIT(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 2, 0);
+		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, REG_BEST, REG_A, 0, 0);
+		CHAIN_EMIT(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1,
+			   CHAIN_RANK_OFF, 0);
+	}
+	CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, REG_A, REG_BEST, 0, 0);
+	CHAIN_EMIT(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+#undef CHAIN_EMIT
+	return 0;
+}
