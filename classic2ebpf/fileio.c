@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filter files: raw struct sock_filter[] bytes, as libseccomp's
+ * seccomp_export_bpf() writes them, or the text form of asm.c.
+ *
+ * Every struct sock_filter starts with a 16-bit code whose high byte is 0
+ * for every opcode classic BPF defines, so a raw file practically always
+ * holds a NUL byte and a text file never does: that is the whole test.
+ */
+#include "c2e.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Far above any filter (4096 instructions are 32 KiB raw, a few hundred
+ * KiB as text); it only stops us from slurping a wrong file whole. */
+#define MAX_FILE_BYTES (1u << 20)
+
+static int file_error(struct c2e_error *err, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->index = -1;
+		err->code = 0;
+		err->line = 0;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+/* Reads at most MAX_FILE_BYTES + 1 bytes, so an oversized file is seen. */
+static int read_capped(const char *path, char **buf, size_t *size)
+{
+	size_t cap = MAX_FILE_BYTES + 1, n = 0;
+	char *b;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	b = malloc(cap);
+	if (!b) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (n < cap) {
+		ssize_t r = read(fd, b + n, cap - n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (ret) {
+		free(b);
+		return ret;
+	}
+	*buf = b;
+	*size = n;
+	return 0;
+}
+
+int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
+		  struct c2e_error *err)
+{
+	struct sock_filter *insns;
+	char *buf = NULL;
+	size_t size = 0;
+	int ret;
+
+	*out = NULL;
+	*len = 0;
+	ret = read_capped(path, &buf, &size);
+	if (ret)
+		return ret;
+	if (size == 0) {
+		free(buf);
+		return file_error(err, -EINVAL, "file is empty");
+	}
+	if (size > MAX_FILE_BYTES) {
+		free(buf);
+		return file_error(err, -EFBIG,
+				  "file is larger than %u bytes, too large for a filter",
+				  MAX_FILE_BYTES);
+	}
+	if (!memchr(buf, '\0', size)) {
+		ret = c2e_asm_parse(buf, size, out, len, err);
+		free(buf);
+		return ret;
+	}
+	if (size % sizeof(struct sock_filter)) {
+		free(buf);
+		return file_error(err, -EINVAL,
+				  "file is %zu bytes, not a multiple of %zu (struct sock_filter)",
+				  size, sizeof(struct sock_filter));
+	}
+	/* No length limit here: a raw file of more than 4096 instructions
+	 * loads, and c2e_validate() refuses it with its own message. */
+	insns = malloc(size);
+	if (!insns) {
+		free(buf);
+		return -ENOMEM;
+	}
+	memcpy(insns, buf, size);
+	free(buf);
+	*out = insns;
+	*len = size / sizeof(struct sock_filter);
+	return 0;
+}
+
+int c2e_save_raw(const char *path, const struct sock_filter *insns,
+		 size_t len)
+{
+	const char *p = (const char *)insns;
+	size_t left = len * sizeof(*insns);
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (left) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		p += w;
+		left -= w;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}

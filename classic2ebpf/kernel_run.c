@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loading and running translated code in the kernel, through the test frame:
+ * a BPF_PROG_TYPE_RAW_TRACEPOINT program whose context is the 64-byte
+ * struct seccomp_data, run once per input with BPF_PROG_TEST_RUN.
+ *
+ * Raw tracepoint programs are used because bpf_prog_test_run_raw_tp() copies
+ * an arbitrary ctx_in of up to MAX_BPF_FUNC_ARGS * 8 = 96 bytes and the
+ * verifier lets the program read it with aligned u32 loads
+ * (bpf_tracing_ctx_access()), which is exactly what a classic LD W ABS of
+ * seccomp_data becomes.
+ */
+#include "c2e.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+/* kernel/bpf/log.c bpf_vlog_init(): a log buffer below 128 bytes or above
+ * UINT_MAX >> 2 makes the load fail with EINVAL whatever the program. */
+#define LOG_MIN 128
+#define LOG_MAX (UINT_MAX >> 2)
+
+int c2e_kernel_load(const struct c2e_ebpf *prog, char *log, size_t log_size)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts);
+	int fd, err;
+
+	if (log && log_size)
+		log[0] = '\0';
+	if (!prog || !prog->insns || !prog->len)
+		return -EINVAL;
+
+	/* The fast path asks for no log: with log_level 0 and no buffer the
+	 * verifier does not format anything. libbpf would retry by itself
+	 * only when a buffer is passed, so the retry below is ours. */
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL",
+			   prog->insns, prog->len, &opts);
+	if (fd >= 0)
+		return fd;
+	err = fd;
+	if (!log || log_size < LOG_MIN)
+		return err;
+
+	opts.log_buf = log;
+	opts.log_size = log_size > LOG_MAX ? LOG_MAX : (uint32_t)log_size;
+	opts.log_level = 1;
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL",
+			   prog->insns, prog->len, &opts);
+	log[log_size - 1] = '\0';
+	/* A retry can only differ by a transient condition; keep the first
+	 * error (a full log makes the kernel answer ENOSPC instead). */
+	return fd >= 0 ? fd : err;
+}
+
+int c2e_kernel_run(int prog_fd, const struct seccomp_data *data,
+		   uint32_t *ret)
+{
+	/* bpf_prog_test_run_raw_tp() refuses repeat, duration, data_in/out
+	 * and ctx_out: only the context goes in, only retval comes back. */
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		    .ctx_in = data,
+		    .ctx_size_in = C2E_DATA_SIZE);
+	int err;
+
+	err = bpf_prog_test_run_opts(prog_fd, &opts);
+	if (err)
+		return err < 0 ? err : -EINVAL;
+	if (ret)
+		*ret = opts.retval;
+	return 0;
+}
