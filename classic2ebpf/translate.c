@@ -56,7 +56,13 @@ struct fixup {
 	int pc;              /* classic target for TO_PC */
 };
 
-/* What the verifier knows about a register at an instruction's entry. */
+/*
+ * What the verifier knows about A or X at an instruction's entry: nothing
+ * yet, an exact constant, or an unknown value named by how it was derived
+ * (c = 0: a fresh load it knows nothing about; otherwise a hash of the
+ * instructions that narrowed it). Two paths carrying the same name carry
+ * the same knowledge, so the verifier can prune one against the other.
+ */
 enum vknow { V_NONE, V_CONST, V_UNKNOWN, V_MIXED };
 
 struct vval {
@@ -64,9 +70,11 @@ struct vval {
 	uint32_t c;
 };
 
+#define FRESH ((struct vval){ V_UNKNOWN, 0 })
+
 struct vstate {
 	struct vval a, x;
-	bool a_def, x_def; /* written on every path (else it starts at 0) */
+	bool x_is_a;       /* X holds a copy of A on every path (tax/txa) */
 	bool seen;
 };
 
@@ -228,11 +236,19 @@ static struct vval vjoin(struct vval a, struct vval b)
 		return b;
 	if (b.k == V_NONE)
 		return a;
-	if (a.k == V_CONST && b.k == V_CONST && a.c == b.c)
-		return a;
-	if (a.k == V_UNKNOWN && b.k == V_UNKNOWN)
+	if (a.k == b.k && a.c == b.c && a.k != V_MIXED)
 		return a;
 	return (struct vval){ V_MIXED, 0 };
+}
+
+/* The name of a value the verifier narrowed at (pc, how). */
+static struct vval narrowed(struct vval v, size_t pc, uint32_t how)
+{
+	uint32_t h = v.k == V_CONST ? v.c ^ 0x5bd1e995u : v.c;
+
+	h = (h ^ (uint32_t)pc * 0x9e3779b1u) * 0x85ebca6bu;
+	h = (h ^ how ^ (h >> 13)) * 0xc2b2ae35u;
+	return (struct vval){ V_UNKNOWN, h | 1 };
 }
 
 static void flow_into(struct xlat *x, size_t to, const struct vstate *s)
@@ -246,8 +262,7 @@ static void flow_into(struct xlat *x, size_t to, const struct vstate *s)
 	}
 	d->a = vjoin(d->a, s->a);
 	d->x = vjoin(d->x, s->x);
-	d->a_def = d->a_def && s->a_def;
-	d->x_def = d->x_def && s->x_def;
+	d->x_is_a = d->x_is_a && s->x_is_a;
 }
 
 static uint32_t alu_const(uint16_t op, uint32_t a, uint32_t b)
@@ -275,8 +290,6 @@ static bool cmp_const(uint16_t op, uint32_t a, uint32_t b)
 	default:      return a & b;
 	}
 }
-
-static const struct vval V_UNK = { V_UNKNOWN, 0 };
 
 /* Uses and definitions of A (bit 0) and X (bit 1), for liveness. */
 static void uses_defs(const struct sock_filter *f, uint8_t *use, uint8_t *def)
@@ -338,9 +351,73 @@ static void compute_liveness(struct xlat *x)
 	}
 }
 
+/*
+ * What a compare teaches the verifier on one edge. Equal names never mean
+ * equal values, so a constant passes from A to X only when X is a real copy
+ * of A (or the operand of a taken jeq).
+ */
+static void narrow_edge(struct vstate *t, const struct sock_filter *f,
+			size_t pc, bool taken)
+{
+	bool jeq_taken = BPF_OP(f->code) == BPF_JEQ && taken;
+	bool x_operand = BPF_SRC(f->code) == BPF_X;
+	struct vval b = x_operand ? t->x : (struct vval){ V_CONST, f->k };
+
+	if (jeq_taken && b.k == V_CONST)
+		t->a = b;
+	else if (jeq_taken && x_operand && t->a.k == V_CONST)
+		t->x = t->a;
+	else
+		t->a = narrowed(t->a, pc, taken);
+	if (t->x_is_a)
+		t->x = t->a;
+	else if (x_operand && !(jeq_taken && t->x.k == V_CONST))
+		t->x = jeq_taken && t->a.k == V_CONST ? t->a :
+		       narrowed(t->x, pc, taken | 2);
+}
+
+/*
+ * Does any path read A or X before writing it? Then the body starts with
+ * "A = 0" / "X = 0". Computed over every emitted path, including those the
+ * analysis below knows are dead: the verifier may not know it.
+ */
+static void find_reads_before_writes(struct xlat *x)
+{
+	uint8_t *unset = calloc(x->len, 1); /* bits: may still be unset */
+	size_t pc;
+
+	if (!unset) { /* cautious fallback: initialise both */
+		x->need_init_a = x->need_init_x = true;
+		return;
+	}
+	unset[0] = 3;
+	for (pc = 0; pc < x->len; pc++) {
+		const struct sock_filter *f = &x->in[pc];
+		uint8_t use, def, out;
+
+		if (!x->reach[pc])
+			continue;
+		uses_defs(f, &use, &def);
+		if (use & unset[pc] & 1)
+			x->need_init_a = true;
+		if (use & unset[pc] & 2)
+			x->need_init_x = true;
+		out = unset[pc] & ~def;
+		if (f->code == (BPF_JMP | BPF_JA)) {
+			unset[jump_target(x, pc, f->k)] |= out;
+		} else if (is_cond_jump(f->code)) {
+			unset[jump_target(x, pc, f->jt)] |= out;
+			unset[jump_target(x, pc, f->jf)] |= out;
+		} else if (!is_ret(f->code)) {
+			unset[pc + 1] |= out;
+		}
+	}
+	free(unset);
+}
+
 static void analyse_verifier_knowledge(struct xlat *x)
 {
-	struct vstate s = { { V_CONST, 0 }, { V_CONST, 0 }, false, false, true };
+	struct vstate s = { .a = { V_CONST, 0 }, .x = { V_CONST, 0 }, .seen = true };
 	size_t pc;
 
 	memset(x->vs, 0, x->len * sizeof(x->vs[0]));
@@ -353,6 +430,8 @@ static void analyse_verifier_knowledge(struct xlat *x)
 		if (!x->reach[pc] || !x->vs[pc].seen)
 			continue;
 		s = x->vs[pc];
+		/* Paths that join here disagree: make the value unknown to the
+		 * verifier, if anything still reads it. */
 		if (s.a.k == V_MIXED && (x->live[pc] & 1)) {
 			x->launder[pc] |= 1;
 			x->need_zero = true;
@@ -362,27 +441,25 @@ static void analyse_verifier_knowledge(struct xlat *x)
 			x->need_zero = true;
 		}
 		if (s.a.k == V_MIXED)
-			s.a = V_UNK;
+			s.a = FRESH;
 		if (s.x.k == V_MIXED)
-			s.x = V_UNK;
+			s.x = FRESH;
+		x->vs[pc] = s; /* what emission sees, after laundering */
 
+		if ((f->code == BPF_ST && s.a.k == V_CONST && s.a.c == 0) ||
+		    (f->code == BPF_STX && s.x.k == V_CONST && s.x.c == 0))
+			x->need_zero = true;
 		uses_defs(f, &use, &def);
-		if ((use & 1) && !s.a_def)
-			x->need_init_a = true;
-		if ((use & 2) && !s.x_def)
-			x->need_init_x = true;
-		if (def & 1)
-			s.a_def = true;
-		if (def & 2)
-			s.x_def = true;
+		if (def)
+			s.x_is_a = BPF_CLASS(f->code) == BPF_MISC;
 
 		switch (f->code) {
 		case BPF_LD | BPF_W | BPF_ABS:
-		case BPF_LD | BPF_MEM:
-			s.a = V_UNK;
+		case BPF_LD | BPF_MEM: /* scratch bytes are opaque to it */
+			s.a = FRESH;
 			break;
 		case BPF_LDX | BPF_MEM:
-			s.x = V_UNK;
+			s.x = FRESH;
 			break;
 		case BPF_LD | BPF_W | BPF_LEN:
 			s.a = (struct vval){ V_CONST, C2E_DATA_SIZE };
@@ -402,11 +479,6 @@ static void analyse_verifier_knowledge(struct xlat *x)
 		case BPF_MISC | BPF_TXA:
 			s.a = s.x;
 			break;
-		case BPF_ST:
-		case BPF_STX:
-			break;
-		default:
-			break;
 		}
 		if (BPF_CLASS(f->code) == BPF_ALU) {
 			struct vval b = BPF_SRC(f->code) == BPF_X ?
@@ -415,13 +487,21 @@ static void analyse_verifier_knowledge(struct xlat *x)
 
 			if (op == BPF_NEG)
 				b = (struct vval){ V_CONST, 0 };
-			if (s.a.k == V_CONST && b.k == V_CONST)
+			/* Division and negation are not folded by every
+			 * verifier; treat their results as unknown, which is
+			 * the cautious side for both pruning and dead code. */
+			if (op == BPF_DIV || op == BPF_NEG)
+				s.a = narrowed(s.a, pc, b.c ^ f->code);
+			else if (s.a.k == V_CONST && b.k == V_CONST)
 				s.a.c = alu_const(op, s.a.c, b.c);
 			else if ((op == BPF_AND || op == BPF_MUL) &&
 				 b.k == V_CONST && b.c == 0)
 				s.a = (struct vval){ V_CONST, 0 };
 			else
-				s.a = V_UNK;
+				s.a = narrowed(s.a, pc, b.c ^ f->code);
+			/* "if x == 0" before a division narrows X. */
+			if (f->code == (BPF_ALU | BPF_DIV | BPF_X) && s.x.k != V_CONST)
+				s.x = narrowed(s.x, pc, 7);
 		}
 
 		if (is_ret(f->code))
@@ -431,7 +511,7 @@ static void analyse_verifier_knowledge(struct xlat *x)
 		} else if (is_cond_jump(f->code)) {
 			struct vval b = BPF_SRC(f->code) == BPF_X ?
 					s.x : (struct vval){ V_CONST, f->k };
-			struct vstate t = s;
+			struct vstate t = s, e = s;
 
 			if (s.a.k == V_CONST && b.k == V_CONST) {
 				/* The verifier decides this branch itself. */
@@ -440,15 +520,10 @@ static void analyse_verifier_knowledge(struct xlat *x)
 				flow_into(x, jump_target(x, pc, taken ? f->jt : f->jf), &s);
 				continue;
 			}
-			/* On the equal path the verifier learns the value. */
-			if (BPF_OP(f->code) == BPF_JEQ) {
-				if (b.k == V_CONST)
-					t.a = b;
-				else if (s.a.k == V_CONST)
-					t.x = s.a;
-			}
+			narrow_edge(&t, f, pc, true);
+			narrow_edge(&e, f, pc, false);
 			flow_into(x, jump_target(x, pc, f->jt), &t);
-			flow_into(x, jump_target(x, pc, f->jf), &s);
+			flow_into(x, jump_target(x, pc, f->jf), &e);
 		} else {
 			flow_into(x, pc + 1, &s);
 		}
@@ -500,16 +575,40 @@ static bool falls_to_end(const struct xlat *x, size_t pc)
 	return (size_t)x->next_reach[pc] == x->len && !x->need_ret0;
 }
 
+/*
+ * Scratch stores. The verifier tracks a slot exactly when it sees a known
+ * zero stored (STACK_ZERO) and then keeps paths apart that differ only in
+ * that; a known constant is therefore stored as an immediate (plain bytes
+ * to the verifier) and a known zero as r8, the zero it cannot see.
+ */
+static int emit_store(struct xlat *x, size_t pc)
+{
+	const struct sock_filter *f = &x->in[pc];
+	bool from_x = f->code == BPF_STX;
+	struct vval v = from_x ? x->vs[pc].x : x->vs[pc].a;
+	int16_t slot = scratch_slot(x, f->k);
+
+	if (v.k == V_CONST && v.c == 0)
+		EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, REG_ZERO, slot, 0);
+	else if (v.k == V_CONST)
+		EMIT(x, BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, slot, (int32_t)v.c);
+	else
+		EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10,
+		     from_x ? REG_X : REG_A, slot, 0);
+	return 0;
+}
+
 static int emit_insn(struct xlat *x, size_t pc)
 {
 	const struct sock_filter *f = &x->in[pc];
 	uint8_t op = BPF_OP(f->code);
 	int32_t k = (int32_t)f->k;
 
+	/* Adding an unknown zero leaves no known bit or bound behind. */
 	if (x->launder[pc] & 1)
-		EMIT(x, BPF_ALU | BPF_OR | BPF_X, REG_A, REG_ZERO, 0, 0);
+		EMIT(x, BPF_ALU | BPF_ADD | BPF_X, REG_A, REG_ZERO, 0, 0);
 	if (x->launder[pc] & 2)
-		EMIT(x, BPF_ALU | BPF_OR | BPF_X, REG_X, REG_ZERO, 0, 0);
+		EMIT(x, BPF_ALU | BPF_ADD | BPF_X, REG_X, REG_ZERO, 0, 0);
 
 	switch (f->code) {
 	case BPF_LD | BPF_W | BPF_ABS:
@@ -534,11 +633,8 @@ static int emit_insn(struct xlat *x, size_t pc)
 		EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_X, BPF_REG_10, scratch_slot(x, f->k), 0);
 		return 0;
 	case BPF_ST:
-		EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, REG_A, scratch_slot(x, f->k), 0);
-		return 0;
 	case BPF_STX:
-		EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, REG_X, scratch_slot(x, f->k), 0);
-		return 0;
+		return emit_store(x, pc);
 	case BPF_MISC | BPF_TAX:
 		EMIT(x, BPF_ALU | BPF_MOV | BPF_X, REG_X, REG_A, 0, 0);
 		return 0;
@@ -641,6 +737,7 @@ int c2e_emit_body(const struct sock_filter *insns, size_t len,
 	merge_rets(&x);
 	mark_reachable(&x);
 	compute_liveness(&x);
+	find_reads_before_writes(&x);
 	analyse_verifier_knowledge(&x);
 	x.need_ret0 = uses_div_x(&x);
 	err = 0;

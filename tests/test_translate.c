@@ -343,3 +343,52 @@ TEST(translate_refuses_what_the_validator_refuses)
 	ASSERT_EQ(c2e_translate(mod, 0, &prog), -EINVAL, "empty refused");
 	c2e_ebpf_free(&prog);
 }
+
+/* Regressions found by the fuzzer and by random 4096-instruction programs. */
+TEST(translate_initialises_x_on_paths_only_the_verifier_walks)
+{
+	/* A is provably 0 at insn 1, so insn 2 is dead to an exact analysis,
+	 * but the verifier does not fold 0 / K and walks it: X must be set. */
+	struct sock_filter f[] = {
+		STMT(BPF_ALU | BPF_DIV | BPF_K, 0x40000000),
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 3, 0),
+		JUMP(BPF_JMP | BPF_JGE | BPF_X, 0x27, 1, 0),
+		STMT(BPF_RET | BPF_K, 0x60000101),
+		STMT(BPF_LD | BPF_W | BPF_LEN, 0),
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP | 7),
+	};
+
+	agrees_on_random_inputs(f, 6, 100, "x read on a verifier-only path");
+}
+
+TEST(translate_never_treats_two_unknowns_as_one_value)
+{
+	/* After "jeq #3" A is 3; X is unknown too, but not a copy of A, so
+	 * "stx" must store X, not the constant 3. */
+	struct sock_filter g[] = {
+		STMT(BPF_LD | BPF_W | BPF_ABS, 24),
+		STMT(BPF_MISC | BPF_TAX, 0),
+		STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 2),
+		STMT(BPF_STX, 4),
+		JUMP(BPF_JMP | BPF_JA, 1, 0, 0),
+		STMT(BPF_ST, 4),
+		STMT(BPF_LD | BPF_MEM, 4),
+		STMT(BPF_RET | BPF_A, 0),
+	};
+	struct seccomp_data d = { .args = { 3, 0x12345 } };
+	struct c2e_ebpf prog = { 0 };
+	uint32_t got;
+	int fd;
+
+	agrees_on_random_inputs(g, 9, 2000, "x is not a");
+	if (!ASSERT_OK(c2e_translate(g, 9, &prog), "translate"))
+		return;
+	fd = load_or_fail(&prog, "x is not a");
+	c2e_ebpf_free(&prog);
+	if (fd < 0)
+		return;
+	ASSERT_OK(c2e_kernel_run(fd, &d, &got), "run");
+	ASSERT_EQ(got, 0x12345, "stx stored X");
+	close(fd);
+}
