@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# sfilter build. Shaped like libbpf-bootstrap: every output in $(OUTPUT),
+# quiet unless V=1, wildcards so that adding a source file needs no edit here.
+#
+#   make            deps, build/libc2e.a, build/classic2ebpf, build/tests/sftest,
+#                   build/bench/*
+#   make test       all + fuzzers, then the suite on the host, the fuzzers for
+#                   FUZZ_SHORT_SECONDS each, and the suite in the 6.1 guest
+#   make demo       the translator on demo/example.s
+#   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
+#   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
+
+OUTPUT ?= build
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+AR ?= ar
+
+ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/i.86/x86/' \
+			       -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' \
+			       -e 's/riscv64/riscv/' -e 's/s390x/s390/' \
+			       -e 's/loongarch64/loongarch/')
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+
+CFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra
+INCLUDES := -Iclassic2ebpf -Itests -Itests/lib -I$(OUTPUT)
+ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(INCLUDES) -MMD -MP
+LDFLAGS ?=
+# Static so that the guest's initramfs needs no shared libraries.
+STATIC_LIBS := -lseccomp -lbpf -lelf -lz -ljson-c -lpthread
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) \
+	      -I$(dir $(VMLINUX)) $(INCLUDES)
+
+FUZZ_CC ?= $(CLANG)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) \
+	       $(INCLUDES) -MMD -MP
+FUZZ_LIBS := -lseccomp -lbpf -lelf -lz
+FUZZ_SECONDS ?= 600
+FUZZ_SHORT_SECONDS ?= 60
+
+# Debian packages the build, the tests, the guest and the fuzzers need.
+DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
+	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
+	    busybox-static cpio gzip libclang-rt-14-dev
+
+# --- sources (globbed) -------------------------------------------------------
+LIB_SRCS := $(filter-out classic2ebpf/main.c,$(wildcard classic2ebpf/*.c))
+CLI_SRCS := $(wildcard classic2ebpf/main.c)
+TESTLIB_SRCS := $(wildcard tests/lib/*.c)
+TEST_SRCS := $(wildcard tests/*.c) $(TESTLIB_SRCS)
+BENCH_SRCS := $(wildcard bench/*.c)
+FUZZ_SRCS := $(wildcard fuzz/*.c)
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+
+obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
+fobj = $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$(1))
+
+LIB_OBJS := $(call obj,$(LIB_SRCS))
+TESTLIB_OBJS := $(call obj,$(TESTLIB_SRCS))
+TEST_OBJS := $(call obj,$(TEST_SRCS))
+LIBC2E := $(OUTPUT)/libc2e.a
+LIBTEST := $(OUTPUT)/libsftest.a
+CLI := $(if $(CLI_SRCS),$(OUTPUT)/classic2ebpf)
+SFTEST := $(OUTPUT)/tests/sftest
+BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
+FUZZERS := $(patsubst fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB := $(OUTPUT)/fuzz/libc2e-fuzz.a
+FUZZ_LIB_OBJS := $(call fobj,$(LIB_SRCS) $(TESTLIB_SRCS))
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+ALL_OBJS := $(LIB_OBJS) $(TEST_OBJS) $(call obj,$(CLI_SRCS) $(BENCH_SRCS))
+ALL_FUZZ_OBJS := $(FUZZ_LIB_OBJS) $(call fobj,$(FUZZ_SRCS))
+DIRS := $(sort $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/bench $(OUTPUT)/fuzz \
+	       $(OUTPUT)/bpf $(dir $(ALL_OBJS) $(ALL_FUZZ_OBJS)))
+DIRS := $(patsubst %/,%,$(DIRS))
+
+# A stamp per package list: a changed list, or a fresh clone, checks again.
+DEPS_STAMP := $(OUTPUT)/.deps-$(shell printf '%s ' $(DEB_PKGS) | cksum | cut -d' ' -f1)
+
+# --- output style ------------------------------------------------------------
+ifeq ($(V),1)
+	Q =
+	msg =
+else
+	Q = @
+	msg = @printf '  %-8s %s%s\n' "$(1)" "$(patsubst $(abspath $(OUTPUT))/%,%,$(2))" "$(if $(3), $(3))";
+	MAKEFLAGS += --no-print-directory
+endif
+
+.DELETE_ON_ERROR:
+# Objects of the bench and fuzz pattern rules are not intermediates to delete.
+.SECONDARY: $(ALL_OBJS) $(ALL_FUZZ_OBJS)
+.DEFAULT_GOAL := all
+.PHONY: all deps test demo fuzz fuzz-bins fuzz-short vmlinux clean guest-kernel guest-shell bpf
+
+all: deps $(LIBC2E) $(CLI) $(SFTEST) $(BENCHES) $(BPF_SKELS)
+
+# --- packages ----------------------------------------------------------------
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): | $(OUTPUT)
+	$(call msg,DEPS,checking $(words $(DEB_PKGS)) Debian packages)
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed$$' || echo $$p; done); \
+	if [ -z "$$missing" ]; then touch $@; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "warning: missing Debian packages:" $$missing \
+		     "(run 'make deps' as root)" >&2; exit 0; fi; \
+	echo "  APT      installing" $$missing; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	apt-get update -q </dev/null >$(OUTPUT)/apt.log 2>&1 && \
+	apt-get install -y -q --no-install-recommends $$missing \
+		</dev/null >>$(OUTPUT)/apt.log 2>&1 || \
+		{ tail -20 $(OUTPUT)/apt.log >&2; exit 1; }; \
+	touch $@
+
+# --- libraries and programs --------------------------------------------------
+$(DIRS):
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP) $(DIRS)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# An archive from no objects is valid, so this works before any library
+# source exists. Rebuilt from scratch so a deleted source leaves no object.
+$(LIBC2E): $(LIB_OBJS) | $(OUTPUT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBTEST): $(TESTLIB_OBJS) | $(OUTPUT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/classic2ebpf: $(call obj,classic2ebpf/main.c) $(LIBC2E)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+
+$(SFTEST): $(TEST_OBJS) $(LIBC2E) | $(OUTPUT)/tests
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+
+$(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(LIBTEST) $(LIBC2E) | $(OUTPUT)/bench
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+
+# --- BPF objects and skeletons (runtime, issue 3 onward) ---------------------
+bpf: $(BPF_SKELS)
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_STAMP) $(DIRS)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# User code that includes a skeleton waits for it.
+$(LIB_OBJS) $(TEST_OBJS) $(FUZZ_LIB_OBJS): | $(BPF_SKELS)
+
+vmlinux: | $(DEPS_STAMP)
+	$(call msg,GEN,$(VMLINUX))
+	$(Q)mkdir -p $(dir $(VMLINUX))
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX).tmp
+	$(Q)mv $(VMLINUX).tmp $(VMLINUX)
+
+# --- fuzzers -----------------------------------------------------------------
+# The library is compiled again, instrumented, into its own archive.
+$(OUTPUT)/fuzz/obj/fuzz/%.o: fuzz/%.c | $(DEPS_STAMP) $(DIRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(DIRS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS) | $(OUTPUT)/fuzz
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/fuzz/%: $(OUTPUT)/fuzz/obj/fuzz/%.o $(FUZZ_LIB)
+	$(call msg,FUZZER,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(FUZZ_LIBS) -o $@
+
+fuzz-bins: deps $(FUZZERS)
+
+fuzz: fuzz-bins
+	$(Q)tests/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZERS)
+
+fuzz-short: fuzz-bins
+	$(Q)tests/run-fuzz.sh $(FUZZ_SHORT_SECONDS) $(FUZZERS)
+
+# --- running -----------------------------------------------------------------
+test: all fuzz-bins
+	$(Q)FUZZ_SHORT_SECONDS=$(FUZZ_SHORT_SECONDS) tests/run-all.sh $(FUZZERS)
+
+demo: deps $(CLI)
+	$(Q)demo/demo.sh $(OUTPUT)/classic2ebpf
+
+# Fetch and unpack the guest kernel ahead of time (tests/guest/run.sh would
+# otherwise do it on first use).
+guest-kernel: deps
+	$(Q)tests/guest/kernel.sh >/dev/null
+
+# An interactive busybox shell in the 6.1 guest, with sftest in /sf.
+guest-shell: all
+	$(Q)SF_GUEST_SHELL=1 tests/guest/run.sh $(SFTEST)
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)
+
+-include $(ALL_OBJS:.o=.d) $(ALL_FUZZ_OBJS:.o=.d)

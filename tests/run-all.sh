@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make test`: the suite on the host, the fuzzers for a short while on the
+# host, and the suite again inside Debian's 6.1 kernel (tests/guest/run.sh).
+# Prints every per-test line ("host: PASS x", "guest-6.1: SKIP y: why") and,
+# last, one line summing all of them: "N passed, N failed, N skipped".
+#
+#   tests/run-all.sh [build/fuzz/NAME...]
+#
+# Environment: FUZZ_SHORT_SECONDS (default 60) per fuzzer; SF_NO_GUEST=1
+# leaves the guest out (reported as a SKIP, for quick local runs only).
+# A guest that does not boot, or a run without its closing line, is a FAIL.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+sftest=build/tests/sftest
+guest_prefix="guest-6.1: "
+
+passed=0 failed=0 skipped=0
+
+# run_part LABEL HAS_CLOSING_LINE COMMAND...
+# Streams COMMAND's output without its closing line and adds its results to
+# the totals: the closing line's figures when there is one (it is the
+# runner's own count, immune to console noise), else the per-test lines.
+run_part() {
+	local label=$1 has_closing=$2
+	shift 2
+	local line rc=255 closed=0 p=0 f=0 s=0 cp=0 cf=0 cs=0 start=$SECONDS
+	local re_close='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
+
+	while IFS= read -r line; do
+		if [[ $line =~ ^SF-RUN-ALL-RC\ ([0-9]+)$ ]]; then
+			rc=${BASH_REMATCH[1]}
+			continue
+		fi
+		if [[ $has_closing == 1 && $line =~ $re_close ]]; then
+			closed=1
+			cp=${BASH_REMATCH[1]} cf=${BASH_REMATCH[2]} cs=${BASH_REMATCH[3]}
+			continue
+		fi
+		printf '%s\n' "$line"
+		case $line in
+		"${label}PASS "*) p=$((p + 1)) ;;
+		"${label}FAIL "*) f=$((f + 1)) ;;
+		"${label}SKIP "*) s=$((s + 1)) ;;
+		esac
+	done < <("$@" 2>&1 </dev/null; echo "SF-RUN-ALL-RC $?")
+
+	if [[ $closed == 1 ]]; then
+		p=$cp f=$cf s=$cs
+	elif [[ $has_closing == 1 ]]; then
+		if [[ $((p + f + s)) == 0 ]]; then
+			echo "${label}FAIL boot"
+		else
+			echo "${label}FAIL run (no closing line, exit status $rc)"
+		fi
+		f=$((f + 1))
+	fi
+	if [[ $rc != 0 && $f == 0 ]]; then
+		echo "${label}FAIL run (exit status $rc)"
+		f=$((f + 1))
+	fi
+	echo "# ${label}$p passed, $f failed, $s skipped in $((SECONDS - start))s"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+if [[ ! -x $sftest ]]; then
+	echo "$sftest missing: run make first" >&2
+	exit 2
+fi
+
+run_part "host: " 1 "$sftest" -p "host: "
+
+if [[ $# -gt 0 ]]; then
+	run_part "host: " 0 env SF_PREFIX="host: " \
+		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-60}" "$@"
+fi
+
+if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
+	echo "${guest_prefix}SKIP boot: SF_NO_GUEST=1"
+	skipped=$((skipped + 1))
+else
+	# The CLI tests look for classic2ebpf beside the runner (/sf in the guest).
+	extra=()
+	[[ -x build/classic2ebpf ]] && extra+=(-f build/classic2ebpf)
+	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \
+		"$sftest" -p "$guest_prefix"
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[[ $failed == 0 ]]

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Smoke tests of the environment the suite runs in: the facts every other
+ * test relies on, checked first so a broken guest or host shows up as one
+ * clear line rather than as many confusing ones.
+ */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#define BPF_FS_MAGIC 0xcafe4a11
+
+/* CO-RE needs the kernel's BTF; both the 6.18 host and the 6.1 guest have it. */
+TEST(smoke_kernel_has_btf)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/btf/vmlinux", &st) != 0) {
+		test_skip("no /sys/kernel/btf/vmlinux (%s)", strerror(errno));
+		return;
+	}
+	ASSERT_GE(st.st_size, 1024, "vmlinux BTF size");
+}
+
+/* Pinning needs bpffs at /sys/fs/bpf (the guest's /init mounts it). */
+TEST(smoke_bpffs_mounted)
+{
+	struct statfs sfs;
+
+	if (statfs("/sys/fs/bpf", &sfs) != 0) {
+		test_skip("no /sys/fs/bpf (%s)", strerror(errno));
+		return;
+	}
+	if ((unsigned long)sfs.f_type != BPF_FS_MAGIC) {
+		test_skip("/sys/fs/bpf is not bpffs (f_type 0x%lx)",
+			  (unsigned long)sfs.f_type);
+		return;
+	}
+	ASSERT_EQ((unsigned long)sfs.f_type, BPF_FS_MAGIC, "bpffs magic");
+}
+
+/* The guest boots with lsm=...,bpf; the runtime's deny path needs it listed. */
+TEST(smoke_bpf_lsm_listed)
+{
+	char buf[512] = "";
+	FILE *f = fopen("/sys/kernel/security/lsm", "r");
+
+	if (!f) {
+		test_skip("securityfs not mounted (%s)", strerror(errno));
+		return;
+	}
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	test_log("lsm=%s\n", buf);
+	if (!strstr(buf, "bpf"))
+		test_skip("BPF LSM not active: lsm=%s", buf);
+}
