@@ -71,6 +71,16 @@ if [[ ! -x $sftest ]]; then
 	exit 2
 fi
 
+# The host gets the same mounts as the guest's /init: bpffs for pinning,
+# securityfs to read the active LSMs. Only as root; otherwise the tests
+# that need them say so in a SKIP line.
+if [[ $(id -u) == 0 ]]; then
+	mountpoint -q /sys/fs/bpf 2>/dev/null && [[ $(stat -f -c %T /sys/fs/bpf) == bpf_fs ]] ||
+		mount -t bpf bpf /sys/fs/bpf 2>/dev/null || true
+	mountpoint -q /sys/kernel/security 2>/dev/null ||
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
+fi
+
 run_part "host: " 1 "$sftest" -p "host: "
 
 if [[ $# -gt 0 ]]; then
