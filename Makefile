@@ -93,7 +93,6 @@ endif
 
 .DELETE_ON_ERROR:
 # Objects of the bench and fuzz pattern rules are not intermediates to delete.
-.SECONDARY: $(ALL_OBJS) $(ALL_FUZZ_OBJS)
 .DEFAULT_GOAL := all
 .PHONY: all deps test demo fuzz fuzz-bins fuzz-short vmlinux clean guest-kernel guest-shell bpf
 
