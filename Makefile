@@ -92,7 +92,8 @@ else
 endif
 
 .DELETE_ON_ERROR:
-# Objects of the bench and fuzz pattern rules are not intermediates to delete.
+# Objects built through pattern rules are kept, not deleted as intermediates.
+.PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/fuzz/obj/%.o
 .DEFAULT_GOAL := all
 .PHONY: all deps test demo fuzz fuzz-bins fuzz-short vmlinux clean guest-kernel guest-shell bpf
 
