@@ -127,12 +127,24 @@ int c2e_emit_body(const struct sock_filter *insns, size_t len,
 		  int scratch_off, struct c2e_ebpf *out);
 
 /*
+ * Options for the body. C2E_EMIT_SEARCH lowers runs of "jeq #k" on A (a
+ * linear allowlist) into a binary search: fewer instructions executed,
+ * more emitted. The runtime uses it; the default keeps the output small.
+ */
+#define C2E_EMIT_SEARCH 0x1
+int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
+			int scratch_off, unsigned int flags,
+			struct c2e_ebpf *out);
+
+/*
  * The test frame: a whole program (r6 = r1; body; exit) to load as
  * BPF_PROG_TYPE_RAW_TRACEPOINT and run with BPF_PROG_TEST_RUN, the 64-byte
  * seccomp_data as its context. Returns the filter's raw return value.
  */
 int c2e_translate(const struct sock_filter *insns, size_t len,
 		  struct c2e_ebpf *out);
+int c2e_translate_flags(const struct sock_filter *insns, size_t len,
+			unsigned int flags, struct c2e_ebpf *out);
 
 /*
  * A whole chain compiled into one test-frame program that returns what the

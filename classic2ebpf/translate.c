@@ -93,6 +93,9 @@ struct xlat {
 	struct fixup *fix;
 	size_t nfix, capfix;
 	bool need_init_a, need_init_x, need_zero, need_ret0;
+	unsigned int flags;
+	uint16_t *run_len;   /* C2E_EMIT_SEARCH: jeq run starting here */
+	bool *absorbed;      /* member of a run emitted at its head */
 	size_t ret0_at, end_at;
 };
 
@@ -383,7 +386,7 @@ static void narrow_edge(struct vstate *t, const struct sock_filter *f,
  */
 static void find_reads_before_writes(struct xlat *x)
 {
-	uint8_t *unset = calloc(x->len, 1); /* bits: may still be unset */
+	uint8_t *unset = calloc(x->len + 1, 1); /* bits: may still be unset */
 	size_t pc;
 
 	if (!unset) { /* cautious fallback: initialise both */
@@ -710,11 +713,154 @@ static bool uses_div_x(const struct xlat *x)
 	return false;
 }
 
+/* ---- C2E_EMIT_SEARCH: runs of "jeq #k" become a binary search ----------
+ *
+ * A linear allowlist compares A with one constant after another. A run of
+ * "jeq #k_i, T_i" linked by their false edges, each member reached only
+ * from the previous one, is a switch on A; it is emitted as a balanced
+ * search (JGT nodes, small JEQ groups at the leaves), so a syscall near
+ * the end of a 300-rule list costs about ten compares instead of 300.
+ * It costs instructions (about 1.5 per key instead of 1), so it is an
+ * option the runtime takes and the instruction-count goal does not.
+ */
+#define SEARCH_MIN_KEYS  8
+#define SEARCH_LEAF_KEYS 4
+
+struct search_case {
+	uint32_t key;
+	int target;
+};
+
+static int case_cmp(const void *a, const void *b)
+{
+	const struct search_case *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static bool is_jeq_k(const struct xlat *x, int pc)
+{
+	return pc < (int)x->len && x->reach[pc] &&
+	       x->in[pc].code == (BPF_JMP | BPF_JEQ | BPF_K) &&
+	       jump_target(x, pc, x->in[pc].jt) != jump_target(x, pc, x->in[pc].jf);
+}
+
+static int find_search_runs(struct xlat *x)
+{
+	uint16_t *preds = calloc(x->len + 1, sizeof(*preds));
+	size_t pc;
+
+	if (!preds)
+		return -ENOMEM;
+	for (pc = 0; pc < x->len; pc++) {
+		const struct sock_filter *f = &x->in[pc];
+
+		if (!x->reach[pc] || is_ret(f->code))
+			continue;
+		if (f->code == (BPF_JMP | BPF_JA)) {
+			preds[jump_target(x, pc, f->k)]++;
+		} else if (is_cond_jump(f->code)) {
+			preds[jump_target(x, pc, f->jt)]++;
+			preds[jump_target(x, pc, f->jf)]++;
+		} else {
+			preds[pc + 1]++;
+		}
+	}
+	for (pc = 0; pc < x->len; pc++) {
+		int cur = pc, next, n = 1;
+
+		if (x->absorbed[pc] || !is_jeq_k(x, pc))
+			continue;
+		for (;;) {
+			next = jump_target(x, cur, x->in[cur].jf);
+			if (!is_jeq_k(x, next) || preds[next] != 1 ||
+			    x->launder[next] || n == UINT16_MAX)
+				break;
+			cur = next;
+			n++;
+		}
+		if (n < SEARCH_MIN_KEYS)
+			continue;
+		x->run_len[pc] = n;
+		for (cur = pc; --n > 0;) {
+			cur = jump_target(x, cur, x->in[cur].jf);
+			x->absorbed[cur] = true;
+		}
+	}
+	free(preds);
+	return 0;
+}
+
+static int emit_search_tree(struct xlat *x, const struct search_case *c,
+			    size_t n, int dflt)
+{
+	size_t i, mid, at;
+	int err;
+
+	if (n <= SEARCH_LEAF_KEYS) {
+		for (i = 0; i < n; i++) {
+			err = emit_jump(x, BPF_JMP32 | BPF_JEQ | BPF_K, REG_A, 0,
+					(int32_t)c[i].key, TO_PC, c[i].target);
+			if (err)
+				return err;
+		}
+		return emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, dflt);
+	}
+	mid = n / 2;
+	at = x->out->len;
+	EMIT(x, BPF_JMP32 | BPF_JGT | BPF_K, REG_A, 0, 0, (int32_t)c[mid - 1].key);
+	err = emit_search_tree(x, c, mid, dflt);
+	if (err)
+		return err;
+	if (x->out->len - at - 1 > INT16_MAX)
+		return -E2BIG;
+	x->out->insns[at].off = (int16_t)(x->out->len - at - 1);
+	return emit_search_tree(x, c + mid, n - mid, dflt);
+}
+
+static int emit_search_run(struct xlat *x, size_t pc)
+{
+	struct search_case *c = calloc(x->run_len[pc], sizeof(*c));
+	size_t n = 0, i, j;
+	int cur = pc, last = pc, err;
+
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < x->run_len[pc]; i++) {
+		/* The first jeq of a key wins; later ones never match. */
+		for (j = 0; j < n && c[j].key != x->in[cur].k; j++)
+			;
+		if (j == n) {
+			c[n].key = x->in[cur].k;
+			c[n].target = jump_target(x, cur, x->in[cur].jt);
+			n++;
+		}
+		last = cur;
+		cur = jump_target(x, cur, x->in[cur].jf);
+	}
+	qsort(c, n, sizeof(*c), case_cmp);
+	if (x->launder[pc] & 1)
+		err = emit(x->out, BPF_ALU | BPF_ADD | BPF_X, REG_A, REG_ZERO, 0, 0);
+	else
+		err = 0;
+	if (!err)
+		err = emit_search_tree(x, c, n, jump_target(x, last, x->in[last].jf));
+	free(c);
+	return err;
+}
+
 int c2e_emit_body(const struct sock_filter *insns, size_t len,
 		  int scratch_off, struct c2e_ebpf *out)
 {
+	return c2e_emit_body_flags(insns, len, scratch_off, 0, out);
+}
+
+int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
+			int scratch_off, unsigned int flags,
+			struct c2e_ebpf *out)
+{
 	struct xlat x = { .in = insns, .len = len, .scratch_off = scratch_off,
-			  .out = out };
+			  .out = out, .flags = flags };
 	size_t pc, body_start = out->len;
 	int err = -ENOMEM;
 
@@ -730,9 +876,15 @@ int c2e_emit_body(const struct sock_filter *insns, size_t len,
 	x.vs = calloc(len, sizeof(*x.vs));
 	x.launder = calloc(len, 1);
 	x.live = calloc(len, 1);
+	x.run_len = calloc(len, sizeof(*x.run_len));
+	x.absorbed = calloc(len, sizeof(*x.absorbed));
 	if (!x.canon || !x.reach || !x.next_reach || !x.start || !x.vs ||
-	    !x.launder || !x.live)
+	    !x.launder || !x.live || !x.run_len || !x.absorbed)
 		goto out;
+	if (flags & ~C2E_EMIT_SEARCH) {
+		err = -EINVAL;
+		goto out;
+	}
 
 	merge_rets(&x);
 	mark_reachable(&x);
@@ -740,7 +892,9 @@ int c2e_emit_body(const struct sock_filter *insns, size_t len,
 	find_reads_before_writes(&x);
 	analyse_verifier_knowledge(&x);
 	x.need_ret0 = uses_div_x(&x);
-	err = 0;
+	err = flags & C2E_EMIT_SEARCH ? find_search_runs(&x) : 0;
+	if (err)
+		goto out;
 
 	if (x.need_init_a)
 		EMIT_OR_OUT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, 0);
@@ -751,10 +905,10 @@ int c2e_emit_body(const struct sock_filter *insns, size_t len,
 		EMIT_OR_OUT(x, BPF_ALU | BPF_XOR | BPF_X, REG_ZERO, REG_ZERO, 0, 0);
 	}
 	for (pc = 0; pc < len; pc++) {
-		if (!x.reach[pc])
+		if (!x.reach[pc] || x.absorbed[pc])
 			continue;
 		x.start[pc] = out->len;
-		err = emit_insn(&x, pc);
+		err = x.run_len[pc] ? emit_search_run(&x, pc) : emit_insn(&x, pc);
 		if (err)
 			goto out;
 	}
@@ -774,6 +928,8 @@ out:
 	free(x.vs);
 	free(x.launder);
 	free(x.live);
+	free(x.run_len);
+	free(x.absorbed);
 	free(x.fix);
 	return err;
 }
@@ -807,11 +963,17 @@ static int frame_prologue(struct c2e_ebpf *out, size_t at)
 int c2e_translate(const struct sock_filter *insns, size_t len,
 		  struct c2e_ebpf *out)
 {
+	return c2e_translate_flags(insns, len, 0, out);
+}
+
+int c2e_translate_flags(const struct sock_filter *insns, size_t len,
+			unsigned int flags, struct c2e_ebpf *out)
+{
 	struct c2e_ebpf body = { 0 };
 	int err;
 
 	out->len = 0;
-	err = c2e_emit_body(insns, len, 8, &body);
+	err = c2e_emit_body_flags(insns, len, 8, flags, &body);
 	if (err)
 		return err;
 	/* Jumps are relative, so the body can move as a block. */
