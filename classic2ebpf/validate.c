@@ -35,52 +35,76 @@ static int reject(struct c2e_error *err, int index, uint16_t code,
 	return -EINVAL;
 }
 
-/* net/core/filter.c chk_code_allowed(): the opcodes classic BPF knows. */
-static bool classic_code_known(uint16_t code)
+/*
+ * The two kernel tables in one: CLASSIC marks what net/core/filter.c's
+ * chk_code_allowed() knows, SECCOMP what kernel/seccomp.c's
+ * seccomp_check_filter() lets through (LD W ABS and both LENs, which it
+ * rewrites, included). Every known opcode is below 0x100.
+ */
+enum { CLASSIC = 1, SECCOMP = 2 };
+
+static const uint8_t opcode_table[256] = {
+	[BPF_ALU | BPF_ADD | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_ADD | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_SUB | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_SUB | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_MUL | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_MUL | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_DIV | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_DIV | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_MOD | BPF_K] = CLASSIC,
+	[BPF_ALU | BPF_MOD | BPF_X] = CLASSIC,
+	[BPF_ALU | BPF_AND | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_AND | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_OR | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_OR | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_XOR | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_XOR | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_LSH | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_LSH | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_RSH | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_RSH | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_ALU | BPF_NEG] = CLASSIC | SECCOMP,
+	[BPF_LD | BPF_W | BPF_ABS] = CLASSIC | SECCOMP,
+	[BPF_LD | BPF_H | BPF_ABS] = CLASSIC,
+	[BPF_LD | BPF_B | BPF_ABS] = CLASSIC,
+	[BPF_LD | BPF_W | BPF_LEN] = CLASSIC | SECCOMP,
+	[BPF_LD | BPF_W | BPF_IND] = CLASSIC,
+	[BPF_LD | BPF_H | BPF_IND] = CLASSIC,
+	[BPF_LD | BPF_B | BPF_IND] = CLASSIC,
+	[BPF_LD | BPF_IMM] = CLASSIC | SECCOMP,
+	[BPF_LD | BPF_MEM] = CLASSIC | SECCOMP,
+	[BPF_LDX | BPF_W | BPF_LEN] = CLASSIC | SECCOMP,
+	[BPF_LDX | BPF_B | BPF_MSH] = CLASSIC,
+	[BPF_LDX | BPF_IMM] = CLASSIC | SECCOMP,
+	[BPF_LDX | BPF_MEM] = CLASSIC | SECCOMP,
+	[BPF_ST] = CLASSIC | SECCOMP,
+	[BPF_STX] = CLASSIC | SECCOMP,
+	[BPF_MISC | BPF_TAX] = CLASSIC | SECCOMP,
+	[BPF_MISC | BPF_TXA] = CLASSIC | SECCOMP,
+	[BPF_RET | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_RET | BPF_A] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JA] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JEQ | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JEQ | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JGE | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JGE | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JGT | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JGT | BPF_X] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JSET | BPF_K] = CLASSIC | SECCOMP,
+	[BPF_JMP | BPF_JSET | BPF_X] = CLASSIC | SECCOMP,
+};
+
+static bool opcode_is(uint16_t code, uint8_t what)
 {
-	switch (code) {
-	case BPF_ALU | BPF_ADD | BPF_K: case BPF_ALU | BPF_ADD | BPF_X:
-	case BPF_ALU | BPF_SUB | BPF_K: case BPF_ALU | BPF_SUB | BPF_X:
-	case BPF_ALU | BPF_MUL | BPF_K: case BPF_ALU | BPF_MUL | BPF_X:
-	case BPF_ALU | BPF_DIV | BPF_K: case BPF_ALU | BPF_DIV | BPF_X:
-	case BPF_ALU | BPF_MOD | BPF_K: case BPF_ALU | BPF_MOD | BPF_X:
-	case BPF_ALU | BPF_AND | BPF_K: case BPF_ALU | BPF_AND | BPF_X:
-	case BPF_ALU | BPF_OR | BPF_K:  case BPF_ALU | BPF_OR | BPF_X:
-	case BPF_ALU | BPF_XOR | BPF_K: case BPF_ALU | BPF_XOR | BPF_X:
-	case BPF_ALU | BPF_LSH | BPF_K: case BPF_ALU | BPF_LSH | BPF_X:
-	case BPF_ALU | BPF_RSH | BPF_K: case BPF_ALU | BPF_RSH | BPF_X:
-	case BPF_ALU | BPF_NEG:
-	case BPF_LD | BPF_W | BPF_ABS: case BPF_LD | BPF_H | BPF_ABS:
-	case BPF_LD | BPF_B | BPF_ABS: case BPF_LD | BPF_W | BPF_LEN:
-	case BPF_LD | BPF_W | BPF_IND: case BPF_LD | BPF_H | BPF_IND:
-	case BPF_LD | BPF_B | BPF_IND: case BPF_LD | BPF_IMM:
-	case BPF_LD | BPF_MEM:
-	case BPF_LDX | BPF_W | BPF_LEN: case BPF_LDX | BPF_B | BPF_MSH:
-	case BPF_LDX | BPF_IMM: case BPF_LDX | BPF_MEM:
-	case BPF_ST: case BPF_STX:
-	case BPF_MISC | BPF_TAX: case BPF_MISC | BPF_TXA:
-	case BPF_RET | BPF_K: case BPF_RET | BPF_A:
-	case BPF_JMP | BPF_JA:
-	case BPF_JMP | BPF_JEQ | BPF_K: case BPF_JMP | BPF_JEQ | BPF_X:
-	case BPF_JMP | BPF_JGE | BPF_K: case BPF_JMP | BPF_JGE | BPF_X:
-	case BPF_JMP | BPF_JGT | BPF_K: case BPF_JMP | BPF_JGT | BPF_X:
-	case BPF_JMP | BPF_JSET | BPF_K: case BPF_JMP | BPF_JSET | BPF_X:
-		return true;
-	}
-	return false;
+	return code < 256 && (opcode_table[code] & what);
 }
 
 /* The conditional jumps, whose jt and jf are both targets. */
 static bool is_cond_jump(uint16_t code)
 {
-	switch (code) {
-	case BPF_JMP | BPF_JEQ | BPF_K: case BPF_JMP | BPF_JEQ | BPF_X:
-	case BPF_JMP | BPF_JGE | BPF_K: case BPF_JMP | BPF_JGE | BPF_X:
-	case BPF_JMP | BPF_JGT | BPF_K: case BPF_JMP | BPF_JGT | BPF_X:
-	case BPF_JMP | BPF_JSET | BPF_K: case BPF_JMP | BPF_JSET | BPF_X:
-		return true;
-	}
-	return false;
+	return opcode_is(code, CLASSIC) && BPF_CLASS(code) == BPF_JMP &&
+	       BPF_OP(code) != BPF_JA;
 }
 
 /* SKF_AD_* ancillary loads known to bpf_anc_helper() (k = SKF_AD_OFF + n).
@@ -98,7 +122,7 @@ static int check_classic_insn(const struct sock_filter *insns, size_t len,
 {
 	const struct sock_filter *f = &insns[pc];
 
-	if (!classic_code_known(f->code))
+	if (!opcode_is(f->code, CLASSIC))
 		return reject(err, pc, f->code, "unknown opcode");
 	switch (f->code) {
 	case BPF_ALU | BPF_DIV | BPF_K:
@@ -193,36 +217,14 @@ static int check_scratch_memory(const struct sock_filter *insns, size_t len,
 static int check_seccomp_insn(const struct sock_filter *f, size_t pc,
 			      struct c2e_error *err)
 {
+	if (f->code == (BPF_LD | BPF_W | BPF_ABS) &&
+	    (f->k >= C2E_DATA_SIZE || (f->k & 3)))
+		return reject(err, pc, f->code,
+			      "load at offset %u: seccomp_data loads must be 4-byte aligned and below 64",
+			      f->k);
+	if (opcode_is(f->code, SECCOMP))
+		return 0;
 	switch (f->code) {
-	case BPF_LD | BPF_W | BPF_ABS:
-		if (f->k >= C2E_DATA_SIZE || (f->k & 3))
-			return reject(err, pc, f->code,
-				      "load at offset %u: seccomp_data loads must be 4-byte aligned and below 64",
-				      f->k);
-		return 0;
-	case BPF_LD | BPF_W | BPF_LEN:
-	case BPF_LDX | BPF_W | BPF_LEN:
-	case BPF_RET | BPF_K: case BPF_RET | BPF_A:
-	case BPF_ALU | BPF_ADD | BPF_K: case BPF_ALU | BPF_ADD | BPF_X:
-	case BPF_ALU | BPF_SUB | BPF_K: case BPF_ALU | BPF_SUB | BPF_X:
-	case BPF_ALU | BPF_MUL | BPF_K: case BPF_ALU | BPF_MUL | BPF_X:
-	case BPF_ALU | BPF_DIV | BPF_K: case BPF_ALU | BPF_DIV | BPF_X:
-	case BPF_ALU | BPF_AND | BPF_K: case BPF_ALU | BPF_AND | BPF_X:
-	case BPF_ALU | BPF_OR | BPF_K:  case BPF_ALU | BPF_OR | BPF_X:
-	case BPF_ALU | BPF_XOR | BPF_K: case BPF_ALU | BPF_XOR | BPF_X:
-	case BPF_ALU | BPF_LSH | BPF_K: case BPF_ALU | BPF_LSH | BPF_X:
-	case BPF_ALU | BPF_RSH | BPF_K: case BPF_ALU | BPF_RSH | BPF_X:
-	case BPF_ALU | BPF_NEG:
-	case BPF_LD | BPF_IMM: case BPF_LDX | BPF_IMM:
-	case BPF_MISC | BPF_TAX: case BPF_MISC | BPF_TXA:
-	case BPF_LD | BPF_MEM: case BPF_LDX | BPF_MEM:
-	case BPF_ST: case BPF_STX:
-	case BPF_JMP | BPF_JA:
-	case BPF_JMP | BPF_JEQ | BPF_K: case BPF_JMP | BPF_JEQ | BPF_X:
-	case BPF_JMP | BPF_JGE | BPF_K: case BPF_JMP | BPF_JGE | BPF_X:
-	case BPF_JMP | BPF_JGT | BPF_K: case BPF_JMP | BPF_JGT | BPF_X:
-	case BPF_JMP | BPF_JSET | BPF_K: case BPF_JMP | BPF_JSET | BPF_X:
-		return 0;
 	case BPF_ALU | BPF_MOD | BPF_K: case BPF_ALU | BPF_MOD | BPF_X:
 		return reject(err, pc, f->code, "mod is not allowed in seccomp filters");
 	case BPF_LD | BPF_H | BPF_ABS: case BPF_LD | BPF_B | BPF_ABS:
