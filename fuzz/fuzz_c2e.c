@@ -142,11 +142,14 @@ static void check_kernel(const struct sock_filter *f, size_t len,
 	size_t n, i;
 	int fd, r;
 
-	r = c2e_translate(f, len, &prog);
+	/* Both lowerings, chosen by the input so a crash reproduces. */
+	unsigned int flags = (data->instruction_pointer & 1) ? C2E_EMIT_SEARCH : 0;
+
+	r = c2e_translate_flags(f, len, flags, &prog);
 	if (r) {
 		if (r == -ENOMEM)
 			return;
-		fprintf(stderr, "c2e_translate: %s\n", strerror(-r));
+		fprintf(stderr, "c2e_translate(flags %#x): %s\n", flags, strerror(-r));
 		dump("c2e_translate refused a valid program", f, len, NULL);
 		abort();
 	}
