@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libsfclient: sf_attach() over sfilterd's socket (loader/proto.h).
+ *
+ * One connection per call, so the library keeps no state but the
+ * per-thread error text, and is safe from any thread and across fork.
+ * Errors are checked locally in seccomp(2)'s order first (flags, NULL
+ * pointer, length), so a caller without a daemon still gets the errno the
+ * kernel would give for those.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "sfclient.h"
+#include "proto.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#define SF_EXPORT __attribute__((visibility("default")))
+
+static __thread char last_error[SF_PROTO_MAX_TEXT];
+static __thread uint32_t next_request_id;
+
+static int fail(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Sets sf_last_error() and errno; returns -1. */
+static int fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	errno = err;
+	return -1;
+}
+
+SF_EXPORT const char *sf_last_error(void)
+{
+	return last_error;
+}
+
+static const char *socket_path(void)
+{
+	const char *p = getenv(SF_PROTO_SOCKET_ENV);
+
+	return p && *p ? p : SF_PROTO_DEFAULT_SOCKET;
+}
+
+static int connect_daemon(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd, saved;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return fail(EHOSTDOWN, "sfilterd is not running: socket path too long: %s", path);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(EHOSTDOWN, "sfilterd is not running: socket: %s", strerror(errno));
+	while (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		if (errno == EINTR)
+			continue;
+		saved = errno;
+		close(fd);
+		return fail(EHOSTDOWN, "sfilterd is not running: connect %s: %s",
+			    path, strerror(saved));
+	}
+	return fd;
+}
+
+SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
+{
+	/* Large enough for any valid reply; a longer one is truncated and
+	 * refused below. */
+	union {
+		struct sf_attach_reply r;
+		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	} reply;
+	struct sf_attach_req req;
+	struct iovec iov[2];
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	uint32_t id;
+	size_t text_len;
+	ssize_t n;
+	int fd, err;
+
+	last_error[0] = '\0';
+	/* seccomp_set_mode_filter() checks flags first, then
+	 * seccomp_prepare_filter() the length, then copies the program. */
+	if (flags & ~(unsigned int)SF_ATTACH_KNOWN_FLAGS)
+		return fail(EINVAL, "unknown flags 0x%x",
+			    flags & ~(unsigned int)SF_ATTACH_KNOWN_FLAGS);
+	if (!prog)
+		return fail(EFAULT, "prog is NULL");
+	if (prog->len == 0 || prog->len > 4096)
+		return fail(EINVAL, "program length %u: must be 1 to 4096 instructions",
+			    prog->len);
+	if (!prog->filter)
+		return fail(EFAULT, "prog->filter is NULL");
+
+	fd = connect_daemon(socket_path());
+	if (fd < 0)
+		return -1;
+
+	id = ++next_request_id ^ (uint32_t)syscall(SYS_gettid) << 16;
+	memset(&req, 0, sizeof(req));
+	req.hdr.magic = SF_PROTO_MAGIC;
+	req.hdr.version = SF_PROTO_VERSION;
+	req.hdr.type = SF_MSG_ATTACH;
+	req.hdr.length = SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(struct sock_filter);
+	req.hdr.request_id = id;
+	req.flags = flags;
+	req.tid = (int32_t)syscall(SYS_gettid);
+	req.n_insns = prog->len;
+	iov[0] = (struct iovec){ &req, sizeof(req) };
+	iov[1] = (struct iovec){ prog->filter, prog->len * sizeof(struct sock_filter) };
+
+	while ((n = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (n < 0) {
+		err = errno;
+		close(fd);
+		if (err == EFAULT) /* prog->filter points nowhere */
+			return fail(EFAULT, "prog->filter is not readable");
+		return fail(EHOSTDOWN, "sfilterd is not running: send: %s", strerror(err));
+	}
+
+	while ((n = recv(fd, &reply, sizeof(reply), MSG_TRUNC)) < 0 && errno == EINTR)
+		;
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return fail(EHOSTDOWN, "sfilterd is not running: recv: %s", strerror(err));
+	if (n == 0)
+		return fail(EHOSTDOWN, "sfilterd is not running: it closed the connection without a reply");
+	if ((size_t)n < SF_PROTO_REPLY_SIZE || (size_t)n > sizeof(reply) ||
+	    reply.r.hdr.magic != SF_PROTO_MAGIC ||
+	    reply.r.hdr.version != SF_PROTO_VERSION ||
+	    reply.r.hdr.type != SF_MSG_ATTACH_REPLY ||
+	    reply.r.hdr.length != (uint32_t)n || reply.r.hdr.request_id != id)
+		return fail(EPROTO, "malformed reply from sfilterd (%zd bytes, version %u)",
+			    n, (size_t)n >= SF_PROTO_HDR_SIZE ? reply.r.hdr.version : 0);
+
+	text_len = (size_t)n - SF_PROTO_REPLY_SIZE;
+	if (text_len >= sizeof(last_error))
+		text_len = sizeof(last_error) - 1;
+	memcpy(last_error, reply.r.message, text_len);
+	last_error[text_len] = '\0';
+
+	if (reply.r.error == 0) /* last_error keeps the daemon's note */
+		return 0;
+	if (reply.r.error < 0) /* TSYNC: the tid that could not be synced */
+		return -reply.r.error;
+	errno = reply.r.error;
+	return -1;
+}

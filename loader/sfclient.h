@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libsfclient: attach sfilter filters through sfilterd, the way seccomp(2)
+ * attaches classic seccomp filters.
+ *
+ *   struct sock_fprog prog = { .len = n, .filter = insns };
+ *   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+ *   if (sf_attach(&prog, 0) != 0)
+ *           err(1, "sf_attach: %s", sf_last_error());
+ *
+ * The filter is in force for the calling thread (every thread with
+ * SF_ATTACH_TSYNC) when sf_attach() returns 0. Link with -lsfclient
+ * (pkg-config sfclient). The daemon is found at $SFILTER_SOCKET, else
+ * /run/sfilter/sfilterd.sock. Thread-safe: each call uses its own
+ * connection; sf_last_error() is per thread.
+ */
+#ifndef SF_CLIENT_H
+#define SF_CLIENT_H
+
+#include <linux/filter.h> /* struct sock_fprog, struct sock_filter */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Attach flags: the same values as loader/runtime.h. The low bits are
+ * seccomp(2)'s own. */
+#ifndef SF_ATTACH_TSYNC
+#define SF_ATTACH_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC: every thread */
+#endif
+#ifndef SF_ATTACH_LOG
+#define SF_ATTACH_LOG          0x2   /* SECCOMP_FILTER_FLAG_LOG: log all but ALLOW */
+#endif
+/* sfilter's own: an action the running kernel's tier cannot reproduce
+ * (ERRNO, TRAP, TRACE, USER_NOTIF on the tracepoint tier) logs the event
+ * and allows the call, instead of the default, killing (fail closed). */
+#ifndef SF_ATTACH_FALLBACK_LOG
+#define SF_ATTACH_FALLBACK_LOG 0x100
+#endif
+#ifndef SF_ATTACH_KNOWN_FLAGS
+#define SF_ATTACH_KNOWN_FLAGS  (SF_ATTACH_TSYNC | SF_ATTACH_LOG | SF_ATTACH_FALLBACK_LOG)
+#endif
+
+/*
+ * Appends prog to the calling thread's sfilter chain (with SF_ATTACH_TSYNC,
+ * to every thread of the process, with seccomp's ancestor rule).
+ *
+ * Returns 0, or -1 with errno set as seccomp(2) would set it:
+ *   EINVAL     unknown flags, prog->len 0 or above 4096, or a filter
+ *              seccomp(2) would refuse (sf_last_error() names the
+ *              instruction, its opcode and the rule)
+ *   EFAULT     prog or prog->filter is NULL
+ *   EACCES     the calling thread has neither no_new_privs
+ *              (prctl(PR_SET_NO_NEW_PRIVS)) nor CAP_SYS_ADMIN
+ *   ENOMEM     the chain would exceed the kernel's 32768-instruction rule
+ *   ESRCH      the daemon could not find the calling thread
+ *   EHOSTDOWN  sfilterd is not running (no socket, connection refused, or
+ *              the daemon went away before replying). seccomp(2) never
+ *              returns EHOSTDOWN, so this always means "no daemon".
+ *   EPROTO     the daemon's reply was malformed (a version mismatch)
+ * With SF_ATTACH_TSYNC, like seccomp(2), a positive return value is the
+ * tid of a thread that could not be synchronized; nothing was attached.
+ */
+int sf_attach(const struct sock_fprog *prog, unsigned int flags);
+
+/*
+ * The reason for the calling thread's last failed sf_attach(): the
+ * daemon's message (e.g. "insn 3 (code 0x0025): ...") or a local one.
+ * After a success, the daemon's note: "filter 7 attached to thread 1234",
+ * followed on a weaker tier by the actions in the filter that the tier
+ * cannot reproduce and what they do instead. Valid until this thread's
+ * next sf_attach().
+ */
+const char *sf_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SF_CLIENT_H */

@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilterd and libsfclient, end to end: a private daemon on a temporary
+ * socket (SFILTER_SOCKET), spoken to raw (loader/proto.h) and through
+ * sf_attach().
+ *
+ * - Every malformed request (truncated, oversized, wrong magic or version,
+ *   unknown type, n_insns that does not match, file descriptors attached)
+ *   gets the documented error reply, the descriptors are closed, and the
+ *   daemon keeps serving that connection and the others.
+ * - sf_attach() sets errno as seccomp(2) would: EINVAL (with the
+ *   validator's message), EFAULT, EACCES without no_new_privs for a
+ *   non-root uid, ESRCH for a thread of another process; EHOSTDOWN when
+ *   no daemon listens.
+ * - An attach confines the caller: a filter that kills on getppid kills
+ *   a child that calls getppid, by SIGKILL, on either tier.
+ * - SIGTERM stops the daemon cleanly (exit 0, socket removed).
+ *
+ * The daemon is found next to this runner: ../sfilterd from
+ * build/tests/sftest, or ./sfilterd beside it (the guest: run.sh -f
+ * build/sfilterd); $SF_SFILTERD overrides both.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "harness.h"
+#include "c2e.h"
+#include "../loader/proto.h"
+#include "../loader/sfclient.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct daemon {
+	pid_t pid;
+	char dir[64];
+	char sock[128];
+	char err[128];
+	char log[128];
+};
+
+static char daemon_path[PATH_MAX];
+
+static bool find_daemon(void)
+{
+	static const char *const rel[] = { "../sfilterd", "sfilterd" };
+	const char *env = getenv("SF_SFILTERD");
+	char exe[PATH_MAX], *d;
+	ssize_t n;
+	size_t i;
+
+	if (env && *env) {
+		snprintf(daemon_path, sizeof(daemon_path), "%s", env);
+		return access(daemon_path, X_OK) == 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	d = dirname(exe);
+	for (i = 0; i < ARRAY_SIZE(rel); i++) {
+		snprintf(daemon_path, sizeof(daemon_path), "%s/%s", d, rel[i]);
+		if (access(daemon_path, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void show_file(const char *path)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	printf("    %s:\n%s", path, buf);
+}
+
+static int try_connect(const char *path)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Starts a private daemon and points SFILTER_SOCKET at it; skips when
+ * there is no binary. */
+static bool daemon_start(struct daemon *dm)
+{
+	int wait_ms = test_is_emulated() ? 240000 : 30000, waited, status, fd;
+
+	memset(dm, 0, sizeof(*dm));
+	if (!find_daemon()) {
+		test_skip("no sfilterd at ../sfilterd or ./sfilterd beside the test runner");
+		return false;
+	}
+	strcpy(dm->dir, "/tmp/sftest-daemon-XXXXXX");
+	if (!ASSERT_OK_PTR(mkdtemp(dm->dir), "mkdtemp"))
+		return false;
+	chmod(dm->dir, 0755); /* a non-root client must reach the socket */
+	snprintf(dm->sock, sizeof(dm->sock), "%s/sfilterd.sock", dm->dir);
+	snprintf(dm->err, sizeof(dm->err), "%s/stderr", dm->dir);
+	snprintf(dm->log, sizeof(dm->log), "%s/events.jsonl", dm->dir);
+	fflush(stdout);
+	dm->pid = fork();
+	if (dm->pid == 0) {
+		int e = open(dm->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		/* Goes with the test, whatever becomes of the test. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (e >= 0) {
+			dup2(e, 1);
+			dup2(e, 2);
+		}
+		execl(daemon_path, "sfilterd", "--socket", dm->sock, "--foreground",
+		      "--log", dm->log, (char *)NULL);
+		_exit(127);
+	}
+	if (!ASSERT_TRUE(dm->pid > 0, "fork"))
+		return false;
+	for (waited = 0; waited < wait_ms; waited += 20) {
+		fd = try_connect(dm->sock);
+		if (fd >= 0) {
+			close(fd);
+			setenv(SF_PROTO_SOCKET_ENV, dm->sock, 1);
+			return true;
+		}
+		if (waitpid(dm->pid, &status, WNOHANG) == dm->pid) {
+			dm->pid = 0;
+			test_fail(__FILE__, __LINE__, "sfilterd exited at start-up (status 0x%x)",
+				  status);
+			show_file(dm->err);
+			return false;
+		}
+		usleep(20000);
+	}
+	test_fail(__FILE__, __LINE__, "sfilterd did not listen on %s within %d ms",
+		  dm->sock, wait_ms);
+	show_file(dm->err);
+	return false;
+}
+
+/* SIGTERM: the daemon must exit 0 and take its socket with it. */
+static void daemon_stop(struct daemon *dm)
+{
+	int status = 0;
+
+	if (dm->pid > 0) {
+		kill(dm->pid, SIGTERM);
+		if (ASSERT_EQ(waitpid(dm->pid, &status, 0), dm->pid, "waitpid sfilterd")) {
+			ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+				    "sfilterd exits 0 on SIGTERM");
+			ASSERT_EQ(access(dm->sock, F_OK), -1, "socket removed on exit");
+		}
+		if (test_failed())
+			show_file(dm->err);
+		dm->pid = 0;
+	}
+	if (dm->dir[0]) {
+		unlink(dm->sock);
+		unlink(dm->err);
+		unlink(dm->log);
+		rmdir(dm->dir);
+	}
+	unsetenv(SF_PROTO_SOCKET_ENV);
+}
+
+static void daemon_cleanup(struct daemon *dm)
+{
+	daemon_stop(dm);
+}
+
+#define DAEMON struct daemon dm __attribute__((cleanup(daemon_cleanup))) = { 0 }
+
+/* ---- raw protocol ------------------------------------------------------- */
+
+struct reply {
+	ssize_t len;
+	uint32_t request_id;
+	int32_t error;
+	uint32_t filter_id;
+	char message[SF_PROTO_MAX_TEXT];
+};
+
+/* Sends one datagram (with fds when nfds > 0) and reads one reply. */
+static bool roundtrip(int fd, const void *msg, size_t len, const int *fds,
+		      int nfds, struct reply *out)
+{
+	char cbuf[CMSG_SPACE(8 * sizeof(int))];
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	union {
+		struct sf_attach_reply r;
+		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT + 64];
+	} in;
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (nfds > 0) {
+		struct cmsghdr *cm;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	if (!ASSERT_EQ(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len, "sendmsg"))
+		return false;
+	n = recv(fd, &in, sizeof(in), 0);
+	if (!ASSERT_GE(n, (ssize_t)SF_PROTO_REPLY_SIZE + 1, "reply length"))
+		return false;
+	out->len = n;
+	out->request_id = in.r.hdr.request_id;
+	out->error = in.r.error;
+	out->filter_id = in.r.filter_id;
+	snprintf(out->message, sizeof(out->message), "%.*s",
+		 (int)(n - SF_PROTO_REPLY_SIZE), in.r.message);
+	test_log("reply: error %d (%s) id %u: %s\n", out->error,
+		 out->error > 0 ? strerror(out->error) : "-", out->request_id,
+		 out->message);
+	return ASSERT_EQ(in.r.hdr.magic, SF_PROTO_MAGIC, "reply magic") &&
+	       ASSERT_EQ(in.r.hdr.version, SF_PROTO_VERSION, "reply version") &&
+	       ASSERT_EQ(in.r.hdr.type, SF_MSG_ATTACH_REPLY, "reply type") &&
+	       ASSERT_EQ(in.r.hdr.length, n, "reply hdr.length") &&
+	       ASSERT_EQ(in.bytes[n - 1], 0, "message NUL-terminated");
+}
+
+/* A request buffer big enough for anything the tests send. */
+static union {
+	struct sf_attach_req req;
+	char bytes[80000];
+} mbuf;
+
+/* Fills mbuf with a well-formed attach request of the given program. */
+static size_t make_req(uint32_t id, const struct sock_filter *insns,
+		       uint32_t n, uint32_t flags, int32_t tid)
+{
+	size_t len = SF_PROTO_ATTACH_REQ_SIZE + n * sizeof(*insns);
+
+	memset(&mbuf.req, 0, sizeof(mbuf.req));
+	mbuf.req.hdr.magic = SF_PROTO_MAGIC;
+	mbuf.req.hdr.version = SF_PROTO_VERSION;
+	mbuf.req.hdr.type = SF_MSG_ATTACH;
+	mbuf.req.hdr.length = len;
+	mbuf.req.hdr.request_id = id;
+	mbuf.req.flags = flags;
+	mbuf.req.tid = tid;
+	mbuf.req.n_insns = n;
+	memcpy(mbuf.req.insns, insns, n * sizeof(*insns));
+	return len;
+}
+
+/* Misaligned load: valid classic BPF, refused by seccomp. */
+static const struct sock_filter bad_prog[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 3),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+static const struct sock_filter allow_prog[] = {
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+/* getppid -> KILL_PROCESS, the rest allowed. */
+static const struct sock_filter kill_getppid[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+static const char *validator_message(const struct sock_filter *p, size_t n,
+				     char *buf, size_t size)
+{
+	struct c2e_error err;
+
+	if (c2e_validate(p, n, &err) == 0)
+		return "";
+	return c2e_error_str(&err, buf, size);
+}
+
+/* The daemon still answers, on conn: an invalid program comes back as
+ * EINVAL with the validator's message (nothing gets attached). */
+static bool still_serving(int conn, uint32_t id, const char *what)
+{
+	struct reply r;
+	char expect[256];
+	size_t len = make_req(id, bad_prog, ARRAY_SIZE(bad_prog), 0,
+			      (int32_t)syscall(SYS_gettid));
+
+	if (!roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		return ASSERT_TRUE(false, what);
+	return ASSERT_EQ(r.request_id, id, what) &&
+	       ASSERT_EQ(r.error, EINVAL, what) &&
+	       ASSERT_STREQ(r.message,
+			    validator_message(bad_prog, ARRAY_SIZE(bad_prog),
+					      expect, sizeof(expect)), what);
+}
+
+struct bad_case {
+	const char *name;
+	int error;
+};
+
+TEST(daemon_malformed_requests)
+{
+	DAEMON;
+	struct reply r;
+	size_t len;
+	int idle, conn, fds[2], i;
+	uint32_t id = 100;
+	pid_t tid = syscall(SYS_gettid);
+
+	if (!daemon_start(&dm))
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	/* A client that connects and says nothing must not hold up others. */
+	idle = try_connect(dm.sock);
+	conn = try_connect(dm.sock);
+	if (!ASSERT_GE(idle, 0, "connect idle") || !ASSERT_GE(conn, 0, "connect"))
+		return;
+
+	/* 1. shorter than the header: EPROTO, request id unknown (0) */
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	if (roundtrip(conn, &mbuf, 8, NULL, 0, &r)) {
+		ASSERT_EQ(r.error, EPROTO, "truncated header: EPROTO");
+		ASSERT_EQ(r.request_id, 0, "truncated header: id 0");
+	}
+	still_serving(conn, ++id, "serving after truncated header");
+
+	/* 2. header only, claiming its own length: EPROTO */
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.length = SF_PROTO_HDR_SIZE;
+	if (roundtrip(conn, &mbuf, SF_PROTO_HDR_SIZE, NULL, 0, &r)) {
+		ASSERT_EQ(r.error, EPROTO, "truncated body: EPROTO");
+		ASSERT_EQ(r.request_id, id, "truncated body: id echoed");
+	}
+	still_serving(conn, ++id, "serving after truncated body");
+
+	/* 3. datagram larger than SF_PROTO_MAX_MSG: EMSGSIZE */
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.length = 70000;
+	mbuf.req.n_insns = (70000 - SF_PROTO_ATTACH_REQ_SIZE) / 8;
+	if (roundtrip(conn, &mbuf, 70000, NULL, 0, &r))
+		ASSERT_EQ(r.error, EMSGSIZE, "oversized datagram: EMSGSIZE");
+	still_serving(conn, ++id, "serving after oversized datagram");
+
+	/* 4. header claims more than SF_PROTO_MAX_MSG: EMSGSIZE */
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.length = 0x7fffffff;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EMSGSIZE, "oversized hdr.length: EMSGSIZE");
+
+	/* 5. hdr.length and the datagram disagree: EPROTO */
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.length = len + 8;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "length mismatch: EPROTO");
+
+	/* 6. wrong magic, 7. wrong version, 8. unknown type: EPROTO */
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.magic = 0x12345678;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "wrong magic: EPROTO");
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.version = SF_PROTO_VERSION + 1;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r)) {
+		ASSERT_EQ(r.error, EPROTO, "wrong version: EPROTO");
+		ASSERT_TRUE(strstr(r.message, "version") != NULL, "wrong version: says so");
+	}
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.type = 99;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "unknown type: EPROTO");
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.type = SF_MSG_ATTACH_REPLY;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "a reply sent as a request: EPROTO");
+	still_serving(conn, ++id, "serving after bad headers");
+
+	/* 9. n_insns that does not match the bytes sent: EPROTO */
+	len = make_req(++id, kill_getppid, ARRAY_SIZE(kill_getppid), 0, tid);
+	mbuf.req.n_insns = 2;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "n_insns too small: EPROTO");
+	len = make_req(++id, kill_getppid, ARRAY_SIZE(kill_getppid), 0, tid);
+	mbuf.req.n_insns = 0xffffffff;
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "n_insns 2^32-1: EPROTO");
+
+	/* 10. zero instructions, consistently: EINVAL, as seccomp(2) */
+	len = make_req(++id, allow_prog, 0, 0, tid);
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EINVAL, "n_insns 0: EINVAL");
+	/* 11. 4097 instructions, consistently: EINVAL */
+	{
+		static struct sock_filter big[4097];
+
+		for (i = 0; i < 4097; i++)
+			big[i] = allow_prog[0];
+		len = make_req(++id, big, 4097, 0, tid);
+		if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+			ASSERT_EQ(r.error, EINVAL, "4097 insns: EINVAL");
+	}
+	/* 12. unknown flags: EINVAL, before anything is attached */
+	len = make_req(++id, allow_prog, 1, 0x8000, tid);
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EINVAL, "unknown flags: EINVAL");
+	len = make_req(++id, allow_prog, 1, 0x4, tid); /* SPEC_ALLOW: not ours */
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EINVAL, "flag 0x4: EINVAL");
+
+	/* 13. a thread of another process (init), and a tid that is no
+	 * thread at all: ESRCH, nothing attached to them */
+	len = make_req(++id, allow_prog, 1, 0, 1);
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, ESRCH, "tid of another process: ESRCH");
+	len = make_req(++id, allow_prog, 1, 0, -5);
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, ESRCH, "negative tid: ESRCH");
+
+	/* 14. file descriptors attached: EINVAL, and the daemon closed them
+	 * (the pipe loses its last reader once ours is closed too) */
+	if (ASSERT_OK(pipe2(fds, O_CLOEXEC), "pipe")) {
+		len = make_req(++id, allow_prog, 1, 0, tid);
+		if (roundtrip(conn, &mbuf, len, &fds[0], 1, &r)) {
+			ASSERT_EQ(r.error, EINVAL, "SCM_RIGHTS: EINVAL");
+			ASSERT_EQ(r.request_id, id, "SCM_RIGHTS: id echoed");
+		}
+		close(fds[0]);
+		errno = 0;
+		ASSERT_EQ(write(fds[1], "x", 1), -1, "daemon closed the passed fd");
+		ASSERT_EQ(errno, EPIPE, "write to a pipe without readers: EPIPE");
+		close(fds[1]);
+		/* fds on an otherwise malformed request are closed as well */
+		if (ASSERT_OK(pipe2(fds, O_CLOEXEC), "pipe")) {
+			if (roundtrip(conn, &mbuf, 8, &fds[0], 1, &r))
+				ASSERT_EQ(r.error, EPROTO, "SCM_RIGHTS + truncated: EPROTO");
+			close(fds[0]);
+			ASSERT_EQ(write(fds[1], "x", 1), -1, "daemon closed the fd (2)");
+			close(fds[1]);
+		}
+	}
+	still_serving(conn, ++id, "serving after fds");
+
+	/* 15. a request sent on our connection by another process (a child
+	 * that inherited it): EACCES, a process may only attach to itself */
+	{
+		pid_t child;
+		int status;
+
+		len = make_req(++id, allow_prog, 1, 0, 0);
+		fflush(stdout);
+		child = fork();
+		if (child == 0) {
+			struct reply cr;
+
+			if (send(conn, &mbuf, len, MSG_NOSIGNAL) != (ssize_t)len)
+				_exit(1);
+			cr.error = 0;
+			if (recv(conn, &mbuf, sizeof(mbuf), 0) < (ssize_t)SF_PROTO_REPLY_SIZE)
+				_exit(2);
+			memcpy(&cr.error, mbuf.bytes + offsetof(struct sf_attach_reply, error),
+			       sizeof(cr.error));
+			_exit(cr.error == EACCES ? 0 : 3);
+		}
+		ASSERT_EQ(waitpid(child, &status, 0), child, "waitpid");
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			    "request from another process on our connection: EACCES");
+	}
+	still_serving(conn, ++id, "serving after a foreign sender");
+
+	/* The silent client was not disturbed, and new clients get in. */
+	still_serving(idle, ++id, "idle connection still served");
+	close(conn);
+	conn = try_connect(dm.sock);
+	if (ASSERT_GE(conn, 0, "connect again"))
+		still_serving(conn, ++id, "new connection served");
+	close(conn);
+	close(idle);
+}
+
+/* Runs fn in a forked child; returns its wait status. */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(fn(arg));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+/* Exit codes: 0 = as expected; else the step that went wrong. */
+static int child_eacces(void *arg)
+{
+	struct sock_fprog prog = { 1, (struct sock_filter *)allow_prog };
+
+	(void)arg;
+	if (setgid(65534) || setuid(65534))
+		return 10;
+	if (sf_attach(&prog, 0) != -1)
+		return 11;
+	if (errno != EACCES)
+		return 12;
+	if (!strstr(sf_last_error(), "no_new_privs"))
+		return 13;
+	/* With no_new_privs the same uid may attach. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 14;
+	if (sf_attach(&prog, 0) != 0)
+		return 15;
+	return 0;
+}
+
+/* Root without no_new_privs has CAP_SYS_ADMIN: allowed, like seccomp(2). */
+static int child_cap_sys_admin(void *arg)
+{
+	struct sock_fprog prog = { 1, (struct sock_filter *)allow_prog };
+
+	(void)arg;
+	return sf_attach(&prog, 0) == 0 ? 0 : 20 + (errno & 0x3f);
+}
+
+TEST(daemon_sf_attach_errno)
+{
+	DAEMON;
+	struct sock_fprog prog = { ARRAY_SIZE(bad_prog), (struct sock_filter *)bad_prog };
+	char expect[256];
+	int status;
+
+	if (!daemon_start(&dm))
+		return;
+
+	/* EINVAL with the validator's own words */
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0), -1, "invalid filter");
+	ASSERT_EQ(errno, EINVAL, "invalid filter: EINVAL");
+	ASSERT_STREQ(sf_last_error(), validator_message(bad_prog, ARRAY_SIZE(bad_prog),
+							expect, sizeof(expect)),
+		     "sf_last_error() is the validator's message");
+	test_log("invalid filter: %s\n", sf_last_error());
+
+	/* EFAULT, checked before anything is sent */
+	errno = 0;
+	ASSERT_EQ(sf_attach(NULL, 0), -1, "NULL prog");
+	ASSERT_EQ(errno, EFAULT, "NULL prog: EFAULT");
+	prog.filter = NULL;
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0), -1, "NULL filter");
+	ASSERT_EQ(errno, EFAULT, "NULL filter: EFAULT");
+	prog.filter = (struct sock_filter *)8; /* unmapped */
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0), -1, "unmapped filter");
+	ASSERT_EQ(errno, EFAULT, "unmapped filter: EFAULT");
+
+	/* EINVAL for flags and length, in seccomp(2)'s order: flags first */
+	prog = (struct sock_fprog){ 1, (struct sock_filter *)allow_prog };
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0x80), -1, "unknown flag");
+	ASSERT_EQ(errno, EINVAL, "unknown flag: EINVAL");
+	errno = 0;
+	ASSERT_EQ(sf_attach(NULL, 0x80), -1, "unknown flag, NULL prog");
+	ASSERT_EQ(errno, EINVAL, "flags are checked before the pointer");
+	prog.len = 0;
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0), -1, "len 0");
+	ASSERT_EQ(errno, EINVAL, "len 0: EINVAL");
+	prog.len = 4097;
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0), -1, "len 4097");
+	ASSERT_EQ(errno, EINVAL, "len 4097: EINVAL");
+
+	/* EACCES: uid 65534, no no_new_privs; then allowed with it */
+	status = in_child(child_eacces, NULL);
+	ASSERT_TRUE(WIFEXITED(status), "EACCES child exits");
+	ASSERT_EQ(WEXITSTATUS(status), 0, "EACCES child: step that failed (0 = none)");
+	/* CAP_SYS_ADMIN suffices without no_new_privs */
+	status = in_child(child_cap_sys_admin, NULL);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "root without no_new_privs may attach (CAP_SYS_ADMIN)");
+}
+
+TEST(daemon_unreachable_is_ehostdown)
+{
+	char dir[] = "/tmp/sftest-nodaemon-XXXXXX", path[100];
+	struct sock_fprog prog = { 1, (struct sock_filter *)allow_prog };
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	/* no socket file at all */
+	snprintf(path, sizeof(path), "%s/none.sock", dir);
+	setenv(SF_PROTO_SOCKET_ENV, path, 1);
+	errno = 0;
+	ASSERT_EQ(sf_attach(&prog, 0), -1, "no socket");
+	ASSERT_EQ(errno, EHOSTDOWN, "no socket: EHOSTDOWN");
+	ASSERT_TRUE(strstr(sf_last_error(), "not running") != NULL, "says not running");
+	/* a socket file nobody listens on (a daemon that died): refused */
+	snprintf(path, sizeof(path), "%s/dead.sock", dir);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (ASSERT_OK(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), "bind")) {
+		close(fd);
+		setenv(SF_PROTO_SOCKET_ENV, path, 1);
+		errno = 0;
+		ASSERT_EQ(sf_attach(&prog, 0), -1, "refused");
+		ASSERT_EQ(errno, EHOSTDOWN, "refused: EHOSTDOWN");
+	}
+	/* EFAULT and EINVAL still come first, without a daemon */
+	errno = 0;
+	ASSERT_EQ(sf_attach(NULL, 0), -1, "NULL without daemon");
+	ASSERT_EQ(errno, EFAULT, "NULL without daemon: EFAULT");
+	unsetenv(SF_PROTO_SOCKET_ENV);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Attaches kill_getppid with no_new_privs, then calls getppid: must not
+ * survive it. Exit codes name the step that went wrong. */
+static int child_killed(void *arg)
+{
+	struct sock_fprog prog = { ARRAY_SIZE(kill_getppid),
+				   (struct sock_filter *)kill_getppid };
+
+	(void)arg;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 30;
+	if (sf_attach(&prog, 0) != 0) {
+		printf("    sf_attach: %s: %s\n", strerror(errno), sf_last_error());
+		fflush(stdout);
+		return 31;
+	}
+	/* allowed calls still work */
+	if (syscall(SYS_getpid) != getpid())
+		return 32;
+	syscall(SYS_getppid);
+	return 33; /* survived a KILL_PROCESS */
+}
+
+/* The same filter, but getppid is never called: exits normally. */
+static int child_not_killed(void *arg)
+{
+	struct sock_fprog prog = { ARRAY_SIZE(kill_getppid),
+				   (struct sock_filter *)kill_getppid };
+	char buf[16];
+	int fds[2];
+
+	(void)arg;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0)
+		return 40;
+	if (pipe(fds) || write(fds[1], "ok", 2) != 2 || read(fds[0], buf, 2) != 2)
+		return 41;
+	return 7;
+}
+
+TEST(daemon_attach_confines_caller)
+{
+	DAEMON;
+	int status;
+
+	if (!daemon_start(&dm))
+		return;
+	status = in_child(child_not_killed, NULL);
+	ASSERT_TRUE(WIFEXITED(status), "confined child, no denied call: exits");
+	ASSERT_EQ(WEXITSTATUS(status), 7, "confined child: its own exit status");
+
+	status = in_child(child_killed, NULL);
+	test_log("child status 0x%x\n", status);
+	if (WIFEXITED(status))
+		ASSERT_EQ(WEXITSTATUS(status), 0, "child exited (step that failed)");
+	ASSERT_TRUE(WIFSIGNALED(status), "child killed");
+	ASSERT_EQ(WTERMSIG(status), SIGKILL, "killed by SIGKILL, not a catchable SIGSYS");
+}
+
+/* ---- sfrun ---------------------------------------------------------------
+ * build/sfrun beside the runner (../sfrun, or ./sfrun in the guest). */
+
+static char sfrun_path[PATH_MAX];
+
+static bool find_sfrun(void)
+{
+	char exe[PATH_MAX], *d;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	static const char *const rel[] = { "../sfrun", "sfrun" };
+	size_t i;
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	d = dirname(exe);
+	for (i = 0; i < ARRAY_SIZE(rel); i++) {
+		snprintf(sfrun_path, sizeof(sfrun_path), "%s/%s", d, rel[i]);
+		if (access(sfrun_path, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Runs sfrun with the NULL-terminated arguments, stderr to /dev/null;
+ * returns the wait status. */
+static int run_sfrun(const char *arg, ...)
+{
+	const char *argv[16];
+	int n = 0, status = -1;
+	va_list ap;
+	pid_t pid;
+
+	argv[n++] = "sfrun";
+	va_start(ap, arg);
+	for (argv[n] = arg; argv[n] && n < 15; argv[n] = va_arg(ap, const char *))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0 && !getenv("SF_TEST_VERBOSE_SFRUN"))
+			dup2(null, 2);
+		execv(sfrun_path, (char *const *)argv);
+		_exit(99);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	return status;
+}
+
+static bool write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0;
+
+	if (f)
+		fclose(f);
+	return ASSERT_TRUE(ok, path);
+}
+
+#define EXITED(st, code) (WIFEXITED(st) && WEXITSTATUS(st) == (code))
+
+TEST(sfrun_exit_statuses)
+{
+	DAEMON;
+	char allow[128], kill_uname[128], bad[128];
+	int st;
+
+	if (!find_sfrun()) {
+		test_skip("no sfrun at ../sfrun or ./sfrun beside the test runner");
+		return;
+	}
+	if (!daemon_start(&dm))
+		return;
+	snprintf(allow, sizeof(allow), "%s/allow.s", dm.dir);
+	snprintf(kill_uname, sizeof(kill_uname), "%s/kill_uname.s", dm.dir);
+	snprintf(bad, sizeof(bad), "%s/bad.s", dm.dir);
+	if (!write_text(allow, "ret ALLOW\n") ||
+	    !write_text(kill_uname, "ld nr\njeq #__NR_uname, k\nret ALLOW\nk: ret KILL_PROCESS\n") ||
+	    !write_text(bad, "ld [3]\nret ALLOW\n"))
+		return;
+
+	st = run_sfrun("--filter", allow, "--", "/bin/sh", "-c", "exit 3", NULL);
+	ASSERT_TRUE(EXITED(st, 3), "CMD's exit status");
+	st = run_sfrun("--filter", allow, "--filter", allow, "--tsync", "--log",
+		       "--fallback", "log", "--", "/bin/sh", "-c", "exit 0", NULL);
+	ASSERT_TRUE(EXITED(st, 0), "two filters and every option");
+	st = run_sfrun("--filter", allow, "--filter", kill_uname, "--", "uname", NULL);
+	ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "CMD killed by its filter");
+	st = run_sfrun("--filter", allow, "--", "/nonexistent/cmd", NULL);
+	ASSERT_TRUE(EXITED(st, 127), "CMD not found: 127");
+	st = run_sfrun("--filter", bad, "--", "/bin/sh", "-c", "exit 0", NULL);
+	ASSERT_TRUE(EXITED(st, 125), "invalid filter: 125");
+	st = run_sfrun("--filter", allow, NULL);
+	ASSERT_TRUE(EXITED(st, 125), "no CMD: 125");
+	st = run_sfrun("--bogus", "--", "/bin/true", NULL);
+	ASSERT_TRUE(EXITED(st, 125), "unknown option: 125");
+	setenv(SF_PROTO_SOCKET_ENV, "/nonexistent/sfilterd.sock", 1);
+	st = run_sfrun("--filter", allow, "--", "/bin/sh", "-c", "exit 0", NULL);
+	ASSERT_TRUE(EXITED(st, 125), "no daemon: 125");
+	unlink(allow);
+	unlink(kill_uname);
+	unlink(bad);
+}
