@@ -217,3 +217,117 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(ALL_OBJS:.o=.d) $(ALL_FUZZ_OBJS:.o=.d)
+
+# ===== BEGIN loader: sfilterd, libsfclient, sfrun (issue 3, user side) =====
+# Own rules (not the pattern rule) so these objects get -Iloader -Ibpf and
+# the client library a PIC twin. sfilterd joins `all` once the runtime's
+# own block (the rule for build/libsfruntime.a) is in this Makefile, so
+# that `make` keeps working while the runtime is being written.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCDIR ?= $(PREFIX)/include
+PCDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+SFCLIENT_VERSION := 0.1.0
+
+LOADER_OBJDIR := $(OUTPUT)/obj/loader
+LOADER_CFLAGS := $(ALL_CFLAGS) -Iloader -Ibpf
+LIBSFCLIENT := $(OUTPUT)/libsfclient.a
+LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
+SFCLIENT_PC := $(OUTPUT)/sfclient.pc
+LIBSFRUNTIME ?= $(OUTPUT)/libsfruntime.a
+SF_HAVE_RUNTIME_BLOCK := $(shell awk '/^\# =+ BEGIN loader:/ {skip = 1} \
+	!skip && /libsfruntime/ {print "yes"; exit} /^\# =+ END loader/ {skip = 0}' Makefile)
+SFILTERD := $(if $(SF_HAVE_RUNTIME_BLOCK),$(OUTPUT)/sfilterd)
+SFRUN := $(OUTPUT)/sfrun
+LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o sfilterd.o sfrun.o)
+
+all: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD)
+.PHONY: install loader
+
+loader: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD)
+
+$(LOADER_OBJDIR)/%.o: loader/%.c | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LOADER_CFLAGS) -c $< -o $@
+
+$(LOADER_OBJDIR)/%.pic.o: loader/%.c | $(DEPS_STAMP)
+	$(call msg,CC-PIC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LOADER_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+# sfilterd includes runtime.h, which includes bpf/sfilter.h; wait for the
+# skeletons like the other user code.
+$(LOADER_OBJDIR)/sfilterd.o: | $(BPF_SKELS)
+
+$(LIBSFCLIENT): $(LOADER_OBJDIR)/sfclient.o | $(OUTPUT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIBSFCLIENT_SO): $(LOADER_OBJDIR)/sfclient.pic.o loader/libsfclient.map | $(OUTPUT)
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
+		-Wl,--version-script=loader/libsfclient.map $< -o $@
+	$(Q)ln -sf libsfclient.so $@.0
+
+$(SFCLIENT_PC): Makefile | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+		'Name: sfclient' \
+		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
+		'Version: $(SFCLIENT_VERSION)' \
+		'Libs: -L$${libdir} -lsfclient' \
+		'Cflags: -I$${includedir}' > $@
+
+$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LIBSFRUNTIME) $(LIBC2E)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+
+$(SFRUN): $(LOADER_OBJDIR)/sfrun.o $(LIBSFCLIENT) $(LIBC2E)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+
+# tests/test_daemon_protocol.c calls sf_attach().
+$(SFTEST): $(LIBSFCLIENT)
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
+	$(if $(SFILTERD),$(INSTALL) -m 755 $(SFILTERD) $(DESTDIR)$(BINDIR)/sfilterd)
+	$(INSTALL) -m 755 $(SFRUN) $(DESTDIR)$(BINDIR)/sfrun
+	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
+	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
+	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
+	$(INSTALL) -m 644 loader/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
+	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
+
+-include $(LOADER_OBJS:.o=.d)
+# ===== END loader =====
+
+# --- runtime library (issue 3) -----------------------------------------------
+# Every loader/runtime*.c (no main()) goes into build/libsfruntime.a, which
+# the test runner and the benches link before libc2e.a. The runtime's
+# objects include the skeleton, so they wait for it.
+RUNTIME_SRCS := $(wildcard loader/runtime*.c)
+RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
+LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
+RUNTIME_INCLUDES := -Ibpf -Iloader
+
+$(RUNTIME_OBJS): $(OUTPUT)/obj/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
+
+$(LIBSFRUNTIME): $(RUNTIME_OBJS) | $(OUTPUT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_INCLUDES)
+$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): | $(BPF_SKELS)
+# The archive order matters for a static link: runtime, then libc2e.
+$(SFTEST) $(BENCHES): $(LIBSFRUNTIME) | $(BPF_SKELS)
+$(SFTEST) $(BENCHES): STATIC_LIBS := $(LIBSFRUNTIME) $(LIBC2E) $(STATIC_LIBS)
+all: $(LIBSFRUNTIME)
+-include $(RUNTIME_OBJS:.o=.d)
+# --- end runtime library -----------------------------------------------------

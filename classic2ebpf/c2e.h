@@ -190,6 +190,23 @@ int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 int c2e_save_raw(const char *path, const struct sock_filter *insns,
 		 size_t len);
 
+/* ---- constant verdicts (consttable.c; runtime issue 3) ----------------
+ * Is the chain's verdict for (arch, nr) the same whatever the arguments and
+ * the instruction pointer are? Returns 1 with *ret set when it is provably
+ * constant, 0 when it is not or the analysis gives up (never a wrong 1).
+ * The kernel's action cache asks this for ALLOW only; this covers every
+ * action. The filters must be valid (c2e_validate()).
+ */
+int c2e_const_verdict(const struct sock_fprog *chain, size_t n,
+		      uint32_t arch, int nr, uint32_t *ret);
+/* The same, and constant in which filter decides: *winner is the index
+ * into chain of the filter whose value the fold keeps, n when none does
+ * (every filter returned ALLOW). */
+int c2e_const_verdict_winner(const struct sock_fprog *chain, size_t n,
+			     uint32_t arch, int nr, uint32_t *ret,
+			     size_t *winner);
+/* ---- end constant verdicts ---- */
+
 #ifdef __cplusplus
 }
 #endif

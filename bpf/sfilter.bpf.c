@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilter's kernel side. CO-RE only: one vmlinux.h, field offsets relocated
+ * by libbpf at load time, so the same object loads on 6.1 and 6.18.
+ *
+ *   sf_dispatch  tp_btf/sys_enter: every syscall of every task. Untracked
+ *                tasks (no task storage at all) leave after one BTF load.
+ *                Tracked tasks: the action table, else a tail call into
+ *                their chain program (generated at attach time by
+ *                loader/runtime_chain.c), which records the verdict and
+ *                tail-calls sf_enforce (slot 0).
+ *   sf_enforce   acts on the verdict: SIGKILL, LOG, deny marks, events.
+ *   sf_fork      tp_btf/sched_process_fork: the child gets the parent's
+ *                chain before it first runs.
+ *   sf_iter      iter/task: applies pending chain changes to tasks (this is
+ *                how a non-leader thread gets a chain on 6.1, which has no
+ *                PIDFD_THREAD) and reports tasks' chains.
+ *   sf_lsm_*     lsm tier only: refuse the security-checked operations of a
+ *                syscall the chain denied.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "sfilter.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define SIGKILL 9
+#define SIGSYS  31
+#define EPERM   1
+#define ENOSYS  38
+#define MAX_ERRNO 4095
+
+#define RET_ACTION_FULL 0xffff0000U
+#define RET_DATA        0x0000ffffU
+#define RET_KILL_PROCESS 0x80000000U
+#define RET_KILL_THREAD  0x00000000U
+#define RET_TRAP         0x00030000U
+#define RET_ERRNO        0x00050000U
+#define RET_USER_NOTIF   0x7fc00000U
+#define RET_TRACE        0x7ff00000U
+#define RET_LOG          0x7ffc0000U
+#define RET_ALLOW        0x7fff0000U
+
+const volatile __u32 sf_tier = SF_BPF_TIER_TRACEPOINT;
+
+/* Iterator parameters, set by user space before each read (serialised). */
+__u32 sf_iter_tid;   /* visit only this tid (0: any) */
+__u32 sf_iter_tgid;  /* visit only this thread group (0: any) */
+__u32 sf_iter_all;   /* report tasks that have no chain too */
+
+/* Counters user space may read. */
+__u64 sf_events_dropped;
+__u64 sf_fork_failed;
+__u64 sf_tailcall_failed;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sf_task);
+} sf_tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, SF_MAX_CHAINS);
+	__type(key, __u32);
+	__type(value, __u32);
+} sf_progs SEC(".maps");
+
+/* Written by user space through mmap at chain compile time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, SF_MAX_CHAINS * SF_TABLE_PER_CHAIN);
+	__type(key, __u32);
+	__type(value, struct sf_const);
+} sf_table SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct sf_pending);
+} sf_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20);
+} sf_events SEC(".maps");
+
+static __always_inline bool task_compat(struct task_struct *t)
+{
+	return t->thread_info.status & SF_TS_COMPAT;
+}
+
+static __always_inline struct sf_task *tracked(struct task_struct *t)
+{
+	/* A plain BTF load: tasks that never had task storage (nearly all of
+	 * them) skip the helper call. */
+	if (!t->bpf_storage)
+		return 0;
+	return bpf_task_storage_get(&sf_tasks, t, 0, 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sf_task *s;
+	struct sf_const *c;
+	__u32 chain, nr = (__u32)id, key;
+
+	s = tracked(t);
+	if (!s)
+		return 0;
+	if (s->deny)
+		s->deny = 0;
+	chain = s->chain;
+	if (!chain || chain >= SF_MAX_CHAINS)
+		return 0;
+
+	if (task_compat(t))
+		key = SF_ARCH_I386 * SF_TABLE_NR + nr;
+	else if (nr & SF_X32_BIT) {
+		nr &= ~SF_X32_BIT;
+		key = SF_ARCH_X32 * SF_TABLE_NR + nr;
+	} else {
+		key = SF_ARCH_X86_64 * SF_TABLE_NR + nr;
+	}
+	if (nr < SF_TABLE_NR) {
+		key += chain * SF_TABLE_PER_CHAIN;
+		c = bpf_map_lookup_elem(&sf_table, &key);
+		if (c && c->kind == SF_CONST_VALUE) {
+			if ((c->ret & RET_ACTION_FULL) == RET_ALLOW)
+				return 0;
+			s->ret = c->ret;
+			s->filter_id = c->filter_id;
+			s->flags = c->flags;
+			bpf_tail_call(ctx, &sf_progs, SF_SLOT_ENFORCE);
+			goto fail;
+		}
+	}
+	bpf_tail_call(ctx, &sf_progs, chain);
+fail:
+	/* No program in the slot: fail closed. */
+	__sync_fetch_and_add(&sf_tailcall_failed, 1);
+	bpf_send_signal(SIGKILL);
+	return 0;
+}
+
+static __always_inline void emit_event(struct task_struct *t,
+				       struct pt_regs *regs, long id,
+				       struct sf_task *s, __u16 taken,
+				       __u16 err, __u8 sig)
+{
+	struct sf_event *e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&sf_events_dropped, 1);
+		return;
+	}
+	e->time_ns = bpf_ktime_get_boot_ns();
+	e->pid = t->tgid;
+	e->tid = t->pid;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->nr = (__s32)id;
+	e->ip = regs->ip;
+	/* The same registers populate_seccomp_data() reads
+	 * (syscall_get_arguments()). */
+	if (task_compat(t)) {
+		e->arch = SF_AUDIT_ARCH_I386;
+		e->args[0] = (__u32)regs->bx;
+		e->args[1] = (__u32)regs->cx;
+		e->args[2] = (__u32)regs->dx;
+		e->args[3] = (__u32)regs->si;
+		e->args[4] = (__u32)regs->di;
+		e->args[5] = (__u32)regs->bp;
+	} else {
+		e->arch = SF_AUDIT_ARCH_X86_64;
+		e->args[0] = regs->di;
+		e->args[1] = regs->si;
+		e->args[2] = regs->dx;
+		e->args[3] = regs->r10;
+		e->args[4] = regs->r8;
+		e->args[5] = regs->r9;
+	}
+	e->ret = s->ret;
+	e->filter_id = s->filter_id;
+	e->taken = taken;
+	e->tier = sf_tier;
+	e->flags = s->flags;
+	e->err = err;
+	e->signal = sig;
+	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	bpf_ringbuf_submit(e, 0);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sf_task *s = bpf_task_storage_get(&sf_tasks, t, 0, 0);
+	__u32 ret, action, data;
+	__u16 err;
+
+	if (!s)
+		return 0;
+	ret = s->ret;
+	action = ret & RET_ACTION_FULL;
+	data = ret & RET_DATA;
+
+	switch (action) {
+	case RET_ALLOW:
+		return 0;
+	case RET_LOG:
+		emit_event(t, regs, id, s, SF_TAKEN_LOGGED, 0, 0);
+		return 0;
+	case RET_ERRNO:
+	case RET_TRAP:
+	case RET_TRACE:
+	case RET_USER_NOTIF:
+		if (sf_tier == SF_BPF_TIER_LSM) {
+			if (action == RET_ERRNO)
+				/* ERRNO(0) cannot be "return 0 without running"
+				 * here: refuse with EPERM so nothing lands. */
+				err = data > MAX_ERRNO ? MAX_ERRNO :
+				      data ? data : EPERM;
+			else
+				err = ENOSYS;
+			s->deny = err;
+			if (action == RET_TRAP) {
+				bpf_send_signal(SIGSYS);
+				emit_event(t, regs, id, s, SF_TAKEN_DENIED, err, SIGSYS);
+			} else {
+				emit_event(t, regs, id, s, SF_TAKEN_DENIED, err, 0);
+			}
+			return 0;
+		}
+		if (s->flags & SF_FLAG_FALLBACK_LOG) {
+			emit_event(t, regs, id, s, SF_TAKEN_FALLBACK_LOGGED, 0, 0);
+			return 0;
+		}
+		bpf_send_signal(SIGKILL);
+		emit_event(t, regs, id, s, SF_TAKEN_FALLBACK_KILLED, 0, SIGKILL);
+		return 0;
+	default:
+		/* KILL_PROCESS, KILL_THREAD and unknown actions (which the
+		 * kernel treats as KILL_PROCESS). SIGKILL: a catchable SIGSYS
+		 * would let the task survive. */
+		if (sf_tier == SF_BPF_TIER_LSM)
+			s->deny = EPERM;
+		bpf_send_signal(SIGKILL);
+		emit_event(t, regs, id, s, SF_TAKEN_KILLED,
+			   sf_tier == SF_BPF_TIER_LSM ? EPERM : 0, SIGKILL);
+		return 0;
+	}
+}
+
+/* Runs in kernel_clone() before wake_up_new_task(): for fork, vfork,
+ * clone and threads the child has its chain before its first instruction. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct sf_task *s, *c;
+
+	s = tracked(parent);
+	if (!s || !s->chain)
+		return 0;
+	c = bpf_task_storage_get(&sf_tasks, child, 0,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!c) {
+		/* The child runs unconfined; user space can see this. */
+		__sync_fetch_and_add(&sf_fork_failed, 1);
+		return 0;
+	}
+	c->chain = s->chain;
+	return 0;
+}
+
+SEC("iter/task")
+int sf_iter(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct sf_iter_rec rec = {};
+	struct sf_pending *p;
+	struct sf_task *s;
+	__u32 tid;
+
+	if (!t)
+		return 0;
+	tid = t->pid;
+	if (sf_iter_tid && tid != sf_iter_tid)
+		return 0;
+	if (sf_iter_tgid && (__u32)t->tgid != sf_iter_tgid)
+		return 0;
+	rec.tid = tid;
+	rec.tgid = t->tgid;
+	p = bpf_map_lookup_elem(&sf_pending, &tid);
+	if (p) {
+		s = bpf_task_storage_get(&sf_tasks, t, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (s && s->chain == p->expect) {
+			s->chain = p->chain;
+			rec.applied = 1;
+		}
+	} else {
+		s = bpf_task_storage_get(&sf_tasks, t, 0, 0);
+	}
+	rec.chain = s ? s->chain : 0;
+	if (!rec.chain && !rec.applied && !sf_iter_all && !sf_iter_tid)
+		return 0;
+	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
+	return 0;
+}
+
+/* ---- lsm tier ------------------------------------------------------------
+ * BPF LSM programs attach in "modify return" mode: the first non-zero return
+ * ends the hook, so an earlier program's refusal never reaches these, and
+ * none of them needs the hook's arguments (whose lists differ between
+ * kernel versions). Hooks the running kernel lacks are not loaded
+ * (loader/runtime.c checks vmlinux BTF for bpf_lsm_<hook>).
+ */
+static __always_inline int denied(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sf_task *s = tracked(t);
+	__u32 err;
+
+	if (!s)
+		return 0;
+	err = s->deny;
+	if (!err)
+		return 0;
+	if (err > MAX_ERRNO)
+		err = MAX_ERRNO;
+	return -(int)err;
+}
+
+#define SF_LSM(hook)                                                      \
+	SEC("lsm/" #hook)                                                 \
+	int sf_lsm_##hook(unsigned long long *ctx)                        \
+	{                                                                 \
+		return denied();                                          \
+	}
+
+/* files: open/create, read/write, metadata, links, directories */
+SF_LSM(file_open)
+SF_LSM(file_permission)
+SF_LSM(file_truncate)
+SF_LSM(file_ioctl)
+SF_LSM(file_lock)
+SF_LSM(file_fcntl)
+SF_LSM(file_mprotect)
+SF_LSM(mmap_file)
+SF_LSM(inode_create)
+SF_LSM(inode_link)
+SF_LSM(inode_unlink)
+SF_LSM(inode_symlink)
+SF_LSM(inode_mkdir)
+SF_LSM(inode_rmdir)
+SF_LSM(inode_mknod)
+SF_LSM(inode_rename)
+SF_LSM(inode_setattr)
+SF_LSM(inode_setxattr)
+SF_LSM(inode_removexattr)
+SF_LSM(inode_getattr)
+SF_LSM(path_truncate)
+SF_LSM(path_chmod)
+SF_LSM(path_chown)
+SF_LSM(path_chroot)
+/* mounts */
+SF_LSM(sb_mount)
+SF_LSM(sb_umount)
+SF_LSM(sb_pivotroot)
+SF_LSM(move_mount)
+/* sockets */
+SF_LSM(socket_create)
+SF_LSM(socket_connect)
+SF_LSM(socket_bind)
+SF_LSM(socket_listen)
+SF_LSM(socket_accept)
+SF_LSM(socket_sendmsg)
+SF_LSM(socket_recvmsg)
+SF_LSM(socket_setsockopt)
+SF_LSM(socket_shutdown)
+/* tasks: fork, exec, signals, ptrace, credentials, scheduling */
+SF_LSM(task_alloc)
+SF_LSM(bprm_check_security)
+SF_LSM(task_kill)
+SF_LSM(ptrace_access_check)
+SF_LSM(ptrace_traceme)
+SF_LSM(task_fix_setuid)
+SF_LSM(task_fix_setgid)
+SF_LSM(task_setnice)
+SF_LSM(task_setscheduler)
+SF_LSM(task_setrlimit)
+SF_LSM(task_prctl)
+SF_LSM(settime)
+/* IPC, keys, bpf, namespaces */
+SF_LSM(ipc_permission)
+SF_LSM(msg_queue_msgsnd)
+SF_LSM(shm_shmat)
+SF_LSM(sem_semop)
+SF_LSM(key_alloc)
+SF_LSM(bpf)
+SF_LSM(userns_create)

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Types and constants shared by the BPF side (bpf/sfilter.bpf.c and the
+ * chain programs loader/runtime_chain.c generates) and user space.
+ * Included from BPF C (after vmlinux.h) and from user C (after <linux/types.h>).
+ */
+#ifndef SF_SFILTER_H
+#define SF_SFILTER_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/*
+ * PROG_ARRAY slots: slot 0 is the enforce program, slots 1.. hold one
+ * generated chain program each. A task whose chain is 0 is untracked.
+ */
+#define SF_SLOT_ENFORCE 0
+#define SF_MAX_CHAINS   256
+
+/* The action table: for every chain slot, 3 arches x 512 syscall numbers. */
+#define SF_TABLE_NR    512
+#define SF_ARCH_X86_64 0  /* AUDIT_ARCH_X86_64, nr < 512 */
+#define SF_ARCH_I386   1  /* AUDIT_ARCH_I386 (TS_COMPAT), nr < 512 */
+#define SF_ARCH_X32    2  /* AUDIT_ARCH_X86_64, nr = 0x40000000 | n */
+#define SF_TABLE_ARCHES 3
+#define SF_TABLE_PER_CHAIN (SF_TABLE_ARCHES * SF_TABLE_NR)
+
+#define SF_TS_COMPAT   0x2        /* thread_info.status bit (x86) */
+#define SF_X32_BIT     0x40000000
+#define SF_AUDIT_ARCH_X86_64 0xc000003eU
+#define SF_AUDIT_ARCH_I386   0x40000003U
+
+/* Attach flags the BPF side acts on (same values as runtime.h's). */
+#define SF_FLAG_LOG          0x2
+#define SF_FLAG_FALLBACK_LOG 0x100
+
+/*
+ * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (16 bytes). A task
+ * has an entry once it has been given a chain (or inherited one); the
+ * entry goes away with the task.
+ */
+struct sf_task {
+	__u32 chain;     /* PROG_ARRAY slot of the task's chain, 0 = none */
+	__u32 ret;       /* the current syscall's verdict (action | data) */
+	__u32 filter_id; /* the filter that decided ret (0: none, ALLOW) */
+	__u16 flags;     /* that filter's attach flags (SF_FLAG_*) */
+	__u16 deny;      /* lsm tier: errno the LSM hooks return for the
+			    current syscall; 0 = not denied. Cleared at the
+			    next sys_enter. */
+};
+
+/* An action table entry; the zeroed default means "run the chain". */
+#define SF_CONST_RUN   0
+#define SF_CONST_VALUE 1
+struct sf_const {
+	__u32 ret;
+	__u32 filter_id;
+	__u16 flags;
+	__u16 kind;      /* SF_CONST_RUN or SF_CONST_VALUE */
+	__u32 pad;       /* mmapable arrays use an 8-byte stride anyway */
+};
+
+/* What the enforce program did about a verdict. */
+enum sf_taken {
+	SF_TAKEN_NONE = 0,
+	SF_TAKEN_KILLED = 1,         /* KILL_PROCESS, KILL_THREAD, unknown: SIGKILL */
+	SF_TAKEN_LOGGED = 2,         /* LOG: logged and allowed */
+	SF_TAKEN_DENIED = 3,         /* lsm tier: hooks refuse with errno */
+	SF_TAKEN_FALLBACK_KILLED = 4,/* tracepoint tier, fallback kill */
+	SF_TAKEN_FALLBACK_LOGGED = 5,/* tracepoint tier, fallback log: allowed */
+};
+
+/* Tier values as the BPF side reports them (runtime.h's enum sf_tier). */
+#define SF_BPF_TIER_TRACEPOINT 0
+#define SF_BPF_TIER_LSM        1
+
+/* One ring buffer record: every deny and every LOG. */
+struct sf_event {
+	__u64 time_ns;    /* bpf_ktime_get_boot_ns() */
+	__u32 pid;        /* tgid */
+	__u32 tid;
+	char comm[16];
+	__s32 nr;         /* as the filter saw it (x32 bit included) */
+	__u32 arch;       /* AUDIT_ARCH_* */
+	__u64 args[6];
+	__u64 ip;
+	__u32 ret;        /* the chain's verdict, action | data */
+	__u32 filter_id;  /* the filter that decided it */
+	__u16 taken;      /* enum sf_taken */
+	__u16 tier;       /* SF_BPF_TIER_* */
+	__u16 flags;      /* the deciding filter's attach flags */
+	__u16 err;        /* lsm tier: errno the hooks return; else 0 */
+	__u8 signal;      /* signal sent (9, 31) or 0 */
+	__u8 pad[7];
+};
+
+/* Iterator output: one record per task it visits. */
+struct sf_iter_rec {
+	__u32 tid;
+	__u32 tgid;
+	__u32 chain;      /* 0 = no chain */
+	__u32 applied;    /* a pending entry for this tid was applied */
+};
+
+/* A pending change, keyed by tid: applied by the iterator only when the
+ * task's chain is still expect (compare and set). */
+struct sf_pending {
+	__u32 chain;
+	__u32 expect;
+};
+
+#endif
