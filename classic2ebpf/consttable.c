@@ -22,6 +22,7 @@
  * over-approximation): constant when every combination gives one value.
  */
 #include "c2e.h"
+#include "semantics.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -59,31 +60,6 @@ static bool add_result(struct results *r, uint32_t v)
 	return true;
 }
 
-static uint32_t alu(uint16_t op, uint32_t a, uint32_t b)
-{
-	switch (op) {
-	case BPF_ADD: return a + b;
-	case BPF_SUB: return a - b;
-	case BPF_MUL: return a * b;
-	case BPF_DIV: return a / b;       /* b != 0: checked by the caller */
-	case BPF_AND: return a & b;
-	case BPF_OR:  return a | b;
-	case BPF_XOR: return a ^ b;
-	case BPF_LSH: return a << (b & 31);
-	case BPF_RSH: return a >> (b & 31);
-	default:      return -a;          /* BPF_NEG */
-	}
-}
-
-static int cond(uint16_t op, uint32_t a, uint32_t b)
-{
-	switch (op) {
-	case BPF_JEQ: return a == b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	default:      return (a & b) != 0;
-	}
-}
 
 /*
  * The set of values one (valid) filter can return with nr and arch known.
@@ -176,7 +152,7 @@ static int filter_results(const struct sock_filter *f, size_t len,
 						goto out;
 					cur.a.known = false;
 				} else if (cur.a.known && src.known) {
-					cur.a.v = alu(op, cur.a.v, src.v);
+					cur.a.v = c2e_alu32(op, cur.a.v, src.v);
 				} else if ((op == BPF_AND || op == BPF_MUL) &&
 					   ((src.known && src.v == 0) ||
 					    (cur.a.known && cur.a.v == 0))) {
@@ -197,7 +173,7 @@ static int filter_results(const struct sock_filter *f, size_t len,
 					break;
 				}
 				taken_known = cur.a.known && src.known;
-				taken = taken_known ? cond(BPF_OP(code), cur.a.v, src.v) : 0;
+				taken = taken_known ? c2e_jump_taken(BPF_OP(code), cur.a.v, src.v) : 0;
 				if (!taken_known) {
 					if (sp == cap) {
 						struct astate *n = realloc(stack,

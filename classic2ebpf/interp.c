@@ -7,6 +7,7 @@
  * translation is tested against, so it stays deliberately plain.
  */
 #include "c2e.h"
+#include "semantics.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,20 +21,6 @@ static uint32_t load_word(const struct seccomp_data *data, uint32_t off)
 	/* Validation guarantees off % 4 == 0 and off < 64. */
 	memcpy(&w, (const char *)data + off, sizeof(w));
 	return w;
-}
-
-static int jump_taken(uint16_t code, uint32_t a, uint32_t operand)
-{
-	switch (BPF_OP(code)) {
-	case BPF_JEQ:
-		return a == operand;
-	case BPF_JGT:
-		return a > operand;
-	case BPF_JGE:
-		return a >= operand;
-	default: /* BPF_JSET */
-		return (a & operand) != 0;
-	}
 }
 
 uint32_t c2e_interpret(const struct sock_filter *insns, size_t len,
@@ -80,37 +67,21 @@ uint32_t c2e_interpret(const struct sock_filter *insns, size_t len,
 		case BPF_MISC | BPF_TXA:
 			a = x;
 			break;
-		case BPF_ALU | BPF_NEG:
-			a = -a;
-			break;
-		case BPF_ALU | BPF_ADD | BPF_K: case BPF_ALU | BPF_ADD | BPF_X:
-			a += operand;
-			break;
-		case BPF_ALU | BPF_SUB | BPF_K: case BPF_ALU | BPF_SUB | BPF_X:
-			a -= operand;
-			break;
-		case BPF_ALU | BPF_MUL | BPF_K: case BPF_ALU | BPF_MUL | BPF_X:
-			a *= operand;
-			break;
 		case BPF_ALU | BPF_DIV | BPF_K: case BPF_ALU | BPF_DIV | BPF_X:
 			if (operand == 0)
-				return 0;
+				return 0; /* classic BPF ends the program */
 			a /= operand;
 			break;
+		case BPF_ALU | BPF_NEG:
+		case BPF_ALU | BPF_ADD | BPF_K: case BPF_ALU | BPF_ADD | BPF_X:
+		case BPF_ALU | BPF_SUB | BPF_K: case BPF_ALU | BPF_SUB | BPF_X:
+		case BPF_ALU | BPF_MUL | BPF_K: case BPF_ALU | BPF_MUL | BPF_X:
 		case BPF_ALU | BPF_AND | BPF_K: case BPF_ALU | BPF_AND | BPF_X:
-			a &= operand;
-			break;
 		case BPF_ALU | BPF_OR | BPF_K: case BPF_ALU | BPF_OR | BPF_X:
-			a |= operand;
-			break;
 		case BPF_ALU | BPF_XOR | BPF_K: case BPF_ALU | BPF_XOR | BPF_X:
-			a ^= operand;
-			break;
 		case BPF_ALU | BPF_LSH | BPF_K: case BPF_ALU | BPF_LSH | BPF_X:
-			a <<= operand & 31;
-			break;
 		case BPF_ALU | BPF_RSH | BPF_K: case BPF_ALU | BPF_RSH | BPF_X:
-			a >>= operand & 31;
+			a = c2e_alu32(BPF_OP(f->code), a, operand);
 			break;
 		case BPF_JMP | BPF_JA:
 			pc += f->k;
@@ -119,7 +90,7 @@ uint32_t c2e_interpret(const struct sock_filter *insns, size_t len,
 		case BPF_JMP | BPF_JGT | BPF_K: case BPF_JMP | BPF_JGT | BPF_X:
 		case BPF_JMP | BPF_JGE | BPF_K: case BPF_JMP | BPF_JGE | BPF_X:
 		case BPF_JMP | BPF_JSET | BPF_K: case BPF_JMP | BPF_JSET | BPF_X:
-			pc += jump_taken(f->code, a, operand) ? f->jt : f->jf;
+			pc += c2e_jump_taken(BPF_OP(f->code), a, operand) ? f->jt : f->jf;
 			break;
 		case BPF_RET | BPF_K:
 			return f->k;

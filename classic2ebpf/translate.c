@@ -33,6 +33,7 @@
  * tracking spilled constants through them.
  */
 #include "c2e.h"
+#include "semantics.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -268,32 +269,6 @@ static void flow_into(struct xlat *x, size_t to, const struct vstate *s)
 	d->x_is_a = d->x_is_a && s->x_is_a;
 }
 
-static uint32_t alu_const(uint16_t op, uint32_t a, uint32_t b)
-{
-	switch (op) {
-	case BPF_ADD: return a + b;
-	case BPF_SUB: return a - b;
-	case BPF_MUL: return a * b;
-	case BPF_DIV: return b ? a / b : 0;
-	case BPF_AND: return a & b;
-	case BPF_OR:  return a | b;
-	case BPF_XOR: return a ^ b;
-	case BPF_LSH: return a << (b & 31);
-	case BPF_RSH: return a >> (b & 31);
-	default:      return -a; /* BPF_NEG */
-	}
-}
-
-static bool cmp_const(uint16_t op, uint32_t a, uint32_t b)
-{
-	switch (op) {
-	case BPF_JEQ: return a == b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	default:      return a & b;
-	}
-}
-
 /* Uses and definitions of A (bit 0) and X (bit 1), for liveness. */
 static void uses_defs(const struct sock_filter *f, uint8_t *use, uint8_t *def)
 {
@@ -496,7 +471,7 @@ static void analyse_verifier_knowledge(struct xlat *x)
 			if (op == BPF_DIV || op == BPF_NEG)
 				s.a = narrowed(s.a, pc, b.c ^ f->code);
 			else if (s.a.k == V_CONST && b.k == V_CONST)
-				s.a.c = alu_const(op, s.a.c, b.c);
+				s.a.c = c2e_alu32(op, s.a.c, b.c);
 			else if ((op == BPF_AND || op == BPF_MUL) &&
 				 b.k == V_CONST && b.c == 0)
 				s.a = (struct vval){ V_CONST, 0 };
@@ -518,7 +493,7 @@ static void analyse_verifier_knowledge(struct xlat *x)
 
 			if (s.a.k == V_CONST && b.k == V_CONST) {
 				/* The verifier decides this branch itself. */
-				bool taken = cmp_const(BPF_OP(f->code), s.a.c, b.c);
+				bool taken = c2e_jump_taken(BPF_OP(f->code), s.a.c, b.c);
 
 				flow_into(x, jump_target(x, pc, taken ? f->jt : f->jf), &s);
 				continue;
