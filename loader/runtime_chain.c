@@ -184,7 +184,8 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 
 	/* Newest first, as seccomp_run_filters() walks; strictly lower wins. */
 	for (i = n; i-- > 0;) {
-		err = c2e_emit_body(f[i].insns, f[i].len, SCRATCH_OFF, out);
+		err = c2e_emit_body_flags(f[i].insns, f[i].len, SCRATCH_OFF,
+					  C2E_EMIT_SEARCH, out);
 		if (err)
 			return err;
 		E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
