@@ -71,4 +71,59 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 /* One JSON object, no newline (json-c). Returns length or -errno. */
 int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 
+/* ---- administration (issue 4) ------------------------------------------
+ * The daemon decides who may call these (root / CAP_SYS_ADMIN only).
+ */
+
+/* Verdicts are computed and logged as events; nothing is enforced. */
+#define SF_ATTACH_COMPLAIN     0x200
+#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN)
+
+/*
+ * Pinned state. With opts->pin_dir set (sfilterd uses SF_PIN_DIR), open
+ * adopts what an earlier runtime pinned there (programs, maps, links and
+ * the chain/filter records) instead of loading anew, so a SIGKILLed daemon
+ * can be restarted without any confined task ever being unconfined, and
+ * close leaves everything attached. sf_runtime_uninstall() tears it down.
+ */
+#define SF_PIN_DIR "/sys/fs/bpf/sfilter"
+struct sf_runtime_pin_opts; /* reserved */
+int sf_runtime_open_pinned(struct sf_runtime **out,
+			   const struct sf_runtime_opts *opts,
+			   const char *pin_dir, bool *adopted);
+int sf_runtime_uninstall(struct sf_runtime *rt);
+
+/* Every task in the cgroup (v2 path) now, and every task that joins later,
+ * before its first syscall after joining. */
+int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
+			     const struct sock_fprog *prog, unsigned int flags,
+			     uint32_t *filter_id, struct c2e_error *err);
+
+/* Removes (detach) or swaps (replace) one attached filter everywhere it is
+ * in force, atomically per task. -ENOENT for an unknown id. */
+int sf_runtime_detach(struct sf_runtime *rt, uint32_t filter_id);
+int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
+		       const struct sock_fprog *prog, struct c2e_error *err);
+
+/* Introspection for sfctl. */
+struct sf_filter_info {
+	uint32_t id;
+	uint32_t flags;            /* SF_ATTACH_* it was attached with */
+	uid_t owner;               /* uid that attached it (set by the daemon) */
+	uint32_t len;              /* classic instructions */
+};
+struct sf_task_info {
+	pid_t tid, tgid;
+	uid_t uid;
+	char comm[16];
+	uint32_t n_filters;        /* chain length, oldest first below */
+	uint32_t filter_ids[64];   /* first 64 */
+};
+typedef int (*sf_task_fn)(void *ctx, const struct sf_task_info *t);
+int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx);
+/* Copies filter id's program (malloc'd *out; free it). */
+int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
+		      struct sf_filter_info *info, struct sock_filter **out);
+int sf_runtime_set_owner(struct sf_runtime *rt, uint32_t filter_id, uid_t owner);
+
 #endif
