@@ -87,7 +87,6 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
  * close leaves everything attached. sf_runtime_uninstall() tears it down.
  */
 #define SF_PIN_DIR "/sys/fs/bpf/sfilter"
-struct sf_runtime_pin_opts; /* reserved */
 int sf_runtime_open_pinned(struct sf_runtime **out,
 			   const struct sf_runtime_opts *opts,
 			   const char *pin_dir, bool *adopted);
