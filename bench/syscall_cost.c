@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a system call costs under sfilter: getppid per call, ns, for
+ *   none        nothing attached to the syscall path
+ *   floor       the empty tp_btf/sys_enter program (bpf/bench_floor.bpf.c):
+ *               the cost every task pays once anything is attached
+ *   untracked   a task with no chain while the runtime is open
+ *   sf-16       a task under a 16-instruction filter, through sfilter
+ *   seccomp-16  the same filter, kernel seccomp (cBPF JIT)
+ *   sf-300      a 300-rule linear allowlist whose last rule matches getppid
+ *               and then checks args[0] (so no action cache can skip it),
+ *               through sfilter
+ *   seccomp-300 the same, kernel seccomp
+ *
+ * Variants are INTERLEAVED: every round runs each of them in turn for the
+ * same number of calls, so drift of the shared machine hits all of them
+ * alike; ratios are taken within a round (paired) and their median is
+ * reported. A round's figure for a variant is the best of 10 batches of
+ * n/10 calls, so a batch that another task interrupted does not count. Each variant runs with exactly its own programs attached:
+ *   phase "bare"    nothing attached: none, seccomp-16, seccomp-300
+ *   phase "floor"   the floor program only: floor
+ *   phase "runtime" the runtime only (opened for the phase, closed after;
+ *                   closing unconfines): untracked, sf-16, sf-300
+ * Phases alternate order between rounds.
+ *
+ * Every figure comes from a worker process (a fork of this one) that runs
+ * the calls when told and answers with ns per call through a pipe: the
+ * kernel seccomp workers keep their filter for life (seccomp cannot be
+ * removed); the sfilter workers get their filter again each time the
+ * runtime is opened; one plain worker measures none, floor and untracked
+ * and never has any task storage.
+ *
+ * Never asserts; prints a Markdown table and the goals:
+ *   untracked <= 1.05 x floor, sf-16 <= 1.25 x seccomp-16,
+ *   sf-300 <= 0.9 x seccomp-300, task storage <= 64 bytes per tracked task.
+ *
+ * Usage: syscall_cost [-r ROUNDS] [-n CALLS_PER_VARIANT_PER_ROUND] [-v]
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+#include "bench_floor.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+#define LD(off)        STMT(BPF_LD | BPF_W | BPF_ABS, off)
+#define JEQ(k, jt, jf) JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf)
+#define RET(k)         STMT(BPF_RET | BPF_K, k)
+
+#define RET_KILL  0x80000000U
+#define RET_ALLOW 0x7fff0000U
+#define AUDIT_ARCH_X86_64_ 0xc000003eU
+#define NR_GETPPID 110
+
+#define MAX_ROUNDS 64
+#define BATCHES 10 /* per measurement; the best one counts */
+#define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* getppid with args[0] == 0, through the syscall instruction directly: the
+ * filters check args[0], and nothing else runs between the calls. */
+static inline long raw_getppid(void)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)NR_GETPPID), "D"(0L)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* ---- the filters ------------------------------------------------------------ */
+
+/* 16 instructions: arch check, six allowed syscalls the worker needs,
+ * then getppid with an args[0] check (not constant: no cache skips it). */
+static struct sock_filter f16[] = {
+	/* 0 */ LD(4),
+	/* 1 */ JEQ(AUDIT_ARCH_X86_64_, 1, 0),
+	/* 2 */ RET(RET_KILL),
+	/* 3 */ LD(0),
+	/* 4 */ JEQ(0 /* read */, 10, 0),
+	/* 5 */ JEQ(1 /* write */, 9, 0),
+	/* 6 */ JEQ(231 /* exit_group */, 8, 0),
+	/* 7 */ JEQ(60 /* exit */, 7, 0),
+	/* 8 */ JEQ(228 /* clock_gettime */, 6, 0),
+	/* 9 */ JEQ(15 /* rt_sigreturn */, 5, 0),
+	/* 10 */ JEQ(NR_GETPPID, 1, 0),
+	/* 11 */ RET(RET_KILL),
+	/* 12 */ LD(16),
+	/* 13 */ JEQ(0, 1, 0),
+	/* 14 */ RET(RET_KILL),
+	/* 15 */ RET(RET_ALLOW),
+};
+
+/* `ld nr; (jeq nr_i, 0, 1; ret ALLOW) x 299`, then the 300th rule:
+ * getppid, args[0] == 0 -> ALLOW; default KILL. nr_i: 0..299 but 110. */
+#define F300_LEN (1 + 299 * 2 + 4 + 1)
+static struct sock_filter f300[F300_LEN];
+
+static void build_f300(void)
+{
+	int i = 0, nr;
+
+	f300[i++] = LD(0);
+	for (nr = 0; nr < 300; nr++) {
+		if (nr == NR_GETPPID)
+			continue;
+		f300[i++] = JEQ(nr, 0, 1);
+		f300[i++] = RET(RET_ALLOW);
+	}
+	f300[i++] = JEQ(NR_GETPPID, 0, 3);
+	f300[i++] = LD(16);
+	f300[i++] = JEQ(0, 0, 1);
+	f300[i++] = RET(RET_ALLOW);
+	f300[i++] = RET(RET_KILL);
+}
+
+/* ---- workers ------------------------------------------------------------------ */
+
+enum { W_PLAIN, W_K16, W_K300, W_S16, W_S300, W_COUNT };
+static const char *const worker_names[W_COUNT] = {
+	"plain", "seccomp-16", "seccomp-300", "sf-16", "sf-300" };
+
+struct worker {
+	pid_t pid;
+	int cmd, resp; /* parent's ends */
+	bool dead;
+};
+static struct worker workers[W_COUNT];
+
+static void worker_loop(int cmd, int resp, const struct sock_filter *f, size_t len)
+{
+	long n, i;
+	double t0, ns;
+
+	if (f) {
+		struct sock_fprog p = { .len = (unsigned short)len,
+					.filter = (struct sock_filter *)f };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p))
+			_exit(3);
+	}
+	for (;;) {
+		double best_ns = -1;
+		long per, b;
+
+		if (read(cmd, &n, sizeof(n)) != sizeof(n) || n <= 0)
+			_exit(0);
+		/* The best of BATCHES short batches: a batch that another
+		 * task on the shared machine interrupted is dropped. */
+		per = n / BATCHES > 0 ? n / BATCHES : 1;
+		for (b = 0; b < BATCHES; b++) {
+			t0 = now_ns();
+			for (i = 0; i < per; i++)
+				raw_getppid();
+			ns = (now_ns() - t0) / per;
+			if (best_ns < 0 || ns < best_ns)
+				best_ns = ns;
+		}
+		if (write(resp, &best_ns, sizeof(best_ns)) != sizeof(best_ns))
+			_exit(4);
+	}
+}
+
+static int worker_start(struct worker *w, const struct sock_filter *f, size_t len)
+{
+	int c[2], r[2];
+
+	if (pipe(c) || pipe(r))
+		return -errno;
+	fflush(stdout);
+	w->pid = fork();
+	if (w->pid < 0)
+		return -errno;
+	if (w->pid == 0) {
+		close(c[1]);
+		close(r[0]);
+		worker_loop(c[0], r[1], f, len);
+	}
+	close(c[0]);
+	close(r[1]);
+	w->cmd = c[1];
+	w->resp = r[0];
+	return 0;
+}
+
+/* ns per call over n calls in worker w, or -1 if it died. */
+static double measure(struct worker *w, long n)
+{
+	double ns;
+	int st;
+
+	if (w->dead)
+		return -1;
+	if (write(w->cmd, &n, sizeof(n)) != sizeof(n) ||
+	    read(w->resp, &ns, sizeof(ns)) != sizeof(ns)) {
+		w->dead = true;
+		waitpid(w->pid, &st, 0);
+		fprintf(stderr, "syscall_cost: worker %s died (%s %d)\n",
+			worker_names[w - workers],
+			WIFSIGNALED(st) ? "signal" : "exit",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return -1;
+	}
+	return ns;
+}
+
+/* ---- the variants ------------------------------------------------------------- */
+
+enum { V_NONE, V_FLOOR, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_COUNT };
+static const char *const vnames[V_COUNT] = {
+	"none", "floor", "untracked", "sf-16", "seccomp-16", "sf-300", "seccomp-300" };
+static const char *const vdesc[V_COUNT] = {
+	"no program attached",
+	"empty tp_btf/sys_enter program",
+	"untracked task, runtime open",
+	"16-insn filter, sfilter",
+	"16-insn filter, kernel seccomp",
+	"300-rule allowlist, end case, sfilter",
+	"300-rule allowlist, end case, kernel seccomp",
+};
+
+static double res[V_COUNT][MAX_ROUNDS];
+static double open_ms[MAX_ROUNDS], attach_ms[MAX_ROUNDS];
+static int foreign[MAX_ROUNDS];
+static int verbose;
+
+/* Links on raw/BTF tracepoints of other users, seen in the "bare" phase:
+ * they would put every task on the slow path and taint "none". */
+static int count_foreign_links(void)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+		    (info.type == BPF_LINK_TYPE_RAW_TRACEPOINT ||
+		     (info.type == BPF_LINK_TYPE_TRACING &&
+		      info.tracing.attach_type == BPF_TRACE_RAW_TP)))
+			n++;
+		close(fd);
+	}
+	return n;
+}
+
+static void phase_bare(int r, long n)
+{
+	foreign[r] = count_foreign_links();
+	res[V_NONE][r] = measure(&workers[W_PLAIN], n);
+	res[V_K16][r] = measure(&workers[W_K16], n);
+	res[V_K300][r] = measure(&workers[W_K300], n);
+}
+
+static int phase_floor(int r, long n, struct bench_floor_bpf *skel)
+{
+	struct bpf_link *link = bpf_program__attach(skel->progs.bench_floor);
+
+	if (!link) {
+		fprintf(stderr, "syscall_cost: attach floor: %s\n", strerror(errno));
+		return -errno;
+	}
+	res[V_FLOOR][r] = measure(&workers[W_PLAIN], n);
+	bpf_link__destroy(link);
+	return 0;
+}
+
+static int phase_runtime(int r, long n)
+{
+	struct sf_runtime_opts opts = { .verbose = false };
+	struct sock_fprog p16 = { ARRAY_SIZE_(f16), f16 };
+	struct sock_fprog p300 = { F300_LEN, f300 };
+	struct sf_runtime *rt = NULL;
+	uint32_t id;
+	double t0 = now_ns();
+	int err;
+
+	err = sf_runtime_open(&rt, &opts);
+	if (err) {
+		fprintf(stderr, "syscall_cost: sf_runtime_open: %s\n", strerror(-err));
+		return err;
+	}
+	open_ms[r] = (now_ns() - t0) / 1e6;
+	t0 = now_ns();
+	err = sf_runtime_attach(rt, workers[W_S16].pid, &p16, 0, &id, NULL);
+	if (!err)
+		err = sf_runtime_attach(rt, workers[W_S300].pid, &p300, 0, &id, NULL);
+	attach_ms[r] = (now_ns() - t0) / 2e6;
+	if (err) {
+		fprintf(stderr, "syscall_cost: sf_runtime_attach: %d (%s)\n", err,
+			strerror(err < 0 ? -err : 0));
+		sf_runtime_close(rt);
+		return err;
+	}
+	if (r == 0)
+		printf("runtime tier: %s\n", sf_tier_name(sf_runtime_tier(rt)));
+	res[V_UNTRACKED][r] = measure(&workers[W_PLAIN], n);
+	res[V_SF16][r] = measure(&workers[W_S16], n);
+	res[V_SF300][r] = measure(&workers[W_S300], n);
+	sf_runtime_close(rt);
+	return 0;
+}
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAX_ROUNDS];
+	int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		if (v[i] > 0)
+			s[m++] = v[i];
+	if (!m)
+		return -1;
+	qsort(s, m, sizeof(*s), cmp_double);
+	return m & 1 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
+}
+
+static double best(const double *v, int n)
+{
+	double b = -1;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] > 0 && (b < 0 || v[i] < b))
+			b = v[i];
+	return b;
+}
+
+/* Median over rounds of x[r] / y[r]: paired within a round. */
+static double paired_ratio(int x, int y, int n)
+{
+	double q[MAX_ROUNDS];
+	int i;
+
+	for (i = 0; i < n; i++)
+		q[i] = res[x][i] > 0 && res[y][i] > 0 ? res[x][i] / res[y][i] : -1;
+	return median(q, n);
+}
+
+static const char *verdict(double v, double goal)
+{
+	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
+}
+
+int main(int argc, char **argv)
+{
+	const char *emu = getenv("SF_EMULATED");
+	bool emulated = emu && *emu == '1';
+	int rounds = emulated ? 5 : 15, opt, r, v, i;
+	long n = emulated ? 5000 : 200000;
+	struct bench_floor_bpf *skel;
+	struct utsname uts;
+
+	while ((opt = getopt(argc, argv, "r:n:v")) != -1) {
+		switch (opt) {
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 'n':
+			n = atol(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-n CALLS] [-v]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS || n < 1) {
+		fprintf(stderr, "syscall_cost: rounds 1..%d, calls >= 1\n", MAX_ROUNDS);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	uname(&uts);
+	build_f300();
+
+	skel = bench_floor_bpf__open_and_load();
+	if (!skel) {
+		fprintf(stderr, "syscall_cost: load the floor program: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (worker_start(&workers[W_PLAIN], NULL, 0) ||
+	    worker_start(&workers[W_K16], f16, ARRAY_SIZE_(f16)) ||
+	    worker_start(&workers[W_K300], f300, F300_LEN) ||
+	    worker_start(&workers[W_S16], NULL, 0) ||
+	    worker_start(&workers[W_S300], NULL, 0)) {
+		fprintf(stderr, "syscall_cost: start workers: %s\n", strerror(errno));
+		return 1;
+	}
+
+	printf("# getppid cost, kernel %s%s, %d rounds x %ld calls per variant\n",
+	       uts.release, emulated ? " (emulated: TCG, ratios only)" : "", rounds, n);
+	/* A warm-up round, not counted. */
+	phase_bare(0, n / 4 + 1);
+	for (r = 0; r < rounds; r++) {
+		int order = r & 1;
+
+		if (order == 0) {
+			phase_bare(r, n);
+			if (phase_floor(r, n, skel) || phase_runtime(r, n))
+				break;
+		} else {
+			if (phase_runtime(r, n) || phase_floor(r, n, skel))
+				break;
+			phase_bare(r, n);
+		}
+		if (verbose) {
+			printf("round %2d:", r);
+			for (v = 0; v < V_COUNT; v++)
+				printf(" %s %.1f", vnames[v], res[v][r]);
+			printf(" (open %.0f ms, attach %.1f ms, foreign links %d)\n",
+			       open_ms[r], attach_ms[r], foreign[r]);
+		}
+	}
+	rounds = r;
+
+	printf("\n| variant | what | best ns | median ns | median vs none |\n");
+	printf("|---|---|---|---|---|\n");
+	for (v = 0; v < V_COUNT; v++)
+		printf("| %s | %s | %.1f | %.1f | %.2f |\n", vnames[v], vdesc[v],
+		       best(res[v], rounds), median(res[v], rounds),
+		       paired_ratio(v, V_NONE, rounds));
+
+	{
+		struct {
+			const char *name;
+			int x, y;
+			double goal;
+		} goals[] = {
+			{ "untracked / floor", V_UNTRACKED, V_FLOOR, 1.05 },
+			{ "sf-16 / seccomp-16", V_SF16, V_K16, 1.25 },
+			{ "sf-300 / seccomp-300", V_SF300, V_K300, 0.90 },
+		};
+
+		printf("\n| goal | median paired ratio | ratio of bests | target | |\n");
+		printf("|---|---|---|---|---|\n");
+		for (i = 0; i < (int)ARRAY_SIZE_(goals); i++) {
+			double m = paired_ratio(goals[i].x, goals[i].y, rounds);
+			double bx = best(res[goals[i].x], rounds);
+			double by = best(res[goals[i].y], rounds);
+
+			printf("| %s | %.3f | %.3f | <= %.2f | %s |\n", goals[i].name,
+			       m, bx > 0 && by > 0 ? bx / by : -1, goals[i].goal,
+			       verdict(m, goals[i].goal));
+		}
+		printf("| task storage per tracked task (sizeof(struct sf_task)) | %zu bytes | | <= 64 | %s |\n",
+		       sizeof(struct sf_task), sizeof(struct sf_task) <= 64 ? "met" : "missed");
+		printf("\nfloor / none %.3f, untracked / none %.3f; "
+		       "runtime open %.0f ms median, attach %.1f ms median per filter\n",
+		       paired_ratio(V_FLOOR, V_NONE, rounds),
+		       paired_ratio(V_UNTRACKED, V_NONE, rounds),
+		       median(open_ms, rounds), median(attach_ms, rounds));
+		for (r = 0, i = 0; r < rounds; r++)
+			i += foreign[r] != 0;
+		if (i)
+			printf("warning: other raw/BTF tracepoint links were attached in %d "
+			       "of %d rounds' bare phase: none and seccomp-* are tainted\n",
+			       i, rounds);
+	}
+
+	for (i = 0; i < W_COUNT; i++) {
+		long zero = 0;
+		int st;
+
+		if (workers[i].dead)
+			continue;
+		if (write(workers[i].cmd, &zero, sizeof(zero)) < 0)
+			kill(workers[i].pid, SIGKILL);
+		waitpid(workers[i].pid, &st, 0);
+	}
+	bench_floor_bpf__destroy(skel);
+	return 0;
+}
