@@ -55,6 +55,7 @@ __u32 sf_iter_all;   /* report tasks that have no chain too */
 __u64 sf_events_dropped;
 __u64 sf_fork_failed;
 __u64 sf_tailcall_failed;
+__u64 sf_cg_failed;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -85,6 +86,27 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sf_pending);
 } sf_pending SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct sf_cg);
+} sf_cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct sf_cg_key);
+	__type(value, __u32);
+} sf_cg_append SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct sf_cg_pend);
+} sf_cg_pending SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -139,6 +161,7 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 			s->ret = c->ret;
 			s->filter_id = c->filter_id;
 			s->flags = c->flags;
+			s->cfilter_id = 0;
 			bpf_tail_call(ctx, &sf_progs, SF_SLOT_ENFORCE);
 			goto fail;
 		}
@@ -151,10 +174,10 @@ fail:
 	return 0;
 }
 
-static __always_inline void emit_event(struct task_struct *t,
-				       struct pt_regs *regs, long id,
-				       struct sf_task *s, __u16 taken,
-				       __u16 err, __u8 sig)
+static __always_inline void emit_event_v(struct task_struct *t,
+					 struct pt_regs *regs, long id,
+					 __u32 ret, __u32 filter_id, __u16 flags,
+					 __u16 taken, __u16 err, __u8 sig)
 {
 	struct sf_event *e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
 
@@ -187,16 +210,19 @@ static __always_inline void emit_event(struct task_struct *t,
 		e->args[4] = regs->r8;
 		e->args[5] = regs->r9;
 	}
-	e->ret = s->ret;
-	e->filter_id = s->filter_id;
+	e->ret = ret;
+	e->filter_id = filter_id;
 	e->taken = taken;
 	e->tier = sf_tier;
-	e->flags = s->flags;
+	e->flags = flags;
 	e->err = err;
 	e->signal = sig;
 	__builtin_memset(e->pad, 0, sizeof(e->pad));
 	bpf_ringbuf_submit(e, 0);
 }
+
+#define emit_event(t, regs, id, s, taken, err, sig) \
+	emit_event_v(t, regs, id, (s)->ret, (s)->filter_id, (s)->flags, taken, err, sig)
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
@@ -208,6 +234,12 @@ int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
 
 	if (!s)
 		return 0;
+	if (s->cfilter_id) {
+		/* A complain filter would have decided otherwise: log only. */
+		emit_event_v(t, regs, id, s->cret, s->cfilter_id,
+			     SF_FLAG_COMPLAIN, SF_TAKEN_COMPLAIN, 0, 0);
+		s->cfilter_id = 0;
+	}
 	ret = s->ret;
 	action = ret & RET_ACTION_FULL;
 	data = ret & RET_DATA;
@@ -277,6 +309,62 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	c->chain = s->chain;
+	return 0;
+}
+
+static __always_inline void cg_pend(struct task_struct *task, __u64 cgid,
+				    bool threadgroup)
+{
+	struct sf_cg_pend p = { .cgid = cgid, .tgid = task->tgid,
+				.threadgroup = threadgroup };
+	__u32 tid = task->pid;
+
+	if (bpf_map_update_elem(&sf_cg_pending, &tid, &p, BPF_ANY))
+		__sync_fetch_and_add(&sf_cg_failed, 1);
+}
+
+/*
+ * cgroup_attach_task() fires this after a successful migration, in the
+ * writer's context, for the leader (threadgroup: the whole group moved).
+ * A joining task without a chain gets the cgroup's chain here, before it
+ * returns to user space from anything it was blocked in; a task with a
+ * chain gets the prepared "chain + cgroup filters" if user space made one,
+ * else it is left for sf_runtime_process_pending(). Other threads of a
+ * moved multi-threaded group are left to user space too.
+ */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	struct sf_cg_key k = {};
+	struct sf_task *s;
+	struct sf_cg *cg;
+	__u32 *to;
+	__u64 cgid;
+
+	cgid = dst->kn->id;
+	cg = bpf_map_lookup_elem(&sf_cgroups, &cgid);
+	if (!cg || !cg->chain)
+		return 0;
+	s = bpf_task_storage_get(&sf_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		__sync_fetch_and_add(&sf_cg_failed, 1);
+		cg_pend(task, cgid, threadgroup);
+		return 0;
+	}
+	if (!s->chain) {
+		s->chain = cg->chain;
+	} else {
+		k.cgid = cgid;
+		k.chain = s->chain;
+		to = bpf_map_lookup_elem(&sf_cg_append, &k);
+		if (to && *to)
+			s->chain = *to;
+		else
+			cg_pend(task, cgid, false);
+	}
+	if (threadgroup && task->signal->nr_threads > 1)
+		cg_pend(task, cgid, true);
 	return 0;
 }
 

@@ -34,9 +34,10 @@
 /* Attach flags the BPF side acts on (same values as runtime.h's). */
 #define SF_FLAG_LOG          0x2
 #define SF_FLAG_FALLBACK_LOG 0x100
+#define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced */
 
 /*
- * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (16 bytes). A task
+ * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (24 bytes). A task
  * has an entry once it has been given a chain (or inherited one); the
  * entry goes away with the task.
  */
@@ -48,6 +49,9 @@ struct sf_task {
 	__u16 deny;      /* lsm tier: errno the LSM hooks return for the
 			    current syscall; 0 = not denied. Cleared at the
 			    next sys_enter. */
+	__u32 cret;      /* complain filters' verdict for this syscall */
+	__u32 cfilter_id;/* the complain filter that decided cret; 0: no
+			    complain event pending (cleared by sf_enforce) */
 };
 
 /* An action table entry; the zeroed default means "run the chain". */
@@ -69,6 +73,7 @@ enum sf_taken {
 	SF_TAKEN_DENIED = 3,         /* lsm tier: hooks refuse with errno */
 	SF_TAKEN_FALLBACK_KILLED = 4,/* tracepoint tier, fallback kill */
 	SF_TAKEN_FALLBACK_LOGGED = 5,/* tracepoint tier, fallback log: allowed */
+	SF_TAKEN_COMPLAIN = 6,       /* complain filter: logged, not enforced */
 };
 
 /* Tier values as the BPF side reports them (runtime.h's enum sf_tier). */
@@ -108,6 +113,31 @@ struct sf_iter_rec {
 struct sf_pending {
 	__u32 chain;
 	__u32 expect;
+};
+
+/*
+ * Cgroup attach (sf_runtime_attach_cgroup). sf_cgroups: cgroup id (the
+ * kernfs node id = inode number of the cgroup v2 directory) -> the chain
+ * slot of the cgroup's own filters, given to a joining task that has no
+ * chain. sf_cg_append: (cgroup, the joining task's chain) -> that chain with
+ * the cgroup's filters appended, prepared by user space. A joining task
+ * with a chain that has no such entry, or a joining thread group with more
+ * than one thread, is recorded in sf_cg_pending (key: tid) for user space
+ * (sf_runtime_process_pending).
+ */
+struct sf_cg {
+	__u32 chain;
+	__u32 pad;
+};
+struct sf_cg_key {
+	__u64 cgid;
+	__u32 chain;
+	__u32 pad;
+};
+struct sf_cg_pend {
+	__u64 cgid;
+	__u32 tgid;
+	__u32 threadgroup; /* the whole thread group moved */
 };
 
 #endif

@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <limits.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -41,12 +44,39 @@ struct sf_node {
 	uint64_t hash;
 	int slot;                    /* PROG_ARRAY slot, 0 when not loaded */
 	int prog_fd;
+	uid_t owner;                 /* sf_runtime_set_owner() */
+	bool dead;                   /* detached/replaced: never reused */
+	bool busy;                   /* not collectable (an operation uses it) */
+	int idx;                     /* state file index */
+};
+
+struct sf_cg_app {                   /* one sf_cg_append entry */
+	uint32_t from;
+	struct sf_node *to;
+};
+
+struct sf_cgroup {
+	struct sf_cgroup *next;
+	uint64_t id;                 /* kernfs id = inode of the directory */
+	char *path;
+	struct sf_node *base;        /* the cgroup's own filters, as a chain */
+	struct sf_cg_app *app;
+	size_t n_app, cap_app;
 };
 
 #define HASH_BUCKETS 1024
 
 struct sf_runtime {
-	struct sfilter_bpf *skel;
+	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
+	/* What the runtime uses, from the skeleton or from the pins. */
+	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
+	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss;
+	bool own_fds;                /* adopted: the fds above are ours */
+	struct sfilter_bpf__bss *bss;
+	void *bss_map;               /* adopted: our mmap of the .bss map */
+	char *pin_dir;               /* NULL: not pinned */
+	char *state_path;
+	struct sf_cgroup *cgroups;
 	enum sf_tier tier;
 	bool verbose;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task */
@@ -63,6 +93,10 @@ struct sf_runtime {
 };
 
 static bool g_verbose;
+
+static void save_state(struct sf_runtime *rt);
+static void cg_forget_slot(struct sf_runtime *rt, int slot);
+static bool cg_uses_slot(struct sf_runtime *rt, int slot);
 
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -138,19 +172,26 @@ fail:
 	return err < 0 ? err : -EINVAL;
 }
 
+static int iter_link(struct sf_runtime *rt, pid_t tgid)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, o);
+	union bpf_iter_link_info li = {};
+
+	if (tgid) {
+		li.task.pid = tgid;
+		o.iter_info = &li;
+		o.iter_info_len = sizeof(li);
+	}
+	return bpf_link_create(rt->fd_iter, 0, BPF_TRACE_ITER, &o);
+}
+
 static int probe_iter_filter(struct sf_runtime *rt)
 {
-	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, o);
-	union bpf_iter_link_info li = {};
-	struct bpf_link *link;
+	int fd = iter_link(rt, getpid());
 
-	li.task.pid = getpid();
-	o.link_info = &li;
-	o.link_info_len = sizeof(li);
-	link = bpf_program__attach_iter(rt->skel->progs.sf_iter, &o);
-	if (!link)
+	if (fd < 0)
 		return 0;
-	bpf_link__destroy(link);
+	close(fd);
 	return 1;
 }
 
@@ -163,27 +204,29 @@ static int on_event(void *ctx, void *data, size_t size)
 	return rt->fn(rt->fn_ctx, data);
 }
 
-int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
+static void take_skel_fds(struct sf_runtime *rt)
 {
-	struct sf_runtime *rt;
-	struct btf *vmlinux;
-	int err;
+	struct sfilter_bpf *k = rt->skel;
 
-	*out = NULL;
-	rt = calloc(1, sizeof(*rt));
-	if (!rt)
-		return -ENOMEM;
-	pthread_mutex_init(&rt->lock, NULL);
-	rt->verbose = opts && opts->verbose;
-	rt->next_id = 1;
-	g_verbose = rt->verbose;
-	libbpf_set_print(print_fn);
+	rt->fd_tasks = bpf_map__fd(k->maps.sf_tasks);
+	rt->fd_progs = bpf_map__fd(k->maps.sf_progs);
+	rt->fd_table = bpf_map__fd(k->maps.sf_table);
+	rt->fd_pending = bpf_map__fd(k->maps.sf_pending);
+	rt->fd_events = bpf_map__fd(k->maps.sf_events);
+	rt->fd_cgroups = bpf_map__fd(k->maps.sf_cgroups);
+	rt->fd_cgapp = bpf_map__fd(k->maps.sf_cg_append);
+	rt->fd_cgpend = bpf_map__fd(k->maps.sf_cg_pending);
+	rt->fd_bss = bpf_map__fd(k->maps.bss);
+	rt->fd_iter = bpf_program__fd(k->progs.sf_iter);
+	rt->bss = k->bss;
+}
 
-	err = sf_layout_read(&rt->layout);
-	if (err)
-		goto fail;
-	vmlinux = btf__load_vmlinux_btf();
-	err = -ENOSYS;
+/* Loads (tier probe included) into rt->skel. */
+static int load_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *opts)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int err = -ENOSYS;
+
 	if (!(opts && opts->force_tracepoint)) {
 		err = load_skel(rt, true, vmlinux);
 		if (err && rt->verbose)
@@ -196,23 +239,60 @@ int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
 	btf__free(vmlinux);
 	if (err) {
 		fprintf(stderr, "sfilter: loading BPF programs: %s\n", strerror(-err));
-		goto fail;
+		return err;
 	}
-	rt->iter_filter = probe_iter_filter(rt);
+	take_skel_fds(rt);
+	return 0;
+}
 
+static int finish_open(struct sf_runtime *rt)
+{
+	rt->iter_filter = probe_iter_filter(rt);
 	rt->table_bytes = (size_t)SF_MAX_CHAINS * SF_TABLE_PER_CHAIN * sizeof(struct sf_const);
 	rt->table = mmap(NULL, rt->table_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 bpf_map__fd(rt->skel->maps.sf_table), 0);
+			 rt->fd_table, 0);
 	if (rt->table == MAP_FAILED) {
 		rt->table = NULL;
-		err = -errno;
-		goto fail;
+		return -errno;
 	}
-	rt->rb = ring_buffer__new(bpf_map__fd(rt->skel->maps.sf_events), on_event, rt, NULL);
-	if (!rt->rb) {
-		err = -errno;
+	rt->rb = ring_buffer__new(rt->fd_events, on_event, rt, NULL);
+	if (!rt->rb)
+		return -errno;
+	return 0;
+}
+
+static struct sf_runtime *rt_alloc(const struct sf_runtime_opts *opts)
+{
+	struct sf_runtime *rt = calloc(1, sizeof(*rt));
+
+	if (!rt)
+		return NULL;
+	pthread_mutex_init(&rt->lock, NULL);
+	rt->verbose = opts && opts->verbose;
+	rt->next_id = 1;
+	g_verbose = rt->verbose;
+	libbpf_set_print(print_fn);
+	return rt;
+}
+
+int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
+{
+	struct sf_runtime *rt;
+	int err;
+
+	*out = NULL;
+	rt = rt_alloc(opts);
+	if (!rt)
+		return -ENOMEM;
+	err = sf_layout_read(&rt->layout);
+	if (err)
 		goto fail;
-	}
+	err = load_fresh(rt, opts);
+	if (err)
+		goto fail;
+	err = finish_open(rt);
+	if (err)
+		goto fail;
 	*out = rt;
 	return 0;
 fail:
@@ -225,8 +305,8 @@ static void node_unload(struct sf_runtime *rt, struct sf_node *n)
 	if (n->slot) {
 		int key = n->slot;
 
-		if (rt->skel)
-			bpf_map_delete_elem(bpf_map__fd(rt->skel->maps.sf_progs), &key);
+		if (rt->fd_progs > 0)
+			bpf_map_delete_elem(rt->fd_progs, &key);
 		rt->slots[n->slot] = NULL;
 		n->slot = 0;
 	}
@@ -235,29 +315,81 @@ static void node_unload(struct sf_runtime *rt, struct sf_node *n)
 	n->prog_fd = 0;
 }
 
-void sf_runtime_close(struct sf_runtime *rt)
+static void free_user_state(struct sf_runtime *rt)
 {
+	struct sf_cgroup *c, *cn;
 	size_t i;
 
-	if (!rt)
-		return;
-	ring_buffer__free(rt->rb);
-	/* Destroying the skeleton detaches the programs and frees the task
-	 * storage map: every confined task is unconfined from here on. */
-	sfilter_bpf__destroy(rt->skel);
-	rt->skel = NULL;
 	for (i = 0; i < HASH_BUCKETS; i++) {
 		struct sf_node *n = rt->buckets[i], *next;
 
 		for (; n; n = next) {
 			next = n->hnext;
-			node_unload(rt, n);
+			/* Pinned: the PROG_ARRAY keeps the programs; only
+			 * our fds go. */
+			if (n->prog_fd > 0)
+				close(n->prog_fd);
 			free(n->insns);
 			free(n);
 		}
+		rt->buckets[i] = NULL;
 	}
+	memset(rt->slots, 0, sizeof(rt->slots));
+	for (c = rt->cgroups; c; c = cn) {
+		cn = c->next;
+		free(c->path);
+		free(c->app);
+		free(c);
+	}
+	rt->cgroups = NULL;
+}
+
+static void close_fds(struct sf_runtime *rt)
+{
+	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
+		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
+		       &rt->fd_iter, &rt->fd_bss };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (rt->own_fds && *fds[i] > 0)
+			close(*fds[i]);
+		*fds[i] = 0;
+	}
+	if (rt->bss_map)
+		munmap(rt->bss_map, 4096);
+	rt->bss_map = NULL;
+	rt->bss = NULL;
+}
+
+void sf_runtime_close(struct sf_runtime *rt)
+{
+	if (!rt)
+		return;
+	ring_buffer__free(rt->rb);
+	rt->rb = NULL;
+	if (rt->skel && rt->pin_dir) {
+		/* Pinned: the pins hold the links; closing our fds must not
+		 * detach anything. */
+		size_t i;
+
+		for (i = 0; i < (size_t)rt->skel->skeleton->prog_cnt; i++) {
+			struct bpf_link **l = rt->skel->skeleton->progs[i].link;
+
+			if (l && *l)
+				bpf_link__disconnect(*l);
+		}
+	}
+	/* Unpinned: destroying the skeleton detaches the programs and frees
+	 * the task storage map: every confined task is unconfined from here on. */
+	free_user_state(rt);
+	sfilter_bpf__destroy(rt->skel);
+	rt->skel = NULL;
+	close_fds(rt);
 	if (rt->table)
 		munmap(rt->table, rt->table_bytes);
+	free(rt->pin_dir);
+	free(rt->state_path);
 	pthread_mutex_destroy(&rt->lock);
 	free(rt);
 }
@@ -275,28 +407,20 @@ struct recs {
  */
 static int iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct recs *out)
 {
-	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, o);
-	union bpf_iter_link_info li = {};
-	struct bpf_link *link;
 	size_t cap = 0;
 	char buf[4096];
-	int fd, err = 0;
+	int fd, lfd, err = 0;
 	ssize_t got;
 
 	out->r = NULL;
 	out->n = 0;
-	rt->skel->bss->sf_iter_tid = 0;
-	rt->skel->bss->sf_iter_tgid = tgid;
-	rt->skel->bss->sf_iter_all = all;
-	if (tgid && rt->iter_filter) {
-		li.task.pid = tgid;
-		o.link_info = &li;
-		o.link_info_len = sizeof(li);
-	}
-	link = bpf_program__attach_iter(rt->skel->progs.sf_iter, &o);
-	if (!link)
+	rt->bss->sf_iter_tid = 0;
+	rt->bss->sf_iter_tgid = tgid;
+	rt->bss->sf_iter_all = all;
+	lfd = iter_link(rt, tgid && rt->iter_filter ? tgid : 0);
+	if (lfd < 0)
 		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
+	fd = bpf_iter_create(lfd);
 	if (fd < 0) {
 		err = -errno;
 		goto out;
@@ -325,7 +449,7 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct recs *ou
 		err = -errno;
 	close(fd);
 out:
-	bpf_link__destroy(link);
+	close(lfd);
 	if (err) {
 		free(out->r);
 		out->r = NULL;
@@ -402,16 +526,58 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 
 static struct sf_node *node_find(struct sf_runtime *rt, struct sf_node *parent,
 				 const struct sock_filter *insns, size_t len,
-				 unsigned int flags, uint64_t hash)
+				 unsigned int flags, uint64_t hash, uint32_t id)
 {
 	struct sf_node *n;
 
 	for (n = rt->buckets[hash % HASH_BUCKETS]; n; n = n->hnext)
 		if (n->hash == hash && n->parent == parent && n->len == len &&
-		    n->flags == flags &&
+		    n->flags == flags && !n->dead && (!id || n->id == id) &&
 		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0)
 			return n;
 	return NULL;
+}
+
+static uint64_t node_hash(const struct sf_node *parent, unsigned int flags,
+			  const struct sock_filter *insns, size_t len)
+{
+	uint64_t h = fnv(parent ? parent->hash : 0xcbf29ce484222325ULL, &flags, sizeof(flags));
+
+	return fnv(h, insns, len * sizeof(*insns));
+}
+
+/* The node (parent, insns, flags): an existing one, or a new one with id
+ * (0: a fresh id). kcount: the filter's kernel instruction count. */
+static struct sf_node *node_get(struct sf_runtime *rt, struct sf_node *parent,
+				const struct sock_filter *insns, size_t len,
+				unsigned int flags, uint32_t id, int kcount)
+{
+	uint64_t hash = node_hash(parent, flags, insns, len);
+	struct sf_node *node = node_find(rt, parent, insns, len, flags, hash, id);
+
+	if (node)
+		return node;
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		return NULL;
+	node->insns = malloc(len * sizeof(*insns));
+	if (!node->insns) {
+		free(node);
+		return NULL;
+	}
+	memcpy(node->insns, insns, len * sizeof(*insns));
+	node->len = len;
+	node->parent = parent;
+	node->flags = flags;
+	node->hash = hash;
+	node->id = id ? id : rt->next_id++;
+	if (node->id >= rt->next_id)
+		rt->next_id = node->id + 1;
+	node->depth = parent ? parent->depth + 1 : 1;
+	node->path_insns = (parent ? parent->path_insns : 0) + kcount + C2E_CHAIN_PENALTY;
+	node->hnext = rt->buckets[hash % HASH_BUCKETS];
+	rt->buckets[hash % HASH_BUCKETS] = node;
+	return node;
 }
 
 static bool is_ancestor_or_self(const struct sf_node *a, const struct sf_node *of)
@@ -439,7 +605,9 @@ static int collect_slots(struct sf_runtime *rt)
 			used[r.r[i].chain] = true;
 	free(r.r);
 	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (rt->slots[i] && !used[i]) {
+		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
+		    !cg_uses_slot(rt, i)) {
+			cg_forget_slot(rt, i);
 			node_unload(rt, rt->slots[i]);
 			freed++;
 		}
@@ -461,7 +629,10 @@ static int alloc_slot(struct sf_runtime *rt)
 	return -ENOSPC;
 }
 
-/* Fills the chain's rows of the action table. */
+/* Fills the chain's rows of the action table. Complain filters never
+ * decide: a number is constant only if the enforcing filters' verdict is
+ * constant and every complain filter's is a constant ALLOW (else the chain
+ * runs and logs). */
 static void fill_table(struct sf_runtime *rt, int slot,
 		       const struct sf_chain_filter *cf, const struct sock_fprog *fp,
 		       size_t n)
@@ -472,8 +643,32 @@ static void fill_table(struct sf_runtime *rt, int slot,
 		[SF_ARCH_X32] = SF_AUDIT_ARCH_X86_64,
 	};
 	struct sf_const *row = &rt->table[(size_t)slot * SF_TABLE_PER_CHAIN];
+	struct sock_fprog *efp = NULL, *cfp = NULL;
+	size_t *emap = NULL, ne = 0, nc = 0, i;
 	int a, nr;
 
+	for (i = 0; i < n; i++)
+		if (cf[i].flags & SF_FLAG_COMPLAIN)
+			nc++;
+	if (nc) {
+		efp = calloc(n, sizeof(*efp));
+		cfp = calloc(n, sizeof(*cfp));
+		emap = calloc(n, sizeof(*emap));
+		if (!efp || !cfp || !emap) {
+			/* Run the chain for everything. */
+			memset(row, 0, SF_TABLE_PER_CHAIN * sizeof(*row));
+			goto out;
+		}
+		nc = 0;
+		for (i = 0; i < n; i++) {
+			if (cf[i].flags & SF_FLAG_COMPLAIN) {
+				cfp[nc++] = fp[i];
+			} else {
+				emap[ne] = i;
+				efp[ne++] = fp[i];
+			}
+		}
+	}
 	for (a = 0; a < SF_TABLE_ARCHES; a++) {
 		for (nr = 0; nr < SF_TABLE_NR; nr++) {
 			struct sf_const c = { .kind = SF_CONST_RUN };
@@ -481,18 +676,38 @@ static void fill_table(struct sf_runtime *rt, int slot,
 			uint32_t ret;
 			size_t w;
 
-			if (c2e_const_verdict_winner(fp, n, arches[a], snr, &ret, &w)) {
-				c.kind = SF_CONST_VALUE;
-				c.ret = ret;
-				if (w < n) {
-					c.filter_id = cf[w].id;
-					c.flags = cf[w].flags;
+			if (!nc) {
+				if (c2e_const_verdict_winner(fp, n, arches[a], snr, &ret, &w)) {
+					c.kind = SF_CONST_VALUE;
+					c.ret = ret;
+					if (w < n) {
+						c.filter_id = cf[w].id;
+						c.flags = cf[w].flags;
+					}
+				}
+			} else if (c2e_const_verdict_winner(cfp, nc, arches[a], snr, &ret, &w) &&
+				   (ret & C2E_RET_ACTION_FULL) == SECCOMP_RET_ALLOW) {
+				if (!ne) {
+					c.kind = SF_CONST_VALUE;
+					c.ret = SECCOMP_RET_ALLOW;
+				} else if (c2e_const_verdict_winner(efp, ne, arches[a], snr,
+								    &ret, &w)) {
+					c.kind = SF_CONST_VALUE;
+					c.ret = ret;
+					if (w < ne) {
+						c.filter_id = cf[emap[w]].id;
+						c.flags = cf[emap[w]].flags;
+					}
 				}
 			}
 			row[a * SF_TABLE_NR + nr] = c;
 		}
 	}
+out:
 	__sync_synchronize();
+	free(efp);
+	free(cfp);
+	free(emap);
 }
 
 /* Generates, loads and installs the chain program of n. */
@@ -517,8 +732,8 @@ static int node_load(struct sf_runtime *rt, struct sf_node *node)
 						  (uint16_t)w->flags };
 		fp[i] = (struct sock_fprog){ (unsigned short)w->len, w->insns };
 	}
-	err = sf_chain_emit(&rt->layout, cf, n, bpf_map__fd(rt->skel->maps.sf_tasks),
-			    bpf_map__fd(rt->skel->maps.sf_progs), &prog);
+	err = sf_chain_emit(&rt->layout, cf, n, rt->fd_tasks,
+			    rt->fd_progs, &prog);
 	if (err)
 		goto out;
 	fd = sf_chain_load(&rt->layout, &prog, rt->verbose);
@@ -533,7 +748,7 @@ static int node_load(struct sf_runtime *rt, struct sf_node *node)
 		goto out;
 	}
 	fill_table(rt, slot, cf, fp, n);
-	if (bpf_map_update_elem(bpf_map__fd(rt->skel->maps.sf_progs), &slot, &fd, 0)) {
+	if (bpf_map_update_elem(rt->fd_progs, &slot, &fd, 0)) {
 		err = -errno;
 		close(fd);
 		goto out;
@@ -541,6 +756,9 @@ static int node_load(struct sf_runtime *rt, struct sf_node *node)
 	node->slot = slot;
 	node->prog_fd = fd;
 	rt->slots[slot] = node;
+	/* Recorded before any task gets the slot: an adopting runtime knows
+	 * every chain a task can have. */
+	save_state(rt);
 out:
 	c2e_ebpf_free(&prog);
 	free(cf);
@@ -555,7 +773,7 @@ out:
 static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *want,
 		 size_t n, int slot, struct recs *after)
 {
-	int pfd = bpf_map__fd(rt->skel->maps.sf_pending), err, applied = 0;
+	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -596,7 +814,6 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 	struct sf_node *parent = NULL, *node;
 	const struct sf_iter_rec *me;
 	pid_t tgid;
-	uint64_t hash;
 	int kcount, err, round;
 	size_t i;
 
@@ -639,31 +856,10 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 		}
 	}
 
-	hash = fnv(parent ? parent->hash : 0xcbf29ce484222325ULL, &flags, sizeof(flags));
-	hash = fnv(hash, prog->filter, prog->len * sizeof(*prog->filter));
-	node = node_find(rt, parent, prog->filter, prog->len, flags, hash);
+	node = node_get(rt, parent, prog->filter, prog->len, flags, 0, kcount);
 	if (!node) {
-		node = calloc(1, sizeof(*node));
-		if (!node) {
-			err = -ENOMEM;
-			goto out;
-		}
-		node->insns = malloc(prog->len * sizeof(*prog->filter));
-		if (!node->insns) {
-			free(node);
-			err = -ENOMEM;
-			goto out;
-		}
-		memcpy(node->insns, prog->filter, prog->len * sizeof(*prog->filter));
-		node->len = prog->len;
-		node->parent = parent;
-		node->flags = flags;
-		node->hash = hash;
-		node->id = rt->next_id++;
-		node->depth = parent ? parent->depth + 1 : 1;
-		node->path_insns = (parent ? parent->path_insns : 0) + kcount + C2E_CHAIN_PENALTY;
-		node->hnext = rt->buckets[hash % HASH_BUCKETS];
-		rt->buckets[hash % HASH_BUCKETS] = node;
+		err = -ENOMEM;
+		goto out;
 	}
 	if (!node->slot) {
 		err = node_load(rt, node);
@@ -731,7 +927,7 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 {
 	int ret;
 
-	if (flags & ~SF_ATTACH_KNOWN_FLAGS)
+	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
 		return -EINVAL;
 	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS) {
 		if (err) {
@@ -748,6 +944,7 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 		return -ESRCH;
 	pthread_mutex_lock(&rt->lock);
 	ret = attach_locked(rt, tid, prog, flags, filter_id);
+	save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return ret;
 }
@@ -774,6 +971,7 @@ static const char *taken_name(unsigned int t)
 	case SF_TAKEN_DENIED: return "denied";
 	case SF_TAKEN_FALLBACK_KILLED: return "fallback-killed";
 	case SF_TAKEN_FALLBACK_LOGGED: return "fallback-logged";
+	case SF_TAKEN_COMPLAIN: return "complain";
 	default: return "none";
 	}
 }
@@ -845,4 +1043,1164 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	memcpy(buf, s, len + 1);
 	json_object_put(o);
 	return (int)len;
+}
+
+/* ---- pinned state (issue 4) ----------------------------------------------
+ * Pins, under pin_dir: map_<name> for every map (the PROG_ARRAY above all:
+ * it clears its entries when its last user reference goes), prog_<name> for
+ * every loaded program, link_<name> for every attached one. The chain tree
+ * (nodes: id, flags, owner, parent, slot, classic code) and the cgroup
+ * attachments live in a state file, state_path(), rewritten (write + rename)
+ * after every change, and before any task is given a newly loaded slot.
+ */
+
+static char *state_path_of(const char *pin_dir)
+{
+	const char *base = strrchr(pin_dir, '/');
+	char *p;
+
+	base = base && base[1] ? base + 1 : pin_dir;
+	if (asprintf(&p, "/run/%s/state", base) < 0)
+		return NULL;
+	return p;
+}
+
+static void pin_name(char *buf, size_t size, const char *dir, const char *kind,
+		     const char *name)
+{
+	char *c;
+
+	snprintf(buf, size, "%s/%s_%s", dir, kind, name);
+	for (c = buf + strlen(dir) + 1; *c; c++)
+		if (*c == '.' || *c == '/')
+			*c = '_';
+}
+
+static int pin_all(struct sf_runtime *rt)
+{
+	struct bpf_object_skeleton *sk = rt->skel->skeleton;
+	struct bpf_program *p;
+	struct bpf_map *m;
+	char path[PATH_MAX];
+	int i, err;
+
+	if (mkdir(rt->pin_dir, 0700) && errno != EEXIST)
+		return -errno;
+	bpf_object__for_each_map(m, rt->skel->obj) {
+		/* libbpf names internal maps after the object ("sfilter_.bss"):
+		 * pin those under their section name alone. */
+		const char *name = bpf_map__name(m), *dot = strchr(name, '.');
+
+		pin_name(path, sizeof(path), rt->pin_dir, "map", dot ? dot + 1 : name);
+		if (bpf_obj_pin(bpf_map__fd(m), path))
+			return -errno;
+	}
+	bpf_object__for_each_program(p, rt->skel->obj) {
+		if (bpf_program__fd(p) < 0)
+			continue;
+		pin_name(path, sizeof(path), rt->pin_dir, "prog", bpf_program__name(p));
+		if (bpf_obj_pin(bpf_program__fd(p), path))
+			return -errno;
+	}
+	for (i = 0; i < sk->prog_cnt; i++) {
+		struct bpf_link *l = sk->progs[i].link ? *sk->progs[i].link : NULL;
+
+		if (!l)
+			continue;
+		pin_name(path, sizeof(path), rt->pin_dir, "link", sk->progs[i].name);
+		err = bpf_link__pin(l, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int rm_pins(const char *pin_dir)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dir = opendir(pin_dir);
+	int err = 0;
+
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	/* Links first: tasks stop being confined before their maps go. */
+	while ((d = readdir(dir)))
+		if (!strncmp(d->d_name, "link_", 5)) {
+			snprintf(path, sizeof(path), "%s/%s", pin_dir, d->d_name);
+			if (unlink(path))
+				err = -errno;
+		}
+	rewinddir(dir);
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", pin_dir, d->d_name);
+			if (unlink(path) && errno != ENOENT)
+				err = -errno;
+		}
+	closedir(dir);
+	if (rmdir(pin_dir) && errno != ENOENT)
+		err = -errno;
+	return err;
+}
+
+int sf_runtime_uninstall_dir(const char *pin_dir)
+{
+	char *sp = state_path_of(pin_dir), *slash;
+	int err = rm_pins(pin_dir);
+
+	if (sp) {
+		unlink(sp);
+		slash = strrchr(sp, '/');
+		*slash = 0;
+		rmdir(sp);
+		free(sp);
+	}
+	return err;
+}
+
+/* State file: header, nodes, cgroups. */
+#define STATE_MAGIC 0x53465354u /* "SFST" */
+#define STATE_VERSION 1
+
+struct st_head {
+	uint32_t magic, version, tier, next_id, n_nodes, n_cgroups;
+};
+struct st_node {
+	int32_t idx, parent;
+	uint32_t flags, id, owner, slot, len, dead, depth, path_insns;
+	uint64_t hash;
+};
+struct st_cg {
+	uint64_t id;
+	int32_t base;
+	uint32_t path_len, n_app, pad;
+};
+struct st_app {
+	uint32_t from;
+	int32_t to;
+};
+
+static void save_state(struct sf_runtime *rt)
+{
+	struct st_head h = { STATE_MAGIC, STATE_VERSION, rt->tier, rt->next_id, 0, 0 };
+	struct sf_cgroup *c;
+	char tmp[PATH_MAX];
+	FILE *f;
+	size_t i;
+	int idx = 0;
+
+	if (!rt->state_path)
+		return;
+	for (i = 0; i < HASH_BUCKETS; i++) {
+		struct sf_node *n;
+
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			n->idx = idx++;
+	}
+	h.n_nodes = idx;
+	for (c = rt->cgroups; c; c = c->next)
+		h.n_cgroups++;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", rt->state_path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "sfilter: %s: %s\n", tmp, strerror(errno));
+		return;
+	}
+	fwrite(&h, sizeof(h), 1, f);
+	for (i = 0; i < HASH_BUCKETS; i++) {
+		struct sf_node *n;
+
+		for (n = rt->buckets[i]; n; n = n->hnext) {
+			struct st_node r = {
+				.idx = n->idx, .parent = n->parent ? n->parent->idx : -1,
+				.flags = n->flags, .id = n->id, .owner = n->owner,
+				.slot = n->slot, .len = n->len, .dead = n->dead,
+				.depth = n->depth, .path_insns = n->path_insns,
+				.hash = n->hash,
+			};
+
+			fwrite(&r, sizeof(r), 1, f);
+			fwrite(n->insns, sizeof(*n->insns), n->len, f);
+		}
+	}
+	for (c = rt->cgroups; c; c = c->next) {
+		struct st_cg r = { .id = c->id, .base = c->base ? c->base->idx : -1,
+				   .path_len = strlen(c->path), .n_app = c->n_app };
+
+		fwrite(&r, sizeof(r), 1, f);
+		fwrite(c->path, 1, r.path_len, f);
+		for (i = 0; i < c->n_app; i++) {
+			struct st_app a = { c->app[i].from, c->app[i].to->idx };
+
+			fwrite(&a, sizeof(a), 1, f);
+		}
+	}
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "sfilter: writing %s failed\n", tmp);
+		fclose(f);
+		return;
+	}
+	fclose(f);
+	if (rename(tmp, rt->state_path))
+		fprintf(stderr, "sfilter: %s: %s\n", rt->state_path, strerror(errno));
+}
+
+static int load_state(struct sf_runtime *rt)
+{
+	struct sf_node **all = NULL;
+	int32_t *parents = NULL;
+	struct st_head h;
+	FILE *f = fopen(rt->state_path, "r");
+	uint32_t i, k;
+	int err = -EIO;
+
+	if (!f)
+		return errno == ENOENT ? 0 : -errno; /* pinned, nothing attached yet */
+	if (fread(&h, sizeof(h), 1, f) != 1 || h.magic != STATE_MAGIC ||
+	    h.version != STATE_VERSION)
+		goto out;
+	rt->next_id = h.next_id;
+	all = calloc(h.n_nodes + 1, sizeof(*all));
+	parents = calloc(h.n_nodes + 1, sizeof(*parents));
+	if (!all || !parents) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < h.n_nodes; i++) {
+		struct st_node r;
+		struct sf_node *n;
+
+		if (fread(&r, sizeof(r), 1, f) != 1 || r.idx < 0 ||
+		    (uint32_t)r.idx >= h.n_nodes || r.len > C2E_MAX_INSNS ||
+		    r.slot >= SF_MAX_CHAINS)
+			goto out;
+		n = calloc(1, sizeof(*n));
+		if (!n) {
+			err = -ENOMEM;
+			goto out;
+		}
+		n->insns = malloc(r.len * sizeof(*n->insns) + 1);
+		if (!n->insns || fread(n->insns, sizeof(*n->insns), r.len, f) != r.len) {
+			free(n->insns);
+			free(n);
+			goto out;
+		}
+		n->len = r.len;
+		n->flags = r.flags;
+		n->id = r.id;
+		n->owner = r.owner;
+		n->slot = r.slot;
+		n->dead = r.dead;
+		n->depth = r.depth;
+		n->path_insns = r.path_insns;
+		n->hash = r.hash;
+		n->idx = r.idx;
+		n->prog_fd = -1;
+		if (n->slot)
+			rt->slots[n->slot] = n;
+		n->hnext = rt->buckets[n->hash % HASH_BUCKETS];
+		rt->buckets[n->hash % HASH_BUCKETS] = n;
+		all[r.idx] = n;
+		parents[r.idx] = r.parent;
+	}
+	for (i = 0; i < h.n_nodes; i++) {
+		if (!all[i])
+			goto out;
+		if (parents[i] >= 0) {
+			if ((uint32_t)parents[i] >= h.n_nodes)
+				goto out;
+			all[i]->parent = all[parents[i]];
+		}
+	}
+	for (i = 0; i < h.n_cgroups; i++) {
+		struct sf_cgroup *c = calloc(1, sizeof(*c));
+		struct st_cg r;
+
+		if (!c) {
+			err = -ENOMEM;
+			goto out;
+		}
+		c->next = rt->cgroups;
+		rt->cgroups = c;
+		if (fread(&r, sizeof(r), 1, f) != 1 || r.path_len > PATH_MAX ||
+		    r.base >= (int32_t)h.n_nodes)
+			goto out;
+		c->id = r.id;
+		c->base = r.base >= 0 ? all[r.base] : NULL;
+		c->path = calloc(1, r.path_len + 1);
+		c->app = calloc(r.n_app + 1, sizeof(*c->app));
+		if (!c->path || !c->app)
+			goto out;
+		c->cap_app = r.n_app + 1;
+		if (fread(c->path, 1, r.path_len, f) != r.path_len)
+			goto out;
+		for (k = 0; k < r.n_app; k++) {
+			struct st_app a;
+
+			if (fread(&a, sizeof(a), 1, f) != 1 || a.to < 0 ||
+			    a.to >= (int32_t)h.n_nodes)
+				goto out;
+			c->app[c->n_app++] = (struct sf_cg_app){ a.from, all[a.to] };
+		}
+	}
+	err = 0;
+out:
+	if (err)
+		fprintf(stderr, "sfilter: %s: unreadable state\n", rt->state_path);
+	free(all);
+	free(parents);
+	fclose(f);
+	return err;
+}
+
+static int obj_get(const char *dir, const char *kind, const char *name)
+{
+	char path[PATH_MAX];
+
+	pin_name(path, sizeof(path), dir, kind, name);
+	return bpf_obj_get(path);
+}
+
+/* Everything from the pins; nothing is loaded or attached. */
+static int adopt(struct sf_runtime *rt)
+{
+	struct { int *fd; const char *kind, *name; } want[] = {
+		{ &rt->fd_tasks, "map", "sf_tasks" },
+		{ &rt->fd_progs, "map", "sf_progs" },
+		{ &rt->fd_table, "map", "sf_table" },
+		{ &rt->fd_pending, "map", "sf_pending" },
+		{ &rt->fd_events, "map", "sf_events" },
+		{ &rt->fd_cgroups, "map", "sf_cgroups" },
+		{ &rt->fd_cgapp, "map", "sf_cg_append" },
+		{ &rt->fd_cgpend, "map", "sf_cg_pending" },
+		{ &rt->fd_bss, "map", "bss" },
+		{ &rt->fd_iter, "prog", "sf_iter" },
+	};
+	size_t i;
+	void *m;
+
+	rt->own_fds = true;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		*want[i].fd = obj_get(rt->pin_dir, want[i].kind, want[i].name);
+		if (*want[i].fd < 0) {
+			int err = -errno;
+
+			*want[i].fd = 0;
+			fprintf(stderr, "sfilter: adopting %s/%s_%s: %s\n", rt->pin_dir,
+				want[i].kind, want[i].name, strerror(-err));
+			return err;
+		}
+	}
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rt->fd_bss, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	rt->bss_map = m;
+	rt->bss = m;
+	{
+		char probe[PATH_MAX];
+
+		pin_name(probe, sizeof(probe), rt->pin_dir, "link", "sf_lsm_file_open");
+		rt->tier = access(probe, F_OK) == 0 ? SF_TIER_LSM : SF_TIER_TRACEPOINT;
+	}
+	return load_state(rt);
+}
+
+int sf_runtime_open_pinned(struct sf_runtime **out,
+			   const struct sf_runtime_opts *opts,
+			   const char *pin_dir, bool *adopted)
+{
+	struct sf_runtime *rt;
+	char probe[PATH_MAX], *dir;
+	int err;
+
+	*out = NULL;
+	if (adopted)
+		*adopted = false;
+	if (!pin_dir)
+		return sf_runtime_open(out, opts);
+	rt = rt_alloc(opts);
+	if (!rt)
+		return -ENOMEM;
+	rt->pin_dir = strdup(pin_dir);
+	rt->state_path = state_path_of(pin_dir);
+	if (!rt->pin_dir || !rt->state_path) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	dir = strdup(rt->state_path);
+	if (dir) {
+		*strrchr(dir, '/') = 0;
+		mkdir(dir, 0700);
+		free(dir);
+	}
+	err = sf_layout_read(&rt->layout);
+	if (err)
+		goto fail;
+	pin_name(probe, sizeof(probe), pin_dir, "link", "sf_dispatch");
+	if (access(probe, F_OK) == 0) {
+		err = adopt(rt);
+		if (err)
+			goto fail;
+		if (adopted)
+			*adopted = true;
+	} else {
+		/* Leftovers of a half-made install (no dispatcher link):
+		 * nothing is confined by them. */
+		sf_runtime_uninstall_dir(pin_dir);
+		dir = strdup(rt->state_path);
+		if (dir) {
+			*strrchr(dir, '/') = 0;
+			mkdir(dir, 0700);
+			free(dir);
+		}
+		err = load_fresh(rt, opts);
+		if (!err)
+			err = pin_all(rt);
+		if (err) {
+			fprintf(stderr, "sfilter: pinning under %s: %s\n", pin_dir, strerror(-err));
+			rm_pins(pin_dir);
+			goto fail;
+		}
+		save_state(rt);
+	}
+	err = finish_open(rt);
+	if (err)
+		goto fail;
+	*out = rt;
+	return 0;
+fail:
+	/* Keep whatever was adopted attached; a fresh load failing is
+	 * detached by close (its pins are gone). */
+	if (!(adopted && *adopted) && rt->skel) {
+		free(rt->pin_dir);
+		rt->pin_dir = NULL;
+	}
+	sf_runtime_close(rt);
+	return err;
+}
+
+int sf_runtime_uninstall(struct sf_runtime *rt)
+{
+	int err;
+
+	if (!rt->pin_dir)
+		return -EINVAL;
+	pthread_mutex_lock(&rt->lock);
+	err = sf_runtime_uninstall_dir(rt->pin_dir);
+	free(rt->state_path);
+	rt->state_path = NULL;
+	free(rt->pin_dir);
+	rt->pin_dir = NULL;
+	/* Our own links (fresh load) are detached now, not at close; an
+	 * adopted runtime holds none, so unpinning detached them. */
+	if (rt->skel) {
+		struct bpf_object_skeleton *sk = rt->skel->skeleton;
+		int i;
+
+		for (i = 0; i < sk->prog_cnt; i++)
+			if (sk->progs[i].link && *sk->progs[i].link) {
+				bpf_link__destroy(*sk->progs[i].link);
+				*sk->progs[i].link = NULL;
+			}
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+/* ---- detach, replace (issue 4) -------------------------------------------
+ * Filter ids are per chain node: identical attaches (same parent chain, same
+ * program, same flags) share one node and so one id, and a node rebuilt
+ * under a new parent by detach/replace keeps its id. An id therefore names
+ * one attach request, or several identical ones onto the same chain, and
+ * detach/replace act on every chain node carrying it.
+ */
+
+static bool path_has(const struct sf_node *n, uint32_t id)
+{
+	for (; n; n = n->parent)
+		if (n->id == id)
+			return true;
+	return false;
+}
+
+/* n's chain without id (repl NULL) or with repl in its place; *out NULL
+ * when nothing is left. */
+static int rebuild(struct sf_runtime *rt, struct sf_node *n, uint32_t id,
+		   const struct sock_fprog *repl, struct sf_node **out)
+{
+	struct sf_node *path[4096 + 8], *cur = NULL;
+	size_t depth = 0;
+	int err;
+
+	for (; n; n = n->parent) {
+		if (depth == sizeof(path) / sizeof(path[0]))
+			return -E2BIG;
+		path[depth++] = n;
+	}
+	while (depth--) {
+		const struct sf_node *o = path[depth];
+		const struct sock_filter *insns = o->insns;
+		size_t len = o->len;
+		int kcount;
+
+		if (o->id == id) {
+			if (!repl)
+				continue;
+			insns = repl->filter;
+			len = repl->len;
+		}
+		kcount = c2e_kernel_insn_count(insns, len);
+		if (kcount < 0)
+			return kcount;
+		if ((uint64_t)kcount + (cur ? cur->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
+			return -ENOMEM;
+		cur = node_get(rt, cur, insns, len, o->flags, o->id, kcount);
+		if (!cur)
+			return -ENOMEM;
+	}
+	*out = cur;
+	err = 0;
+	return err;
+}
+
+/* Moves every task whose chain is a key of to[] (to[old] >= 0) to its new
+ * chain, compare-and-set per task, until none is left (forks racing). */
+static int move_tasks(struct sf_runtime *rt, const int *to)
+{
+	int pfd = rt->fd_pending, round;
+
+	for (round = 0; round < 16; round++) {
+		struct recs r, after;
+		size_t i, n = 0;
+		int err = iter_run(rt, 0, false, &r);
+
+		if (err)
+			return err;
+		for (i = 0; i < r.n; i++) {
+			uint32_t c = r.r[i].chain, key = r.r[i].tid;
+			struct sf_pending p;
+
+			if (c >= SF_MAX_CHAINS || to[c] < 0)
+				continue;
+			p.chain = to[c];
+			p.expect = c;
+			if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY)) {
+				free(r.r);
+				return -errno;
+			}
+			r.r[n++] = r.r[i];
+		}
+		if (n == 0) {
+			free(r.r);
+			return 0;
+		}
+		err = iter_run(rt, 0, false, &after);
+		for (i = 0; i < n; i++) {
+			uint32_t key = r.r[i].tid;
+
+			bpf_map_delete_elem(pfd, &key);
+		}
+		free(r.r);
+		if (err)
+			return err;
+		free(after.r);
+	}
+	return -EAGAIN;
+}
+
+static void cg_sync(struct sf_runtime *rt, struct sf_cgroup *c);
+
+static int change_locked(struct sf_runtime *rt, uint32_t id,
+			 const struct sock_fprog *repl)
+{
+	struct sf_node *aff[SF_MAX_CHAINS], *nw[SF_MAX_CHAINS];
+	int to[SF_MAX_CHAINS];
+	struct sf_cgroup *c;
+	size_t n = 0, i;
+	bool found = false;
+	int err = 0;
+
+	for (i = 0; i < HASH_BUCKETS; i++) {
+		struct sf_node *x;
+
+		for (x = rt->buckets[i]; x; x = x->hnext)
+			if (x->id == id && !x->dead)
+				found = true;
+	}
+	if (!found)
+		return -ENOENT;
+	for (i = 0; i < SF_MAX_CHAINS; i++)
+		to[i] = -1;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i] && path_has(rt->slots[i], id)) {
+			rt->slots[i]->busy = true;
+			aff[n++] = rt->slots[i];
+		}
+	/* Every node carrying the id, loaded or not, is never reused. */
+	for (i = 0; i < HASH_BUCKETS; i++) {
+		struct sf_node *x;
+
+		for (x = rt->buckets[i]; x; x = x->hnext)
+			if (path_has(x, id))
+				x->dead = true;
+	}
+	for (i = 0; i < n; i++) {
+		err = rebuild(rt, aff[i], id, repl, &nw[i]);
+		if (err)
+			goto out;
+		if (nw[i] && !nw[i]->slot) {
+			err = node_load(rt, nw[i]);
+			if (err)
+				goto out;
+		}
+		if (nw[i])
+			nw[i]->busy = true;
+		to[aff[i]->slot] = nw[i] ? nw[i]->slot : 0;
+	}
+	for (c = rt->cgroups; c; c = c->next)
+		if (path_has(c->base, id)) {
+			struct sf_node *b;
+
+			err = rebuild(rt, c->base, id, repl, &b);
+			if (err)
+				goto out;
+			if (b && !b->slot && (err = node_load(rt, b)))
+				goto out;
+			c->base = b;
+		}
+	/* The cgroups' prepared appends name old chains: start over. */
+	for (c = rt->cgroups; c; c = c->next)
+		cg_sync(rt, c);
+	err = move_tasks(rt, to);
+	if (err)
+		goto out;
+	for (i = 0; i < n; i++) {
+		aff[i]->busy = false;
+		node_unload(rt, aff[i]);
+	}
+	n = 0;
+out:
+	for (i = 0; i < n; i++) {
+		aff[i]->busy = false;
+		if (nw[i])
+			nw[i]->busy = false;
+	}
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i])
+			rt->slots[i]->busy = false;
+	save_state(rt);
+	return err;
+}
+
+int sf_runtime_detach(struct sf_runtime *rt, uint32_t filter_id)
+{
+	int err;
+
+	if (!filter_id)
+		return -ENOENT;
+	pthread_mutex_lock(&rt->lock);
+	err = change_locked(rt, filter_id, NULL);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
+		       const struct sock_fprog *prog, struct c2e_error *cerr)
+{
+	int err;
+
+	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS)
+		return -EINVAL;
+	if (c2e_validate(prog->filter, prog->len, cerr))
+		return -EINVAL;
+	if (!filter_id)
+		return -ENOENT;
+	pthread_mutex_lock(&rt->lock);
+	err = change_locked(rt, filter_id, prog);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+/* ---- cgroups (issue 4) ---------------------------------------------------- */
+
+static bool cg_uses_slot(struct sf_runtime *rt, int slot)
+{
+	struct sf_cgroup *c;
+	size_t i;
+
+	for (c = rt->cgroups; c; c = c->next) {
+		if (c->base && c->base->slot == slot)
+			return true;
+		for (i = 0; i < c->n_app; i++)
+			if (c->app[i].to->slot == slot)
+				return true;
+	}
+	return false;
+}
+
+/* A slot is going away: drop the appends that start from it. */
+static void cg_forget_slot(struct sf_runtime *rt, int slot)
+{
+	struct sf_cgroup *c;
+	size_t i;
+
+	for (c = rt->cgroups; c; c = c->next)
+		for (i = 0; i < c->n_app;) {
+			if (c->app[i].from == (uint32_t)slot) {
+				struct sf_cg_key k = { .cgid = c->id, .chain = slot };
+
+				bpf_map_delete_elem(rt->fd_cgapp, &k);
+				c->app[i] = c->app[--c->n_app];
+			} else {
+				i++;
+			}
+		}
+}
+
+/* The kernel maps follow c: its base chain, no prepared appends. */
+static void cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
+{
+	struct sf_cg v = { .chain = c->base ? c->base->slot : 0 };
+	size_t i;
+
+	for (i = 0; i < c->n_app; i++) {
+		struct sf_cg_key k = { .cgid = c->id, .chain = c->app[i].from };
+
+		bpf_map_delete_elem(rt->fd_cgapp, &k);
+	}
+	c->n_app = 0;
+	if (v.chain)
+		bpf_map_update_elem(rt->fd_cgroups, &c->id, &v, BPF_ANY);
+	else
+		bpf_map_delete_elem(rt->fd_cgroups, &c->id);
+}
+
+/* from's chain with c's filters appended (those it lacks), loaded. */
+static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
+		     struct sf_node *from, struct sf_node **out)
+{
+	struct sf_node *path[4096 + 8], *cur = from, *b;
+	size_t depth = 0;
+	int err;
+
+	for (b = c->base; b; b = b->parent) {
+		if (depth == sizeof(path) / sizeof(path[0]))
+			return -E2BIG;
+		path[depth++] = b;
+	}
+	while (depth--) {
+		b = path[depth];
+		if (path_has(from, b->id))
+			continue;
+		if ((uint64_t)(b->path_insns - (b->parent ? b->parent->path_insns : 0)) +
+		    (cur ? cur->path_insns : 0) > C2E_MAX_CHAIN_INSNS + C2E_CHAIN_PENALTY)
+			return -ENOMEM;
+		cur = node_get(rt, cur, b->insns, b->len, b->flags, b->id,
+			       b->path_insns - (b->parent ? b->parent->path_insns : 0) -
+			       C2E_CHAIN_PENALTY);
+		if (!cur)
+			return -ENOMEM;
+	}
+	if (cur && !cur->slot && (err = node_load(rt, cur)))
+		return err;
+	*out = cur;
+	return 0;
+}
+
+static int cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,
+		      struct sf_node *to)
+{
+	struct sf_cg_key k = { .cgid = c->id, .chain = from };
+	uint32_t v = to->slot;
+	size_t i;
+
+	for (i = 0; i < c->n_app; i++)
+		if (c->app[i].from == from) {
+			c->app[i].to = to;
+			goto map;
+		}
+	if (c->n_app == c->cap_app) {
+		size_t cap = c->cap_app ? 2 * c->cap_app : 8;
+		struct sf_cg_app *a = realloc(c->app, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		c->app = a;
+		c->cap_app = cap;
+	}
+	c->app[c->n_app++] = (struct sf_cg_app){ from, to };
+map:
+	if (bpf_map_update_elem(rt->fd_cgapp, &k, &v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Moves the listed tids (0-terminated: tids[n]) onto "their chain + c's
+ * filters"; with from_tgid, every thread of those groups. */
+static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
+		      const pid_t *tids, size_t ntids, bool groups)
+{
+	int to[SF_MAX_CHAINS], err = 0, round;
+	size_t i, k;
+
+	for (round = 0; round < 8; round++) {
+		struct recs r, after;
+		size_t n = 0;
+
+		err = iter_run(rt, 0, true, &r);
+		if (err)
+			return err;
+		for (i = 0; i < SF_MAX_CHAINS; i++)
+			to[i] = -1;
+		for (i = 0; i < r.n; i++) {
+			struct sf_node *from, *nw;
+			uint32_t ch = r.r[i].chain, key = r.r[i].tid;
+			struct sf_pending p;
+			bool want = false;
+
+			for (k = 0; k < ntids && !want; k++)
+				want = groups ? (pid_t)r.r[i].tgid == tids[k]
+					      : (pid_t)r.r[i].tid == tids[k];
+			if (!want || ch >= SF_MAX_CHAINS)
+				continue;
+			from = ch ? rt->slots[ch] : NULL;
+			if (ch && !from)
+				continue; /* not ours */
+			if (to[ch] < 0) {
+				err = cg_append(rt, c, from, &nw);
+				if (err)
+					goto fail;
+				to[ch] = nw ? nw->slot : 0;
+				if (nw && nw != from)
+					nw->busy = true;
+				if (nw && ch && (err = cg_add_app(rt, c, ch, nw)))
+					goto fail;
+			}
+			if ((uint32_t)to[ch] == ch)
+				continue;
+			p.chain = to[ch];
+			p.expect = ch;
+			if (bpf_map_update_elem(rt->fd_pending, &key, &p, BPF_ANY)) {
+				err = -errno;
+				goto fail;
+			}
+			r.r[n++] = r.r[i];
+		}
+		if (n == 0) {
+			free(r.r);
+			break;
+		}
+		err = iter_run(rt, 0, true, &after);
+		for (i = 0; i < n; i++) {
+			uint32_t key = r.r[i].tid;
+
+			bpf_map_delete_elem(rt->fd_pending, &key);
+		}
+		free(r.r);
+		if (err)
+			goto out;
+		free(after.r);
+		continue;
+fail:
+		free(r.r);
+		goto out;
+	}
+out:
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i])
+			rt->slots[i]->busy = false;
+	return err;
+}
+
+static int read_tids(const char *dir, pid_t **out, size_t *n)
+{
+	char path[PATH_MAX];
+	size_t cap = 0;
+	FILE *f;
+	int v;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		f = fopen(path, "r");
+	}
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &v) == 1) {
+		if (*n == cap) {
+			pid_t *p;
+
+			cap = 2 * cap + 64;
+			p = realloc(*out, cap * sizeof(*p));
+			if (!p) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			*out = p;
+		}
+		(*out)[(*n)++] = v;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
+				const struct sock_fprog *prog, unsigned int flags,
+				uint32_t *filter_id)
+{
+	struct sf_cgroup *c;
+	struct sf_node *node;
+	struct stat st;
+	pid_t *tids;
+	size_t n;
+	int kcount, err, round;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	for (c = rt->cgroups; c; c = c->next)
+		if (c->id == (uint64_t)st.st_ino)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c || !(c->path = strdup(path))) {
+			free(c);
+			return -ENOMEM;
+		}
+		c->id = st.st_ino;
+		c->next = rt->cgroups;
+		rt->cgroups = c;
+	}
+	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
+	if (kcount < 0)
+		return kcount;
+	if ((uint64_t)kcount + (c->base ? c->base->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
+		return -ENOMEM;
+	/* A fresh id: the cgroup's filter is its own attach. */
+	node = node_get(rt, c->base, prog->filter, prog->len,
+			flags & ~SF_ATTACH_TSYNC, rt->next_id, kcount);
+	if (!node)
+		return -ENOMEM;
+	if (!node->slot && (err = node_load(rt, node)))
+		return err;
+	c->base = node;
+	/* Joiners from now on: the tracepoint. Then everyone already in,
+	 * until a pass finds nobody left without the filter. */
+	cg_sync(rt, c);
+	for (round = 0; round < 8; round++) {
+		err = read_tids(path, &tids, &n);
+		if (err)
+			return err;
+		err = cg_confine(rt, c, tids, n, false);
+		free(tids);
+		if (err)
+			return err;
+		err = read_tids(path, &tids, &n);
+		if (err)
+			return err;
+		{
+			struct recs r;
+			size_t i, missing = 0;
+
+			err = iter_run(rt, 0, true, &r);
+			if (err) {
+				free(tids);
+				return err;
+			}
+			for (i = 0; i < r.n; i++) {
+				size_t k;
+
+				for (k = 0; k < n; k++)
+					if ((pid_t)r.r[i].tid == tids[k])
+						break;
+				if (k < n && !(r.r[i].chain < SF_MAX_CHAINS &&
+					       rt->slots[r.r[i].chain] &&
+					       path_has(rt->slots[r.r[i].chain], node->id)))
+					missing++;
+			}
+			free(r.r);
+			free(tids);
+			if (!missing)
+				break;
+		}
+	}
+	if (filter_id)
+		*filter_id = node->id;
+	return round < 8 ? 0 : -EAGAIN;
+}
+
+int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
+			     const struct sock_fprog *prog, unsigned int flags,
+			     uint32_t *filter_id, struct c2e_error *cerr)
+{
+	int err;
+
+	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
+		return -EINVAL;
+	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS)
+		return -EINVAL;
+	if (c2e_validate(prog->filter, prog->len, cerr))
+		return -EINVAL;
+	if (!cgroup_path)
+		return -EINVAL;
+	pthread_mutex_lock(&rt->lock);
+	err = attach_cgroup_locked(rt, cgroup_path, prog, flags, filter_id);
+	save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+int sf_runtime_process_pending(struct sf_runtime *rt)
+{
+	struct sf_cg_pend p;
+	uint32_t key, next;
+	int err = 0, done = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	while (bpf_map_get_next_key(rt->fd_cgpend, NULL, &next) == 0) {
+		struct sf_cgroup *c;
+		pid_t who;
+		int e;
+
+		key = next;
+		if (bpf_map_lookup_elem(rt->fd_cgpend, &key, &p)) {
+			bpf_map_delete_elem(rt->fd_cgpend, &key);
+			continue;
+		}
+		bpf_map_delete_elem(rt->fd_cgpend, &key);
+		for (c = rt->cgroups; c; c = c->next)
+			if (c->id == p.cgid)
+				break;
+		if (!c || !c->base)
+			continue;
+		who = p.threadgroup ? (pid_t)p.tgid : (pid_t)key;
+		e = cg_confine(rt, c, &who, 1, p.threadgroup);
+		if (e && !err)
+			err = e;
+		done++;
+	}
+	if (done)
+		save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return err ? err : done;
+}
+
+/* ---- introspection (issue 4) ---------------------------------------------- */
+
+int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
+{
+	struct recs r;
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&rt->lock);
+	err = iter_run(rt, 0, false, &r);
+	if (err) {
+		pthread_mutex_unlock(&rt->lock);
+		return err;
+	}
+	for (i = 0; i < r.n && !err; i++) {
+		struct sf_task_info t = { .tid = r.r[i].tid, .tgid = r.r[i].tgid };
+		struct sf_node *n = r.r[i].chain < SF_MAX_CHAINS ?
+				    rt->slots[r.r[i].chain] : NULL, *w;
+		char path[64], line[256];
+		uint32_t k;
+		FILE *f;
+
+		if (!r.r[i].chain)
+			continue;
+		t.uid = (uid_t)-1;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t.tgid, t.tid);
+		f = fopen(path, "r");
+		if (f) {
+			while (fgets(line, sizeof(line), f)) {
+				unsigned int u;
+
+				if (sscanf(line, "Name: %15s", t.comm) == 1)
+					continue;
+				if (sscanf(line, "Uid: %*u %u", &u) == 1)
+					t.uid = u;
+			}
+			fclose(f);
+		}
+		t.n_filters = n ? n->depth : 0;
+		/* Oldest first: the root of the path at index 0. */
+		for (w = n; w; w = w->parent) {
+			k = w->depth - 1;
+			if (k < 64)
+				t.filter_ids[k] = w->id;
+		}
+		err = fn(ctx, &t);
+	}
+	free(r.r);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+static struct sf_node *node_by_id(struct sf_runtime *rt, uint32_t id)
+{
+	struct sf_node *n, *dead = NULL;
+	size_t i;
+
+	for (i = 0; i < HASH_BUCKETS; i++)
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			if (n->id == id) {
+				if (!n->dead)
+					return n;
+				dead = n;
+			}
+	(void)dead;
+	return NULL;
+}
+
+int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
+		      struct sf_filter_info *info, struct sock_filter **out)
+{
+	struct sf_node *n;
+	int err = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	n = node_by_id(rt, filter_id);
+	if (!n) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (info)
+		*info = (struct sf_filter_info){ .id = n->id, .flags = n->flags,
+						 .owner = n->owner, .len = n->len };
+	if (out) {
+		*out = malloc(n->len * sizeof(**out));
+		if (!*out) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(*out, n->insns, n->len * sizeof(**out));
+	}
+out:
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+int sf_runtime_set_owner(struct sf_runtime *rt, uint32_t filter_id, uid_t owner)
+{
+	struct sf_node *n;
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	for (i = 0; i < HASH_BUCKETS; i++)
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			if (n->id == filter_id) {
+				n->owner = owner;
+				found = 1;
+			}
+	if (found)
+		save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return found ? 0 : -ENOENT;
 }

@@ -90,16 +90,55 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 int sf_runtime_open_pinned(struct sf_runtime **out,
 			   const struct sf_runtime_opts *opts,
 			   const char *pin_dir, bool *adopted);
+/*
+ * Layout: under pin_dir, map_<name> for every map (the PROG_ARRAY among
+ * them, which would clear its entries with its last user reference),
+ * prog_<name> for every program, link_<name> for every attachment
+ * (dispatcher, fork, cgroup migration, LSM hooks). bpffs holds no regular
+ * files: the chain tree (filter ids, flags, owners, classic code, parent
+ * chains, slots) and the cgroup attachments are in the state file
+ * /run/<basename of pin_dir>/state (/run/sfilter/state for SF_PIN_DIR),
+ * rewritten by write + rename after every change and before a newly
+ * loaded chain slot is given to any task.
+ * Uninstall unpins everything, removes the state file, and detaches this
+ * runtime's own links now: every confined task is unconfined. The runtime
+ * stays valid (unpinned); sf_runtime_close() it afterwards.
+ * sf_runtime_uninstall_dir() does the same without a runtime (cleanup of a
+ * pin dir whose adoption failed).
+ */
 int sf_runtime_uninstall(struct sf_runtime *rt);
+int sf_runtime_uninstall_dir(const char *pin_dir);
 
 /* Every task in the cgroup (v2 path) now, and every task that joins later,
- * before its first syscall after joining. */
+ * before its first syscall after joining.
+ * Exactly that directory (cgroup.threads), not its descendants. Joining is
+ * seen by tp_btf/cgroup_attach_task (after the migration, in the writer's
+ * context): a joining task with no chain gets the cgroup's filters there;
+ * a task whose chain has a prepared "chain + cgroup filters" (made for
+ * every chain seen in the cgroup so far) gets that. Any other joining
+ * task, and the non-leader threads of a multi-threaded process moved by
+ * cgroup.procs, are queued for sf_runtime_process_pending(), which the
+ * daemon calls from its poll loop: until then they run with their old
+ * chain. CLONE_INTO_CGROUP children are not seen (they inherit their
+ * parent's chain as usual). Returns 0 and the cgroup filter's id. */
 int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 			     const struct sock_fprog *prog, unsigned int flags,
 			     uint32_t *filter_id, struct c2e_error *err);
+/* Resolves queued cgroup joins. Returns how many, or -errno. */
+int sf_runtime_process_pending(struct sf_runtime *rt);
 
 /* Removes (detach) or swaps (replace) one attached filter everywhere it is
- * in force, atomically per task. -ENOENT for an unknown id. */
+ * in force, atomically per task. -ENOENT for an unknown id.
+ * Ids: one per chain node, i.e. per attach request, except that identical
+ * attaches (same program, same flags, onto the same chain) share a node
+ * and hence an id; detach/replace then act on all of them. Every chain
+ * containing the id is rebuilt without it / with the new program at the
+ * same position and flags, the other filters keeping their ids; each task
+ * is moved from its old chain to the new one by compare-and-set in the task
+ * iterator, so it is never without its other filters. Complain mode
+ * (SF_ATTACH_COMPLAIN, accepted by sf_runtime_attach too): the filter runs
+ * in its place in the chain, but its verdict never enters the fold; a
+ * non-ALLOW one is logged as an event with taken = SF_TAKEN_COMPLAIN. */
 int sf_runtime_detach(struct sf_runtime *rt, uint32_t filter_id);
 int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 		       const struct sock_fprog *prog, struct c2e_error *err);

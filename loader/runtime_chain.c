@@ -19,6 +19,7 @@
 #include "sfilter.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,9 @@
 #define OFF_WIN_ID  (-84)
 #define OFF_WIN_FL  (-92)
 #define SCRATCH_OFF 96
+#define OFF_CRANK   (-228)
+#define OFF_CRET    (-236)
+#define OFF_CID     (-244)
 
 /* ---- layout from BTF ---------------------------------------------------- */
 
@@ -141,12 +145,16 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 {
 	const int native[6] = { l->di, l->si, l->dx, l->r10, l->r8, l->r9 };
 	const int compat[6] = { l->bx, l->cx, l->dx, l->si, l->di, l->bp };
-	size_t i, j_compat, j_common, j_allow, j_nostore;
+	size_t i, j_compat, j_common, j_allow, j_nostore, j_enf;
+	bool complain = false;
 	int err;
 
 	out->len = 0;
 	if (n == 0)
 		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (f[i].flags & SF_FLAG_COMPLAIN)
+			complain = true;
 	E(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_1, OFF_CTX, 0);
 	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_7, BPF_REG_1, 0, 0);  /* regs */
 	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_1, 8, 0);  /* id */
@@ -181,6 +189,11 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_RANK, (int32_t)SECCOMP_RET_ALLOW);
 	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_ID, 0);
 	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_FL, 0);
+	if (complain) {
+		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CRANK, (int32_t)SECCOMP_RET_ALLOW);
+		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CRET, (int32_t)SECCOMP_RET_ALLOW);
+		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, 0);
+	}
 
 	/* Newest first, as seccomp_run_filters() walks; strictly lower wins. */
 	for (i = n; i-- > 0;) {
@@ -190,6 +203,14 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 			return err;
 		E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
 		E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+		if (f[i].flags & SF_FLAG_COMPLAIN) {
+			E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_CRANK, 0);
+			E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 3, 0);
+			E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_CRANK, 0);
+			E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_0, OFF_CRET, 0);
+			E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, (int32_t)f[i].id);
+			continue;
+		}
 		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_RANK, 0);
 		E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 4, 0);
 		E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_9, BPF_REG_0, 0, 0);
@@ -201,8 +222,18 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 	/* ALLOW: nothing to record. */
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
 	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
-	j_allow = out->len;
-	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	if (complain) {
+		/* Enforced ALLOW and complain ALLOW: nothing to record. */
+		j_enf = out->len;
+		E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CID, 0);
+		j_allow = out->len;
+		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, 0);
+		JUMP_HERE(j_enf);
+	} else {
+		j_allow = out->len;
+		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	}
 	E(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf);
 	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_0, 0, 0);
 	LD_MAP(BPF_REG_1, tasks_fd);
@@ -219,6 +250,14 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_WIN_FL, 0);
 	E(BPF_STX | BPF_MEM | BPF_H, BPF_REG_0, BPF_REG_1,
 	  offsetof(struct sf_task, flags), 0);
+	if (complain) {
+		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CRET, 0);
+		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1,
+		  offsetof(struct sf_task, cret), 0);
+		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CID, 0);
+		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1,
+		  offsetof(struct sf_task, cfilter_id), 0);
+	}
 	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10, OFF_CTX, 0);
 	LD_MAP(BPF_REG_2, progs_fd);
 	E(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, SF_SLOT_ENFORCE);
