@@ -241,12 +241,22 @@ SF_HAVE_RUNTIME_BLOCK := $(shell awk '/^\# =+ BEGIN loader:/ {skip = 1} \
 	!skip && /libsfruntime/ {print "yes"; exit} /^\# =+ END loader/ {skip = 0}' Makefile)
 SFILTERD := $(if $(SF_HAVE_RUNTIME_BLOCK),$(OUTPUT)/sfilterd)
 SFRUN := $(OUTPUT)/sfrun
-LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o sfilterd.o sfrun.o)
+SFCTL := $(OUTPUT)/sfctl
+SFCTL_SRCS := $(filter-out loader/sfctl_rtstubs.c,$(wildcard loader/sfctl*.c))
+SFCTL_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFCTL_SRCS))
+# Weak stand-ins for runtime calls not written yet (issue 4), linked after
+# libsfruntime.a so that a member is only pulled in for a missing symbol.
+LIBSFSTUBS := $(if $(wildcard loader/sfctl_rtstubs.c),$(OUTPUT)/libsfstubs.a)
+LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o sfilterd.o sfrun.o) \
+	       $(SFCTL_OBJS)
+MANDIR ?= $(PREFIX)/share/man
+SYSTEMD_UNITDIR ?= /lib/systemd/system
+MAN_PAGES := $(wildcard man/*.[0-9])
 
-all: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD)
-.PHONY: install loader
+all: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD) $(SFCTL)
+.PHONY: install install-systemd loader
 
-loader: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD)
+loader: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD) $(SFCTL)
 
 $(LOADER_OBJDIR)/%.o: loader/%.c | $(DEPS_STAMP)
 	$(call msg,CC,$@)
@@ -281,7 +291,19 @@ $(SFCLIENT_PC): Makefile | $(OUTPUT)
 		'Libs: -L$${libdir} -lsfclient' \
 		'Cflags: -I$${includedir}' > $@
 
-$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LIBSFRUNTIME) $(LIBC2E)
+$(LOADER_OBJDIR)/sfctl_rtstubs.o: | $(BPF_SKELS)
+
+$(OUTPUT)/libsfstubs.a: $(LOADER_OBJDIR)/sfctl_rtstubs.o | $(OUTPUT)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LIBSFRUNTIME) $(LIBSFSTUBS) $(LIBC2E)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+
+# sfctl speaks the protocol and disassembles with libc2e; no runtime.
+$(SFCTL_OBJS): | $(BPF_SKELS)
+$(SFCTL): $(SFCTL_OBJS) $(LIBC2E)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 
@@ -301,6 +323,24 @@ install: all
 	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
 	$(INSTALL) -m 644 loader/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
 	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
+	$(INSTALL) -m 755 $(SFCTL) $(DESTDIR)$(BINDIR)/sfctl
+	for m in $(MAN_PAGES); do s=$${m##*.}; \
+		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
+		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+
+# `make demo` (recipe above) runs the daemon and the tools.
+demo: $(SFILTERD) $(SFCTL) $(SFRUN)
+
+# The units run $(BINDIR)/sfilterd; `make install-systemd` installs both.
+install-systemd: install
+	$(INSTALL) -d $(DESTDIR)$(SYSTEMD_UNITDIR)
+	for u in dist/sfilterd.service dist/sfilterd.socket; do \
+		[ -f $$u ] || continue; \
+		sed 's|@BINDIR@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
+		chmod 644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; done
+	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null; then \
+		systemctl daemon-reload || true; \
+		echo "enable with: systemctl enable --now sfilterd.service"; fi
 
 -include $(LOADER_OBJS:.o=.d)
 # ===== END loader =====

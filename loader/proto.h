@@ -11,8 +11,10 @@
  * call, but a client may send several requests on one connection, one at a
  * time.
  *
- * Version 1 has one request, SF_MSG_ATTACH, and one reply,
- * SF_MSG_ATTACH_REPLY. Every request the daemon cannot parse (truncated,
+ * Version 1 started with one request, SF_MSG_ATTACH, and one reply,
+ * SF_MSG_ATTACH_REPLY; issue 4 added the administration requests below
+ * (new types, same version: an old daemon answers them EPROTO "unknown
+ * message type"). Every request the daemon cannot parse (truncated,
  * oversized, wrong magic or version, unknown type, n_insns that does not
  * match the length, file descriptors attached) is answered with an
  * SF_MSG_ATTACH_REPLY whose error says why; the connection stays usable.
@@ -50,6 +52,18 @@
 enum sf_msg_type {
 	SF_MSG_ATTACH       = 1, /* client -> daemon: struct sf_attach_req */
 	SF_MSG_ATTACH_REPLY = 2, /* daemon -> client: struct sf_attach_reply */
+	/* Administration and introspection (issue 4). Every request below is
+	 * answered by one or more SF_MSG_REPLY messages (struct sf_reply);
+	 * all but the last carry SF_REPLY_MORE. */
+	SF_MSG_ADMIN_ATTACH = 3, /* admin: struct sf_admin_attach_req */
+	SF_MSG_REPLY        = 4, /* daemon -> client: struct sf_reply */
+	SF_MSG_DETACH       = 5, /* admin: struct sf_id_req */
+	SF_MSG_REPLACE      = 6, /* admin: struct sf_replace_req */
+	SF_MSG_STATUS       = 7, /* anyone: the header only */
+	SF_MSG_PS           = 8, /* anyone (non-admins see their own uid's tasks) */
+	SF_MSG_SHOW         = 9, /* struct sf_id_req (id = pid); same rule as PS */
+	SF_MSG_LOG          = 10,/* struct sf_log_req; events of one's own uid
+				  * unless admin */
 };
 
 struct sf_msg_hdr {
@@ -77,6 +91,55 @@ struct sf_attach_reply {
 	char message[];     /* NUL-terminated, hdr.length - 24 bytes at most */
 };
 
+/* ---- administration and introspection (issue 4) ---------------------- */
+
+/* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime.h, including
+ * SF_ATTACH_COMPLAIN (0x200); SF_ATTACH_TSYNC means "every thread of pid".
+ * With path_len > 0 the target is the cgroup (v2) at path, and pid must
+ * be 0. */
+struct sf_admin_attach_req {
+	struct sf_msg_hdr hdr;
+	uint32_t flags;
+	int32_t pid;        /* a tid; with SF_ATTACH_TSYNC its whole process */
+	uint32_t n_insns;   /* 1..4096 */
+	uint32_t path_len;  /* bytes of cgroup path after insns, NUL included; 0 = none */
+	struct sock_filter insns[]; /* n_insns, then char path[path_len] */
+};
+
+/* SF_MSG_DETACH (id = filter id), SF_MSG_SHOW (id = pid). */
+struct sf_id_req {
+	struct sf_msg_hdr hdr;
+	uint32_t id;
+};
+
+struct sf_replace_req {
+	struct sf_msg_hdr hdr;
+	uint32_t filter_id;
+	uint32_t n_insns;   /* 1..4096 */
+	struct sock_filter insns[];
+};
+
+#define SF_LOG_FOLLOW 0x1   /* keep the connection and stream new events */
+struct sf_log_req {
+	struct sf_msg_hdr hdr;
+	uint32_t flags;     /* SF_LOG_FOLLOW */
+};
+
+/*
+ * SF_MSG_REPLY: hdr, then fixed fields, then a NUL-terminated JSON object
+ * (text), then data_len bytes of binary data (SHOW: the filter's struct
+ * sock_filter[]). text occupies [32, hdr.length - data_len).
+ */
+#define SF_REPLY_MORE 0x1   /* more replies to the same request follow */
+struct sf_reply {
+	struct sf_msg_hdr hdr;
+	int32_t error;      /* 0 or a positive errno (TSYNC: -tid) */
+	uint32_t id;        /* ADMIN_ATTACH/REPLACE: the filter id */
+	uint32_t flags;     /* SF_REPLY_MORE */
+	uint32_t data_len;
+	char text[];
+};
+
 #define SF_PROTO_HDR_SIZE        ((uint32_t)sizeof(struct sf_msg_hdr))
 #define SF_PROTO_ATTACH_REQ_SIZE ((uint32_t)sizeof(struct sf_attach_req))
 #define SF_PROTO_REPLY_SIZE      ((uint32_t)sizeof(struct sf_attach_reply))
@@ -84,6 +147,16 @@ struct sf_attach_reply {
 _Static_assert(sizeof(struct sf_msg_hdr) == 16, "header is 16 bytes");
 _Static_assert(sizeof(struct sf_attach_req) == 28, "attach request is 28 bytes + insns");
 _Static_assert(sizeof(struct sf_attach_reply) == 24, "reply is 24 bytes + text");
+#define SF_PROTO_ADMIN_ATTACH_SIZE ((uint32_t)sizeof(struct sf_admin_attach_req))
+#define SF_PROTO_ID_REQ_SIZE       ((uint32_t)sizeof(struct sf_id_req))
+#define SF_PROTO_REPLACE_REQ_SIZE  ((uint32_t)sizeof(struct sf_replace_req))
+#define SF_PROTO_LOG_REQ_SIZE      ((uint32_t)sizeof(struct sf_log_req))
+#define SF_PROTO_GREPLY_SIZE       ((uint32_t)sizeof(struct sf_reply))
+_Static_assert(sizeof(struct sf_admin_attach_req) == 32, "admin attach is 32 bytes + insns + path");
+_Static_assert(sizeof(struct sf_id_req) == 20, "id request is 20 bytes");
+_Static_assert(sizeof(struct sf_replace_req) == 24, "replace is 24 bytes + insns");
+_Static_assert(sizeof(struct sf_log_req) == 20, "log request is 20 bytes");
+_Static_assert(sizeof(struct sf_reply) == 32, "reply is 32 bytes + text + data");
 _Static_assert(sizeof(struct sock_filter) == 8, "sock_filter is 8 bytes");
 _Static_assert(28 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
 

@@ -3,8 +3,15 @@
  * sfilterd: loads sfilter's runtime once and serves attach requests
  * (loader/proto.h, docs/protocol.md) on a Unix socket.
  *
- *   sfilterd [--socket PATH] [--foreground] [--log FILE|-]
+ *   sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]
+ *            [--pin-dir DIR | --no-pin] [--uninstall] [limits]
  *            [--force-tracepoint] [-v]
+ *
+ * Issue 4 adds administration over the same socket (attach to a running
+ * process or a cgroup, detach, replace, status, ps, show, log), for peers
+ * that are uid 0 or hold CAP_SYS_ADMIN; pinned state under SF_PIN_DIR so a
+ * restarted daemon adopts every filter; per-uid limits; and a JSON event
+ * log to a file, stdout or syslog that SIGHUP reopens.
  *
  * One thread, one epoll loop, every socket non-blocking: a client that
  * stalls or misbehaves costs the others nothing. Each request is checked
@@ -50,6 +57,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <poll.h>
+#include <json-c/json.h>
+#include <syslog.h>
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
@@ -64,6 +74,8 @@
 
 struct client {
 	int fd;
+	bool follow;    /* LOG --follow: events are streamed, no idle sweep */
+	bool follow_admin;
 	int pidfd;      /* the connecting process, or -1 if it was gone */
 	pid_t pid;      /* SO_PEERCRED at connect time */
 	uid_t uid;
@@ -81,7 +93,35 @@ static struct {
 	struct client *clients[MAX_CLIENTS];
 	int n_clients;
 	bool stop;
-} d = { .epfd = -1, .lfd = -1, .sigfd = -1, .evfd = -1 };
+	bool use_syslog;
+	bool pinned, adopted;
+	const char *pin_dir;
+	time_t started;
+	uint64_t n_events;
+	/* per-uid limits (non-admin peers only) */
+	uint32_t max_programs, max_insns, max_rate;
+} d = { .epfd = -1, .lfd = -1, .sigfd = -1, .evfd = -1,
+	.max_programs = 64, .max_insns = 65536, .max_rate = 100 };
+
+#define SFILTERD_VERSION "0.1.0"
+
+/* Filters the daemon attached for non-admin peers, for the per-uid limits.
+ * An entry whose filter is no longer in any task's chain is dropped when a
+ * uid reaches a limit (refresh_accounts()). */
+struct acct_filter { uint32_t id; uid_t uid; uint32_t len; };
+static struct acct_filter *accts;
+static size_t n_acct, cap_acct;
+/* Token buckets for the attach rate, one per uid seen. */
+struct rate { uid_t uid; double tokens; struct timespec last; };
+static struct rate rates[1024];
+static size_t n_rates;
+
+/* The last events, for LOG without --follow and for a follower's backlog.
+ * uid: the task's uid when it could be read, else the filter's owner. */
+#define RING_EVENTS 512
+struct ring_ev { uid_t uid; char *json; };
+static struct ring_ev ring[RING_EVENTS];
+static size_t ring_next;
 
 /* epoll tags for the fds that are not clients. */
 static char tag_listen, tag_signal, tag_events;
@@ -109,15 +149,26 @@ static void diag(const char *fmt, ...)
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sfilterd [--socket PATH] [--foreground] [--log FILE|-]\n"
-		"                [--force-tracepoint] [-v]\n"
+		"usage: sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]\n"
+		"                [--pin-dir DIR | --no-pin] [--uninstall]\n"
+		"                [--max-programs-per-uid N] [--max-insns-per-uid N]\n"
+		"                [--max-attach-rate N] [--force-tracepoint] [-v]\n"
 		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
 		"  --foreground        do not detach; events go to stdout unless --log\n"
-		"  --log FILE|-        write events as JSON lines to FILE (- = stdout;\n"
-		"                      default in the background: %s); SIGHUP reopens it\n"
+		"  --log FILE|-|syslog write events as JSON lines to FILE (- = stdout,\n"
+		"                      syslog = syslog(3), facility daemon; default in the\n"
+		"                      background: %s); SIGHUP reopens it\n"
+		"  --pin-dir DIR       pin (and adopt) programs, maps and links in DIR\n"
+		"                      (default %s)\n"
+		"  --no-pin            pin nothing: stopping the daemon unconfines everyone\n"
+		"  --uninstall         tear down the pinned state (root) and exit\n"
+		"  --max-programs-per-uid N  filters a non-admin uid may have (default 64)\n"
+		"  --max-insns-per-uid N     their classic instructions (default 65536)\n"
+		"  --max-attach-rate N       attach requests per second per non-admin uid\n"
+		"                            (default 100, bursts of as many)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
 		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
-		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE);
+		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR);
 }
 
 /* ---- the event log ------------------------------------------------------ */
@@ -126,6 +177,11 @@ static int open_log(void)
 {
 	FILE *f;
 
+	if (d.use_syslog) {
+		closelog();
+		openlog("sfilterd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		return 0;
+	}
 	if (!d.log_path || strcmp(d.log_path, "-") == 0) {
 		d.log = stdout;
 		return 0;
@@ -142,21 +198,100 @@ static int open_log(void)
 	return 0;
 }
 
+static void log_line(const char *line)
+{
+	if (d.use_syslog)
+		syslog(LOG_NOTICE, "%s", line);
+	else if (d.log)
+		fprintf(d.log, "%s\n", line);
+}
+
+static void log_flush(void)
+{
+	if (!d.use_syslog && d.log)
+		fflush(d.log);
+}
+
+static bool send_greply(struct client *c, uint32_t request_id, int error,
+			uint32_t id, uint32_t flags, const char *text,
+			const void *data, uint32_t data_len);
+static void close_client(struct client *c);
+
+/* The uid of a live task (real uid), or (uid_t)-1. */
+static uid_t proc_uid(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned int uid;
+	uid_t r = (uid_t)-1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return r;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %u", &uid) == 1) {
+			r = uid;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+static uid_t filter_owner(uint32_t id)
+{
+	struct sf_filter_info info;
+	size_t i;
+
+	for (i = 0; i < n_acct; i++)
+		if (accts[i].id == id)
+			return accts[i].uid;
+	if (sf_runtime_filter(d.rt, id, &info, NULL) == 0)
+		return info.owner;
+	return 0; /* unknown: only admins see it */
+}
+
 static int log_event(void *ctx, const struct sf_event *ev)
 {
 	char buf[2048];
-	int n = sf_event_to_json(ev, buf, sizeof(buf));
+	int n = sf_event_to_json(ev, buf, sizeof(buf)), i;
+	struct ring_ev *r;
+	uid_t uid;
 
 	(void)ctx;
-	if (n > 0)
-		fprintf(d.log, "%s\n", buf);
+	if (n <= 0)
+		return 0;
+	d.n_events++;
+	log_line(buf);
+	/* Whose event it is: the task's uid while it lives (a killed task
+	 * may be gone already), else the uid that attached the filter. */
+	uid = proc_uid(ev->tid);
+	if (uid == (uid_t)-1)
+		uid = proc_uid(ev->pid);
+	if (uid == (uid_t)-1)
+		uid = filter_owner(ev->filter_id);
+	r = &ring[ring_next++ % RING_EVENTS];
+	free(r->json);
+	r->json = strdup(buf);
+	r->uid = uid;
+	for (i = d.n_clients - 1; i >= 0; i--) {
+		struct client *c = d.clients[i];
+
+		if (!c->follow || (!c->follow_admin && c->uid != uid))
+			continue;
+		/* A follower that does not keep up loses events, not the
+		 * daemon's time; one that has gone is dropped. */
+		if (!send_greply(c, 0, 0, 0, SF_REPLY_MORE, buf, NULL, 0) &&
+		    errno != EAGAIN)
+			close_client(c);
+	}
 	return 0;
 }
 
 static void drain_events(void)
 {
 	sf_runtime_poll_events(d.rt, 0, log_event, NULL);
-	fflush(d.log);
+	log_flush();
 }
 
 /* ---- facts about the requester ------------------------------------------ */
@@ -212,7 +347,8 @@ static bool thread_exists(pid_t pid, pid_t tid)
 
 /* On the tracepoint tier, the actions a filter may return that the tier
  * cannot reproduce, for the reply's note ("" when none). */
-static void fallback_note(const struct sf_attach_req *req, char *out, size_t size)
+static void fallback_note(const struct sock_filter *insns, uint32_t n_insns,
+			  char *out, size_t size)
 {
 	static const struct { uint32_t action; const char *name; } gaps[] = {
 		{ SECCOMP_RET_ERRNO, "ERRNO" }, { SECCOMP_RET_TRAP, "TRAP" },
@@ -224,8 +360,8 @@ static void fallback_note(const struct sf_attach_req *req, char *out, size_t siz
 	out[0] = '\0';
 	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
 		return;
-	for (i = 0; i < req->n_insns; i++) {
-		const struct sock_filter *f = &req->insns[i];
+	for (i = 0; i < n_insns; i++) {
+		const struct sock_filter *f = &insns[i];
 
 		if (BPF_CLASS(f->code) != BPF_RET)
 			continue;
@@ -246,6 +382,159 @@ static void fallback_note(const struct sf_attach_req *req, char *out, size_t siz
 				 used ? ", " : "");
 }
 
+/* ---- privilege and limits ----------------------------------------------- */
+
+/* Administration needs uid 0 or CAP_SYS_ADMIN in the effective set of the
+ * process that connected (SO_PEERCRED, pinned by the pidfd: read, then
+ * checked alive, so the status read was the peer's). */
+static bool peer_is_admin(const struct client *c)
+{
+	struct thread_status st;
+
+	if (c->uid == 0)
+		return true;
+	if (read_thread_status(c->pid, c->pid, &st) < 0 || !pidfd_alive(c->pidfd))
+		return false;
+	return st.cap_eff & (1ULL << CAP_SYS_ADMIN);
+}
+
+static void account(uint32_t id, uid_t uid, uint32_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n_acct; i++)
+		if (accts[i].id == id)
+			return; /* deduplicated: the same filter counts once */
+	if (n_acct == cap_acct) {
+		size_t cap = cap_acct ? 2 * cap_acct : 64;
+		struct acct_filter *a = realloc(accts, cap * sizeof(*a));
+
+		if (!a)
+			return;
+		accts = a;
+		cap_acct = cap;
+	}
+	accts[n_acct++] = (struct acct_filter){ id, uid, len };
+}
+
+static void unaccount(uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n_acct; i++)
+		if (accts[i].id == id) {
+			accts[i] = accts[--n_acct];
+			return;
+		}
+}
+
+struct live_ids { uint32_t *ids; size_t n, cap; };
+
+static int collect_ids(void *ctx, const struct sf_task_info *t)
+{
+	struct live_ids *l = ctx;
+	uint32_t i, n = t->n_filters < 64 ? t->n_filters : 64;
+
+	for (i = 0; i < n; i++) {
+		if (l->n == l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 256;
+			uint32_t *p = realloc(l->ids, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			l->ids = p;
+			l->cap = cap;
+		}
+		l->ids[l->n++] = t->filter_ids[i];
+	}
+	return 0;
+}
+
+/* Forgets filters no task uses any more (their tasks exited). */
+static void refresh_accounts(void)
+{
+	struct live_ids l = { 0 };
+	size_t i, j;
+
+	if (sf_runtime_for_each_task(d.rt, collect_ids, &l) < 0) {
+		free(l.ids);
+		return;
+	}
+	for (i = 0; i < n_acct;) {
+		for (j = 0; j < l.n && l.ids[j] != accts[i].id; j++)
+			;
+		if (j == l.n)
+			accts[i] = accts[--n_acct];
+		else
+			i++;
+	}
+	free(l.ids);
+}
+
+static void usage_of(uid_t uid, uint32_t *progs, uint64_t *insns)
+{
+	size_t i;
+
+	*progs = 0;
+	*insns = 0;
+	for (i = 0; i < n_acct; i++)
+		if (accts[i].uid == uid) {
+			(*progs)++;
+			*insns += accts[i].len;
+		}
+}
+
+/* 0, EAGAIN (rate) or ENOSPC (programs, instructions). Only the asking uid
+ * is affected. */
+static int check_limits(uid_t uid, uint32_t n_insns, char *msg, size_t msz)
+{
+	struct timespec now;
+	struct rate *rt = NULL;
+	uint32_t progs;
+	uint64_t insns;
+	size_t i;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < n_rates; i++)
+		if (rates[i].uid == uid)
+			rt = &rates[i];
+	if (!rt && n_rates < sizeof(rates) / sizeof(rates[0])) {
+		rt = &rates[n_rates++];
+		*rt = (struct rate){ uid, d.max_rate, now };
+	}
+	if (rt && d.max_rate) {
+		double dt = (now.tv_sec - rt->last.tv_sec) +
+			    (now.tv_nsec - rt->last.tv_nsec) / 1e9;
+
+		rt->tokens += dt * d.max_rate;
+		if (rt->tokens > d.max_rate)
+			rt->tokens = d.max_rate;
+		rt->last = now;
+		if (rt->tokens < 1) {
+			snprintf(msg, msz, "uid %u: more than %u attach requests per second",
+				 uid, d.max_rate);
+			return EAGAIN;
+		}
+		rt->tokens -= 1;
+	}
+	usage_of(uid, &progs, &insns);
+	if (progs + 1 > d.max_programs || insns + n_insns > d.max_insns) {
+		refresh_accounts();
+		usage_of(uid, &progs, &insns);
+	}
+	if (progs + 1 > d.max_programs) {
+		snprintf(msg, msz, "uid %u already has %u filters (limit %u)",
+			 uid, progs, d.max_programs);
+		return ENOSPC;
+	}
+	if (insns + n_insns > d.max_insns) {
+		snprintf(msg, msz, "uid %u: %" PRIu64 " + %u instructions exceed the limit of %u",
+			 uid, insns, n_insns, d.max_insns);
+		return ENOSPC;
+	}
+	return 0;
+}
+
 /* ---- requests ----------------------------------------------------------- */
 
 /* Returns the reply's error (0, a positive errno, or -tid for TSYNC) and
@@ -260,6 +549,7 @@ static int do_attach(struct client *c, const struct ucred *sender,
 	struct c2e_error cerr;
 	char note[128], ebuf[256];
 	pid_t tid;
+	bool admin;
 	int r;
 
 	/* seccomp_set_mode_filter(): flags, then seccomp_prepare_filter():
@@ -301,6 +591,9 @@ static int do_attach(struct client *c, const struct ucred *sender,
 		snprintf(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
 		return EINVAL;
 	}
+	admin = peer_is_admin(c);
+	if (!admin && (r = check_limits(c->uid, req->n_insns, msg, msz)) != 0)
+		return r;
 
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach(d.rt, tid, &prog, req->flags, filter_id, &cerr);
@@ -339,7 +632,10 @@ static int do_attach(struct client *c, const struct ucred *sender,
 		diag("%s", msg);
 		return ESRCH;
 	}
-	fallback_note(req, note, sizeof(note));
+	sf_runtime_set_owner(d.rt, *filter_id, c->uid);
+	if (!admin)
+		account(*filter_id, c->uid, req->n_insns);
+	fallback_note(req->insns, req->n_insns, note, sizeof(note));
 	if (note[0])
 		snprintf(msg, msz, "filter %u attached to thread %d; tier %s cannot "
 			 "reproduce %s: %s", *filter_id, tid,
@@ -396,6 +692,52 @@ static bool send_reply(struct client *c, uint32_t request_id, int error,
 	return n == (ssize_t)out.r.hdr.length;
 }
 
+/* One SF_MSG_REPLY. A full socket buffer is waited on for a short while
+ * (PS and SHOW send several); false (errno set) when it cannot be sent. */
+static bool send_greply(struct client *c, uint32_t request_id, int error,
+			uint32_t id, uint32_t flags, const char *text,
+			const void *data, uint32_t data_len)
+{
+	static char out[SF_PROTO_MAX_MSG];
+	struct sf_reply *r = (struct sf_reply *)out;
+	size_t tlen = strlen(text), len;
+	ssize_t n;
+	int tries = 0;
+
+	if (SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len > SF_PROTO_MAX_MSG) {
+		errno = EMSGSIZE;
+		return false;
+	}
+	memset(r, 0, sizeof(*r));
+	r->hdr.magic = SF_PROTO_MAGIC;
+	r->hdr.version = SF_PROTO_VERSION;
+	r->hdr.type = SF_MSG_REPLY;
+	len = SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len;
+	r->hdr.length = len;
+	r->hdr.request_id = request_id;
+	r->error = error;
+	r->id = id;
+	r->flags = flags;
+	r->data_len = data_len;
+	memcpy(r->text, text, tlen + 1);
+	if (data_len)
+		memcpy(r->text + tlen + 1, data, data_len);
+	for (;;) {
+		n = send(c->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n == (ssize_t)len)
+			return true;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN && !c->follow && tries++ < 20) {
+			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
+
+			poll(&p, 1, 100);
+			continue;
+		}
+		return false;
+	}
+}
+
 /* Closes every descriptor an SCM_RIGHTS message brought in; returns how
  * many. Fills *cred from SCM_CREDENTIALS when present. */
 static int scan_cmsgs(struct msghdr *mh, struct ucred *cred, bool *have_cred)
@@ -422,6 +764,532 @@ static int scan_cmsgs(struct msghdr *mh, struct ucred *cred, bool *have_cred)
 		}
 	}
 	return nfds;
+}
+
+
+/* ---- administration and introspection (issue 4) --------------------------- */
+
+static void set_msg(char *msg, size_t msz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_msg(char *msg, size_t msz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, msz, fmt, ap);
+	va_end(ap);
+}
+
+static const char *jstr(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+}
+
+/* A reply whose text is {"error": errno, "message": msg} (and whatever the
+ * caller added to o). Takes o. */
+static void reply_json(struct client *c, uint32_t rid, int error, uint32_t id,
+		       uint32_t flags, struct json_object *o, const char *msg)
+{
+	if (!o)
+		o = json_object_new_object();
+	if (error)
+		json_object_object_add(o, "error", json_object_new_int(error));
+	if (msg && msg[0])
+		json_object_object_add(o, "message", json_object_new_string(msg));
+	if (!send_greply(c, rid, error, id, flags, jstr(o), NULL, 0) && errno != EAGAIN)
+		c->follow = false, c->pid = -1; /* marked: closed by the caller */
+	json_object_put(o);
+}
+
+static struct json_object *flags_json(uint32_t flags)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (flags & SF_ATTACH_TSYNC)
+		json_object_array_add(a, json_object_new_string("tsync"));
+	if (flags & SF_ATTACH_LOG)
+		json_object_array_add(a, json_object_new_string("log"));
+	if (flags & SF_ATTACH_FALLBACK_LOG)
+		json_object_array_add(a, json_object_new_string("fallback-log"));
+	if (flags & SF_ATTACH_COMPLAIN)
+		json_object_array_add(a, json_object_new_string("complain"));
+	return a;
+}
+
+static int validate_msg(const struct sock_filter *insns, uint32_t n, char *msg, size_t msz)
+{
+	struct c2e_error cerr;
+	char ebuf[256];
+
+	if (n == 0 || n > C2E_MAX_INSNS) {
+		set_msg(msg, msz, "program length %u: must be 1 to %d instructions",
+			n, C2E_MAX_INSNS);
+		return EINVAL;
+	}
+	if (c2e_validate(insns, n, &cerr) < 0) {
+		set_msg(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
+		return EINVAL;
+	}
+	return 0;
+}
+
+static int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz)
+{
+	char ebuf[256];
+
+	switch (-r) {
+	case EINVAL:
+		set_msg(msg, msz, "%s", cerr->msg[0] ?
+			c2e_error_str(cerr, ebuf, sizeof(ebuf)) : "invalid filter, flags or target");
+		break;
+	case ENOMEM:
+		set_msg(msg, msz, "the chain would exceed %d instructions", C2E_MAX_CHAIN_INSNS);
+		break;
+	case ENOENT:
+		set_msg(msg, msz, "no such filter or path");
+		break;
+	case ESRCH:
+		set_msg(msg, msz, "no such process or thread");
+		break;
+	case ENOSYS:
+		set_msg(msg, msz, "this runtime does not implement it yet");
+		break;
+	default:
+		set_msg(msg, msz, "%s", strerror(-r));
+	}
+	return -r;
+}
+
+static int admin_attach(struct client *c, size_t n, uint32_t *id, struct json_object *o,
+			char *msg, size_t msz)
+{
+	struct sf_admin_attach_req *req = (void *)rbuf.bytes;
+	struct sock_fprog prog;
+	struct c2e_error cerr;
+	const char *path = NULL;
+	char note[128], target[300];
+	int r;
+
+	if (n < SF_PROTO_ADMIN_ATTACH_SIZE) {
+		set_msg(msg, msz, "truncated admin attach request: %zu of %u bytes",
+			n, SF_PROTO_ADMIN_ATTACH_SIZE);
+		return EPROTO;
+	}
+	if ((uint64_t)req->n_insns * 8 + req->path_len != n - SF_PROTO_ADMIN_ATTACH_SIZE) {
+		set_msg(msg, msz, "n_insns %u and path_len %u do not match the %zu bytes after the request",
+			req->n_insns, req->path_len, n - SF_PROTO_ADMIN_ATTACH_SIZE);
+		return EPROTO;
+	}
+	if (req->flags & ~(uint32_t)SF_ATTACH_ADMIN_FLAGS) {
+		set_msg(msg, msz, "unknown flags 0x%x", req->flags & ~(uint32_t)SF_ATTACH_ADMIN_FLAGS);
+		return EINVAL;
+	}
+	if (req->path_len) {
+		path = (const char *)req->insns + (size_t)req->n_insns * 8;
+		if (path[req->path_len - 1] != '\0' || strlen(path) + 1 != req->path_len ||
+		    path[0] != '/' || req->pid != 0) {
+			set_msg(msg, msz, "the cgroup path must be absolute and NUL-terminated, with pid 0");
+			return EINVAL;
+		}
+	} else if (req->pid <= 0) {
+		set_msg(msg, msz, "pid %d: give a pid or a cgroup path", req->pid);
+		return EINVAL;
+	}
+	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
+		return r;
+	prog.len = (unsigned short)req->n_insns;
+	prog.filter = req->insns;
+	memset(&cerr, 0, sizeof(cerr));
+	if (path)
+		r = sf_runtime_attach_cgroup(d.rt, path, &prog, req->flags, id, &cerr);
+	else
+		r = sf_runtime_attach(d.rt, req->pid, &prog, req->flags, id, &cerr);
+	if (r > 0) {
+		set_msg(msg, msz, "TSYNC: thread %d has a filter chain that is not an "
+			"ancestor of thread %d's", r, req->pid);
+		return -r;
+	}
+	if (r < 0)
+		return runtime_err(r, &cerr, msg, msz);
+	sf_runtime_set_owner(d.rt, *id, c->uid);
+	json_object_object_add(o, "filter", json_object_new_int64(*id));
+	if (path)
+		json_object_object_add(o, "cgroup", json_object_new_string(path));
+	else
+		json_object_object_add(o, "pid", json_object_new_int(req->pid));
+	json_object_object_add(o, "flags", flags_json(req->flags));
+	fallback_note(req->insns, req->n_insns, note, sizeof(note));
+	if (path)
+		snprintf(target, sizeof(target), "cgroup %s", path);
+	else
+		snprintf(target, sizeof(target), "%s %d", req->flags & SF_ATTACH_TSYNC ?
+			 "every thread of process" : "thread", req->pid);
+	if (req->flags & SF_ATTACH_COMPLAIN)
+		set_msg(msg, msz, "filter %u attached to %s (complain: logged, not enforced)",
+			*id, target);
+	else if (note[0])
+		set_msg(msg, msz, "filter %u attached to %s; tier %s cannot reproduce %s: %s",
+			*id, target, sf_tier_name(sf_runtime_tier(d.rt)), note,
+			req->flags & SF_ATTACH_FALLBACK_LOG ? "they log and allow" : "they kill");
+	else
+		set_msg(msg, msz, "filter %u attached to %s", *id, target);
+	return 0;
+}
+
+static int admin_detach_replace(size_t n, int type, uint32_t *id,
+				char *msg, size_t msz)
+{
+	struct c2e_error cerr;
+	int r;
+
+	if (type == SF_MSG_DETACH) {
+		struct sf_id_req *req = (void *)rbuf.bytes;
+
+		if (n != SF_PROTO_ID_REQ_SIZE) {
+			set_msg(msg, msz, "a detach request is %u bytes, not %zu", SF_PROTO_ID_REQ_SIZE, n);
+			return EPROTO;
+		}
+		*id = req->id;
+		r = sf_runtime_detach(d.rt, req->id);
+		if (r < 0)
+			return runtime_err(r, &(struct c2e_error){ 0 }, msg, msz);
+		unaccount(req->id);
+		set_msg(msg, msz, "filter %u detached", req->id);
+	} else {
+		struct sf_replace_req *req = (void *)rbuf.bytes;
+		struct sock_fprog prog;
+
+		if (n < SF_PROTO_REPLACE_REQ_SIZE ||
+		    (uint64_t)req->n_insns * 8 != n - SF_PROTO_REPLACE_REQ_SIZE) {
+			set_msg(msg, msz, "malformed replace request (%zu bytes)", n);
+			return EPROTO;
+		}
+		*id = req->filter_id;
+		if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
+			return r;
+		prog.len = (unsigned short)req->n_insns;
+		prog.filter = req->insns;
+		memset(&cerr, 0, sizeof(cerr));
+		r = sf_runtime_replace(d.rt, req->filter_id, &prog, &cerr);
+		if (r < 0)
+			return runtime_err(r, &cerr, msg, msz);
+		for (size_t i = 0; i < n_acct; i++)
+			if (accts[i].id == req->filter_id)
+				accts[i].len = req->n_insns;
+		set_msg(msg, msz, "filter %u replaced (%u instructions)", req->filter_id,
+			req->n_insns);
+	}
+	return 0;
+}
+
+struct task_list { struct sf_task_info *t; size_t n, cap; };
+
+static int collect_tasks(void *ctx, const struct sf_task_info *t)
+{
+	struct task_list *l = ctx;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct sf_task_info *p = realloc(l->t, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		l->t = p;
+		l->cap = cap;
+	}
+	l->t[l->n++] = *t;
+	return 0;
+}
+
+static struct json_object *task_json(const struct sf_task_info *t)
+{
+	struct json_object *o = json_object_new_object(), *ids = json_object_new_array();
+	char comm[17];
+	uint32_t i, n = t->n_filters < 64 ? t->n_filters : 64;
+
+	memcpy(comm, t->comm, 16);
+	comm[16] = '\0';
+	json_object_object_add(o, "tid", json_object_new_int(t->tid));
+	json_object_object_add(o, "tgid", json_object_new_int(t->tgid));
+	json_object_object_add(o, "uid", json_object_new_int64(t->uid));
+	json_object_object_add(o, "comm", json_object_new_string(comm));
+	json_object_object_add(o, "n_filters", json_object_new_int64(t->n_filters));
+	for (i = 0; i < n; i++)
+		json_object_array_add(ids, json_object_new_int64(t->filter_ids[i]));
+	json_object_object_add(o, "filters", ids);
+	return o;
+}
+
+static void do_status(struct client *c, uint32_t rid, bool admin)
+{
+	struct json_object *o = json_object_new_object();
+	struct task_list l = { 0 };
+	struct live_ids ids = { 0 };
+	size_t i, j, distinct = 0;
+	int r;
+
+	json_object_object_add(o, "daemon", json_object_new_string("sfilterd"));
+	json_object_object_add(o, "version", json_object_new_string(SFILTERD_VERSION));
+	json_object_object_add(o, "protocol", json_object_new_int(SF_PROTO_VERSION));
+	json_object_object_add(o, "pid", json_object_new_int(getpid()));
+	json_object_object_add(o, "tier", json_object_new_string(sf_tier_name(sf_runtime_tier(d.rt))));
+	json_object_object_add(o, "pinned", json_object_new_boolean(d.pinned));
+	if (d.pinned)
+		json_object_object_add(o, "pin_dir", json_object_new_string(d.pin_dir));
+	json_object_object_add(o, "adopted", json_object_new_boolean(d.adopted));
+	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - d.started));
+	json_object_object_add(o, "clients", json_object_new_int(d.n_clients));
+	json_object_object_add(o, "events", json_object_new_int64(d.n_events));
+	json_object_object_add(o, "admin", json_object_new_boolean(admin));
+	r = sf_runtime_for_each_task(d.rt, collect_tasks, &l);
+	if (r == 0) {
+		for (i = 0; i < l.n; i++)
+			collect_ids(&ids, &l.t[i]);
+		for (i = 0; i < ids.n; i++) {
+			for (j = 0; j < i && ids.ids[j] != ids.ids[i]; j++)
+				;
+			distinct += j == i;
+		}
+		json_object_object_add(o, "tasks", json_object_new_int64(l.n));
+		json_object_object_add(o, "filters", json_object_new_int64(distinct));
+	} else {
+		json_object_object_add(o, "tasks", NULL);
+		json_object_object_add(o, "filters", NULL);
+	}
+	{
+		struct json_object *lim = json_object_new_object();
+
+		json_object_object_add(lim, "programs_per_uid", json_object_new_int64(d.max_programs));
+		json_object_object_add(lim, "insns_per_uid", json_object_new_int64(d.max_insns));
+		json_object_object_add(lim, "attach_rate", json_object_new_int64(d.max_rate));
+		json_object_object_add(o, "limits", lim);
+	}
+	free(l.t);
+	free(ids.ids);
+	reply_json(c, rid, 0, 0, 0, o, r < 0 ? "task list unavailable" : NULL);
+}
+
+/* PS and SHOW: tasks in chunks of at most ~48 KiB of JSON, each
+ * {"tasks":[...]} with SF_REPLY_MORE but the last. */
+static void do_ps(struct client *c, uint32_t rid, bool admin, pid_t only)
+{
+	struct task_list l = { 0 };
+	struct json_object *o = NULL, *arr = NULL;
+	size_t i, shown = 0, bytes = 0;
+	char msg[128];
+	int r = sf_runtime_for_each_task(d.rt, collect_tasks, &l);
+
+	if (r < 0) {
+		runtime_err(r, &(struct c2e_error){ 0 }, msg, sizeof(msg));
+		reply_json(c, rid, -r, 0, 0, NULL, msg);
+		return;
+	}
+	for (i = 0; i <= l.n; i++) {
+		if (!o) {
+			o = json_object_new_object();
+			arr = json_object_new_array();
+			json_object_object_add(o, "tasks", arr);
+			bytes = 0;
+		}
+		if (i < l.n) {
+			struct sf_task_info *t = &l.t[i];
+
+			if (only && t->tgid != only && t->tid != only)
+				continue;
+			if (!admin && t->uid != c->uid)
+				continue;
+			json_object_array_add(arr, task_json(t));
+			bytes += 200 + 12 * (t->n_filters < 64 ? t->n_filters : 64);
+			shown++;
+			if (bytes < 48 * 1024)
+				continue;
+			reply_json(c, rid, 0, 0, SF_REPLY_MORE, o, NULL);
+			o = NULL;
+			continue;
+		}
+		json_object_object_add(o, "total", json_object_new_int64(shown));
+		reply_json(c, rid, 0, 0, only ? SF_REPLY_MORE : 0, o, NULL);
+	}
+	if (only) {
+		/* Then each distinct filter of those tasks: info as text, the
+		 * classic program as data. */
+		uint32_t seen[256];
+		size_t n_seen = 0, k;
+		uint32_t f;
+
+		for (i = 0; i < l.n; i++) {
+			struct sf_task_info *t = &l.t[i];
+
+			if ((t->tgid != only && t->tid != only) || (!admin && t->uid != c->uid))
+				continue;
+			for (f = 0; f < t->n_filters && f < 64; f++) {
+				for (k = 0; k < n_seen && seen[k] != t->filter_ids[f]; k++)
+					;
+				if (k == n_seen && n_seen < 256)
+					seen[n_seen++] = t->filter_ids[f];
+			}
+		}
+		for (k = 0; k < n_seen; k++) {
+			struct sf_filter_info info;
+			struct sock_filter *insns = NULL;
+			struct json_object *fo = json_object_new_object();
+
+			json_object_object_add(fo, "filter", json_object_new_int64(seen[k]));
+			r = sf_runtime_filter(d.rt, seen[k], &info, &insns);
+			if (r == 0) {
+				json_object_object_add(fo, "flags", flags_json(info.flags));
+				json_object_object_add(fo, "owner", json_object_new_int64(info.owner));
+				json_object_object_add(fo, "len", json_object_new_int64(info.len));
+			} else {
+				json_object_object_add(fo, "unavailable",
+						       json_object_new_string(strerror(-r)));
+			}
+			send_greply(c, rid, 0, seen[k], k + 1 < n_seen ? SF_REPLY_MORE : 0,
+				    jstr(fo), insns, r == 0 && insns ? info.len * 8 : 0);
+			json_object_put(fo);
+			free(insns);
+		}
+		if (!n_seen)
+			reply_json(c, rid, 0, 0, 0, NULL, NULL);
+	}
+	free(l.t);
+}
+
+static void do_log(struct client *c, uint32_t rid, bool admin, uint32_t flags)
+{
+	size_t i, sent = 0;
+	char buf[64];
+
+	for (i = 0; i < RING_EVENTS; i++) {
+		struct ring_ev *r = &ring[(ring_next + i) % RING_EVENTS];
+
+		if (!r->json || (!admin && r->uid != c->uid))
+			continue;
+		if (!send_greply(c, rid, 0, 0, SF_REPLY_MORE, r->json, NULL, 0))
+			break;
+		sent++;
+	}
+	if (flags & SF_LOG_FOLLOW) {
+		c->follow = true;
+		c->follow_admin = admin;
+		return;
+	}
+	snprintf(buf, sizeof(buf), "{\"events\":%zu}", sent);
+	send_greply(c, rid, 0, 0, 0, buf, NULL, 0);
+}
+
+/* Every request type but ATTACH. Returns false when the client must be
+ * closed. */
+static bool handle_admin(struct client *c, const struct ucred *sender, size_t n,
+			 int nfds)
+{
+	uint32_t rid = rbuf.hdr.request_id, id = 0, type = rbuf.hdr.type;
+	struct json_object *o = json_object_new_object();
+	char msg[SF_PROTO_MAX_TEXT] = "";
+	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
+		type == SF_MSG_DETACH || type == SF_MSG_REPLACE;
+	int error = 0;
+
+	if (nfds) {
+		set_msg(msg, sizeof(msg), "%d file descriptor(s) attached: not accepted, closed", nfds);
+		error = EINVAL;
+	} else if (sender->pid != c->pid) {
+		set_msg(msg, sizeof(msg), "request sent by pid %d on a connection made by pid %d",
+			sender->pid, c->pid);
+		error = EACCES;
+	} else if (!pidfd_alive(c->pidfd)) {
+		set_msg(msg, sizeof(msg), "process %d is gone", c->pid);
+		error = ESRCH;
+	}
+	admin = !error && peer_is_admin(c);
+	if (!error && needs_admin && !admin) {
+		set_msg(msg, sizeof(msg), "administration needs uid 0 or CAP_SYS_ADMIN "
+			"(peer pid %d uid %u)", c->pid, c->uid);
+		error = EPERM;
+	}
+	if (!error) {
+		switch (type) {
+		case SF_MSG_ADMIN_ATTACH:
+			error = admin_attach(c, n, &id, o, msg, sizeof(msg));
+			break;
+		case SF_MSG_DETACH:
+		case SF_MSG_REPLACE:
+			error = admin_detach_replace(n, type, &id, msg, sizeof(msg));
+			if (!error)
+				json_object_object_add(o, "filter", json_object_new_int64(id));
+			break;
+		case SF_MSG_STATUS:
+			if (n != SF_PROTO_HDR_SIZE) {
+				set_msg(msg, sizeof(msg), "a status request is the header only");
+				error = EPROTO;
+				break;
+			}
+			json_object_put(o);
+			do_status(c, rid, admin);
+			goto done;
+		case SF_MSG_PS:
+		case SF_MSG_SHOW:
+			if (n != (type == SF_MSG_PS ? SF_PROTO_HDR_SIZE : SF_PROTO_ID_REQ_SIZE)) {
+				set_msg(msg, sizeof(msg), "malformed %s request",
+					type == SF_MSG_PS ? "ps" : "show");
+				error = EPROTO;
+				break;
+			}
+			if (type == SF_MSG_SHOW) {
+				uint32_t pid = ((struct sf_id_req *)rbuf.bytes)->id;
+				uid_t owner = proc_uid(pid);
+
+				if (pid == 0 || pid > INT32_MAX || owner == (uid_t)-1) {
+					set_msg(msg, sizeof(msg), "no process %u", pid);
+					error = ESRCH;
+					break;
+				}
+				if (!admin && owner != c->uid) {
+					set_msg(msg, sizeof(msg), "process %u belongs to uid %u", pid, owner);
+					error = EPERM;
+					break;
+				}
+				json_object_put(o);
+				do_ps(c, rid, admin, pid);
+				goto done;
+			}
+			json_object_put(o);
+			do_ps(c, rid, admin, 0);
+			goto done;
+		case SF_MSG_LOG:
+			if (n != SF_PROTO_LOG_REQ_SIZE ||
+			    (((struct sf_log_req *)rbuf.bytes)->flags & ~(uint32_t)SF_LOG_FOLLOW)) {
+				set_msg(msg, sizeof(msg), "malformed log request");
+				error = n != SF_PROTO_LOG_REQ_SIZE ? EPROTO : EINVAL;
+				break;
+			}
+			json_object_put(o);
+			do_log(c, rid, admin, ((struct sf_log_req *)rbuf.bytes)->flags);
+			goto done;
+		}
+	}
+	if (d.verbose || (needs_admin && !error))
+		diag("pid %d uid %u request %u type %u: %s%s%s", c->pid, c->uid, rid, type,
+		     error ? strerror(error > 0 ? error : EBUSY) : "ok", msg[0] ? ": " : "", msg);
+	if (needs_admin && !error) {
+		/* Administration is recorded in the log too. */
+		char line[SF_PROTO_MAX_TEXT + 128];
+		struct json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "sfilterd", json_object_new_string(
+			type == SF_MSG_ADMIN_ATTACH ? "attach" :
+			type == SF_MSG_DETACH ? "detach" : "replace"));
+		json_object_object_add(a, "by_uid", json_object_new_int64(c->uid));
+		json_object_object_add(a, "by_pid", json_object_new_int(c->pid));
+		json_object_object_add(a, "message", json_object_new_string(msg));
+		snprintf(line, sizeof(line), "%s", jstr(a));
+		json_object_put(a);
+		log_line(line);
+		log_flush();
+	}
+	reply_json(c, rid, error, id, 0, o, msg);
+done:
+	return c->pid != -1;
 }
 
 /* Handles one datagram from c (level-triggered epoll brings us back for
@@ -476,6 +1344,11 @@ static void handle_client(struct client *c)
 		snprintf(msg, sizeof(msg), "header length %u but %zd bytes received",
 			 rbuf.hdr.length, n);
 		error = EPROTO;
+	} else if (rbuf.hdr.type >= SF_MSG_ADMIN_ATTACH && rbuf.hdr.type <= SF_MSG_LOG &&
+		   rbuf.hdr.type != SF_MSG_REPLY && !(mh.msg_flags & MSG_CTRUNC)) {
+		if (!handle_admin(c, &cred, n, nfds))
+			close_client(c);
+		return;
 	} else if (rbuf.hdr.type != SF_MSG_ATTACH) {
 		snprintf(msg, sizeof(msg), "unknown message type %u", rbuf.hdr.type);
 		error = EPROTO;
@@ -568,7 +1441,7 @@ static void sweep_idle(void)
 	int i;
 
 	for (i = d.n_clients - 1; i >= 0; i--)
-		if (now - d.clients[i]->last > IDLE_SECONDS)
+		if (!d.clients[i]->follow && now - d.clients[i]->last > IDLE_SECONDS)
 			close_client(d.clients[i]);
 }
 
@@ -704,6 +1577,47 @@ static int daemonize(void)
 	return 0;
 }
 
+/* sfilterd --uninstall: adopt the pinned state, tear it down, exit.
+ * Refused while a daemon serves the socket (stop it first). */
+static int do_uninstall(const struct sf_runtime_opts *opts)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct thread_status st;
+	struct sf_runtime *rt;
+	bool adopted = false;
+	int fd, r;
+
+	if (geteuid() != 0 &&
+	    (read_thread_status(getpid(), getpid(), &st) < 0 ||
+	     !(st.cap_eff & (1ULL << CAP_SYS_ADMIN)))) {
+		diag("--uninstall needs root or CAP_SYS_ADMIN");
+		return 1;
+	}
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", d.socket_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+		close(fd);
+		diag("a daemon is serving %s: stop it first", d.socket_path);
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	r = sf_runtime_open_pinned(&rt, opts, d.pin_dir, &adopted);
+	if (r < 0) {
+		diag("cannot open the pinned state in %s: %s", d.pin_dir, strerror(-r));
+		return 1;
+	}
+	r = sf_runtime_uninstall(rt);
+	sf_runtime_close(rt);
+	if (r < 0) {
+		diag("uninstall %s: %s", d.pin_dir, strerror(-r));
+		return 1;
+	}
+	diag("%s: %s; every filter is detached", d.pin_dir,
+	     adopted ? "pinned state torn down" : "nothing was pinned");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -711,12 +1625,18 @@ int main(int argc, char **argv)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "force-tracepoint", no_argument, NULL, 't' },
+		{ "pin-dir", required_argument, NULL, 'P' },
+		{ "no-pin", no_argument, NULL, 'N' },
+		{ "uninstall", no_argument, NULL, 'U' },
+		{ "max-programs-per-uid", required_argument, NULL, 'p' },
+		{ "max-insns-per-uid", required_argument, NULL, 'i' },
+		{ "max-attach-rate", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct sf_runtime_opts opts = { 0 };
-	bool foreground = false;
+	bool foreground = false, no_pin = false, uninstall = false;
 	const char *env = getenv(SF_PROTO_SOCKET_ENV);
 	sigset_t sigs;
 	int opt, r, i;
@@ -728,6 +1648,25 @@ int main(int argc, char **argv)
 		case 'f': foreground = true; break;
 		case 'l': d.log_path = optarg; break;
 		case 't': opts.force_tracepoint = true; break;
+		case 'P': d.pin_dir = optarg; break;
+		case 'N': no_pin = true; break;
+		case 'U': uninstall = true; break;
+		case 'p': case 'i': case 'r': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*optarg == '\0' || *end || v > UINT32_MAX) {
+				diag("bad number '%s'", optarg);
+				return 2;
+			}
+			if (opt == 'p')
+				d.max_programs = v;
+			else if (opt == 'i')
+				d.max_insns = v;
+			else
+				d.max_rate = v;
+			break;
+		}
 		case 'v': d.verbose = opts.verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -738,8 +1677,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (no_pin && d.pin_dir) {
+		diag("--no-pin and --pin-dir exclude each other");
+		return 2;
+	}
+	if (!d.pin_dir)
+		d.pin_dir = SF_PIN_DIR;
+	if (uninstall)
+		return do_uninstall(&opts);
 	if (!foreground && !d.log_path)
 		d.log_path = DEFAULT_LOGFILE;
+	if (d.log_path && strcmp(d.log_path, "syslog") == 0)
+		d.use_syslog = true;
 	d.log_path = absolute(d.log_path);
 	d.socket_path = absolute(d.socket_path);
 	if (open_log() < 0)
@@ -753,7 +1702,13 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	r = sf_runtime_open(&d.rt, &opts);
+	if (no_pin) {
+		r = sf_runtime_open(&d.rt, &opts);
+	} else {
+		r = sf_runtime_open_pinned(&d.rt, &opts, d.pin_dir, &d.adopted);
+		d.pinned = r == 0;
+	}
+	d.started = time(NULL);
 	if (r < 0) {
 		diag("cannot load the runtime: %s", strerror(-r));
 		return 1;
@@ -783,9 +1738,16 @@ int main(int argc, char **argv)
 	/* Without a pollable event fd, the loop polls every 100 ms. */
 	if (d.evfd >= 0 && epoll_add(d.evfd, &tag_events) < 0)
 		d.evfd = -1;
-	fprintf(d.log, "{\"sfilterd\":\"start\",\"pid\":%d,\"tier\":\"%s\"}\n",
-		getpid(), sf_tier_name(sf_runtime_tier(d.rt)));
-	fflush(d.log);
+	{
+		char line[PATH_MAX + 128];
+
+		snprintf(line, sizeof(line), "{\"sfilterd\":\"start\",\"pid\":%d,\"tier\":\"%s\","
+			 "\"version\":\"%s\",\"pinned\":%s,\"adopted\":%s}",
+			 getpid(), sf_tier_name(sf_runtime_tier(d.rt)), SFILTERD_VERSION,
+			 d.pinned ? "true" : "false", d.adopted ? "true" : "false");
+		log_line(line);
+		log_flush();
+	}
 
 	while (!d.stop) {
 		struct epoll_event evs[64];
@@ -825,8 +1787,15 @@ int main(int argc, char **argv)
 		close_client(d.clients[0]);
 	close(d.lfd);
 	unlink(d.socket_path);
-	fprintf(d.log, "{\"sfilterd\":\"stop\",\"pid\":%d}\n", getpid());
-	fflush(d.log);
+	{
+		char line[128];
+
+		snprintf(line, sizeof(line), "{\"sfilterd\":\"stop\",\"pid\":%d,\"pinned\":%s}",
+			 getpid(), d.pinned ? "true" : "false");
+		log_line(line);
+		log_flush();
+	}
+	/* Pinned: close leaves every filter in force for the next daemon. */
 	sf_runtime_close(d.rt);
 	return 0;
 }

@@ -138,8 +138,10 @@ static bool daemon_start(struct daemon *dm)
 			dup2(e, 1);
 			dup2(e, 2);
 		}
+		/* --no-pin: a private daemon must never adopt or leave
+		 * state in the system's /sys/fs/bpf/sfilter. */
 		execl(daemon_path, "sfilterd", "--socket", dm->sock, "--foreground",
-		      "--log", dm->log, (char *)NULL);
+		      "--no-pin", "--log", dm->log, (char *)NULL);
 		_exit(127);
 	}
 	if (!ASSERT_TRUE(dm->pid > 0, "fork"))

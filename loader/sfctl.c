@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfctl: administration and introspection of sfilterd (docs/protocol.md,
+ * issue 4). Every command takes --json; the socket is --socket PATH, else
+ * $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.
+ *
+ *   sfctl status | ps | show PID
+ *   sfctl attach (--pid PID [--all-threads] | --cgroup PATH) --filter FILE
+ *                [--complain] [--fallback kill|log] [--log]
+ *   sfctl detach ID | replace ID --filter FILE
+ *   sfctl log [--follow]
+ *   sfctl policy-from-log [--log FILE|-] [--pid PID] [--default ACTION]
+ *                         [-o PREFIX]
+ *
+ * The daemon decides what a peer may do: attach, detach and replace need
+ * uid 0 or CAP_SYS_ADMIN (else EPERM); ps, show and log show a non-admin
+ * only its own uid's tasks and events. Exit status: 0; 1 when the daemon
+ * refused (its errno and message on stderr); 2 for a usage error; 3 when
+ * the daemon cannot be reached.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "sfclient.h"
+#include "runtime.h"
+#include "proto.h"
+#include "c2e.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <json-c/json.h>
+
+#define AUDIT_X86_64 0xc000003eU
+#define AUDIT_I386   0x40000003U
+
+static bool json_out;
+static const char *sock_path;
+static uint32_t next_id = 1;
+
+static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sfctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static void usage(FILE *out, int code)
+{
+	fprintf(out,
+		"usage: sfctl [--json] [--socket PATH] COMMAND ...\n"
+		"  status                         tier, counts, versions\n"
+		"  ps                             confined tasks and their chains\n"
+		"  show PID                       PID's chain, each filter disassembled\n"
+		"  attach --pid PID [--all-threads] | --cgroup PATH  --filter FILE\n"
+		"         [--complain] [--fallback kill|log] [--log]   (admin)\n"
+		"  detach ID                      (admin)\n"
+		"  replace ID --filter FILE       (admin)\n"
+		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
+		"  policy-from-log [--log FILE|-] [--pid PID] [--default ACTION] [-o PREFIX]\n"
+		"                                 the (arch, syscall) pairs seen, as an\n"
+		"                                 allowlist: PREFIX.s (text) and PREFIX.bpf\n"
+		"The socket: --socket, else $%s, else %s.\n",
+		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET);
+	exit(code);
+}
+
+/* ---- the connection ------------------------------------------------------ */
+
+static int connect_daemon(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(sock_path) >= sizeof(addr.sun_path))
+		die(2, "socket path too long: %s", sock_path);
+	strcpy(addr.sun_path, sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		die(3, "cannot reach sfilterd at %s: %s", sock_path, strerror(errno));
+	return fd;
+}
+
+static void send_req(int fd, void *msg, uint16_t type, uint32_t len)
+{
+	struct sf_msg_hdr *h = msg;
+
+	h->magic = SF_PROTO_MAGIC;
+	h->version = SF_PROTO_VERSION;
+	h->type = type;
+	h->length = len;
+	h->request_id = next_id++;
+	if (send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len)
+		die(3, "send: %s", strerror(errno));
+}
+
+struct reply {
+	int error;
+	uint32_t id, flags;
+	const char *text;
+	const void *data;
+	uint32_t data_len;
+};
+
+/* Reads one reply; false at end of file. */
+static bool recv_reply(int fd, struct reply *r)
+{
+	static char buf[SF_PROTO_MAX_MSG + 8];
+	struct sf_reply *m = (struct sf_reply *)buf;
+	struct sf_attach_reply *a = (struct sf_attach_reply *)buf;
+	ssize_t n;
+
+	do
+		n = recv(fd, buf, sizeof(buf), 0);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return false;
+	if (n < (ssize_t)SF_PROTO_HDR_SIZE || m->hdr.magic != SF_PROTO_MAGIC ||
+	    m->hdr.version != SF_PROTO_VERSION || m->hdr.length != (size_t)n)
+		die(3, "malformed reply from sfilterd");
+	memset(r, 0, sizeof(*r));
+	/* A daemon without these requests answers EPROTO with an attach reply. */
+	if (m->hdr.type == SF_MSG_ATTACH_REPLY && n >= (ssize_t)SF_PROTO_REPLY_SIZE) {
+		buf[n - 1] = '\0';
+		r->error = a->error;
+		r->text = a->message;
+		return true;
+	}
+	if (m->hdr.type != SF_MSG_REPLY || n < (ssize_t)SF_PROTO_GREPLY_SIZE + 1 ||
+	    m->data_len > n - SF_PROTO_GREPLY_SIZE - 1)
+		die(3, "malformed reply from sfilterd");
+	r->error = m->error;
+	r->id = m->id;
+	r->flags = m->flags;
+	r->data_len = m->data_len;
+	r->data = buf + n - m->data_len;
+	buf[n - m->data_len - 1] = '\0';
+	r->text = m->text;
+	return true;
+}
+
+static struct json_object *parse_text(const char *text)
+{
+	struct json_object *o = json_tokener_parse(text);
+
+	if (!o) {
+		/* An old daemon's plain message. */
+		o = json_object_new_object();
+		json_object_object_add(o, "message", json_object_new_string(text));
+	}
+	return o;
+}
+
+static const char *get_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+static int64_t get_int(struct json_object *o, const char *key, int64_t dflt)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : dflt;
+}
+
+static void print_json(struct json_object *o)
+{
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					     JSON_C_TO_STRING_SPACED));
+}
+
+/* A refusal: the daemon's errno and message; exit 1. */
+static void refused(const char *what, const struct reply *r)
+{
+	struct json_object *o = parse_text(r->text);
+	const char *msg = get_str(o, "message");
+	int e = r->error > 0 ? r->error : 0;
+
+	if (json_out) {
+		json_object_object_add(o, "error", json_object_new_int(r->error));
+		json_object_object_add(o, "errno", json_object_new_string(
+			e ? strerrorname_np(e) ? strerrorname_np(e) : "?" : "TSYNC"));
+		print_json(o);
+	}
+	fprintf(stderr, "sfctl: %s: %s%s%s\n", what,
+		e ? strerror(e) : "TSYNC conflict", msg ? ": " : "", msg ? msg : "");
+	exit(1);
+}
+
+/* ---- filters from files -------------------------------------------------- */
+
+static struct sock_filter *load_filter(const char *path, size_t *len)
+{
+	struct sock_filter *insns;
+	struct c2e_error err;
+	char ebuf[300];
+	int r;
+
+	memset(&err, 0, sizeof(err));
+	r = c2e_load_file(path, &insns, len, &err);
+	if (r < 0)
+		die(2, "%s: %s", path, err.msg[0] ? c2e_error_str(&err, ebuf, sizeof(ebuf)) :
+		    strerror(-r));
+	if (c2e_validate(insns, *len, &err) < 0)
+		die(2, "%s: %s", path, c2e_error_str(&err, ebuf, sizeof(ebuf)));
+	return insns;
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+static int cmd_status(void)
+{
+	struct sf_msg_hdr h;
+	struct json_object *o;
+	struct reply r;
+	int fd = connect_daemon();
+
+	send_req(fd, &h, SF_MSG_STATUS, sizeof(h));
+	if (!recv_reply(fd, &r))
+		die(3, "no reply");
+	if (r.error)
+		refused("status", &r);
+	o = parse_text(r.text);
+	if (json_out) {
+		print_json(o);
+	} else {
+		printf("sfilterd %s (protocol %" PRId64 "), pid %" PRId64 "\n",
+		       get_str(o, "version"), get_int(o, "protocol", 0), get_int(o, "pid", 0));
+		printf("tier:     %s\n", get_str(o, "tier"));
+		printf("pinned:   %s%s%s\n", get_int(o, "pinned", 0) ? "yes, " : "no",
+		       get_int(o, "pinned", 0) ? get_str(o, "pin_dir") : "",
+		       get_int(o, "adopted", 0) ? " (adopted at start)" : "");
+		if (get_int(o, "tasks", -1) >= 0)
+			printf("tasks:    %" PRId64 " confined\nfilters:  %" PRId64 " in force\n",
+			       get_int(o, "tasks", 0), get_int(o, "filters", 0));
+		else
+			printf("tasks:    unknown (%s)\n", get_str(o, "message"));
+		printf("events:   %" PRId64 " since start\nuptime:   %" PRId64 " s\n",
+		       get_int(o, "events", 0), get_int(o, "uptime_s", 0));
+		printf("you:      %s\n", get_int(o, "admin", 0) ? "admin" : "not admin");
+	}
+	json_object_put(o);
+	return 0;
+}
+
+/* Collects every task of a (multi-reply) PS or SHOW into one array. */
+static struct json_object *read_tasks(int fd, const char *what, struct reply *last)
+{
+	struct json_object *all = json_object_new_array(), *o, *arr;
+	struct reply r;
+	size_t i;
+	bool done;
+
+	for (;;) {
+		if (!recv_reply(fd, &r))
+			die(3, "%s: connection closed", what);
+		if (r.error)
+			refused(what, &r);
+		o = parse_text(r.text);
+		if (json_object_object_get_ex(o, "tasks", &arr))
+			for (i = 0; i < json_object_array_length(arr); i++)
+				json_object_array_add(all, json_object_get(
+					json_object_array_get_idx(arr, i)));
+		done = !(r.flags & SF_REPLY_MORE) || json_object_object_get_ex(o, "total", NULL);
+		json_object_put(o);
+		if (done)
+			break;
+	}
+	*last = r;
+	return all;
+}
+
+static void print_task(struct json_object *t)
+{
+	struct json_object *ids;
+	size_t i;
+
+	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s ", get_int(t, "tid", 0),
+	       get_int(t, "tgid", 0), get_int(t, "uid", 0), get_str(t, "comm"));
+	if (json_object_object_get_ex(t, "filters", &ids))
+		for (i = 0; i < json_object_array_length(ids); i++)
+			printf("%s%" PRId64, i ? "," : "",
+			       json_object_get_int64(json_object_array_get_idx(ids, i)));
+	if (get_int(t, "n_filters", 0) > 64)
+		printf(",... (%" PRId64 ")", get_int(t, "n_filters", 0));
+	putchar('\n');
+}
+
+static int cmd_ps(void)
+{
+	struct sf_msg_hdr h;
+	struct json_object *tasks;
+	struct reply r;
+	size_t i;
+	int fd = connect_daemon();
+
+	send_req(fd, &h, SF_MSG_PS, sizeof(h));
+	tasks = read_tasks(fd, "ps", &r);
+	if (json_out) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "tasks", tasks);
+		print_json(o);
+		json_object_put(o);
+		return 0;
+	}
+	printf("%7s %7s %6s  %-16s %s\n", "TID", "PID", "UID", "COMM", "CHAIN (oldest first)");
+	for (i = 0; i < json_object_array_length(tasks); i++)
+		print_task(json_object_array_get_idx(tasks, i));
+	json_object_put(tasks);
+	return 0;
+}
+
+static int cmd_show(pid_t pid)
+{
+	struct sf_id_req req = { .id = (uint32_t)pid };
+	struct json_object *tasks, *filters = json_object_new_array(), *out;
+	struct reply r;
+	size_t i;
+	int fd = connect_daemon();
+
+	send_req(fd, &req, SF_MSG_SHOW, sizeof(req));
+	tasks = read_tasks(fd, "show", &r);
+	while (r.flags & SF_REPLY_MORE) {
+		struct json_object *f;
+		char *dis = NULL;
+		size_t dlen = 0;
+		FILE *m;
+
+		if (!recv_reply(fd, &r))
+			die(3, "show: connection closed");
+		if (r.error)
+			refused("show", &r);
+		f = parse_text(r.text);
+		if (r.data_len >= 8 && (m = open_memstream(&dis, &dlen))) {
+			c2e_disasm_classic(r.data, r.data_len / 8, m);
+			fclose(m);
+			json_object_object_add(f, "disasm", json_object_new_string(dis));
+			free(dis);
+		}
+		if (get_int(f, "filter", 0) || r.id)
+			json_object_array_add(filters, f);
+		else
+			json_object_put(f);
+	}
+	out = json_object_new_object();
+	json_object_object_add(out, "pid", json_object_new_int(pid));
+	json_object_object_add(out, "tasks", tasks);
+	json_object_object_add(out, "filters", filters);
+	if (json_out) {
+		print_json(out);
+	} else if (json_object_array_length(tasks) == 0) {
+		printf("process %d is not confined\n", pid);
+	} else {
+		printf("%7s %7s %6s  %-16s %s\n", "TID", "PID", "UID", "COMM", "CHAIN (oldest first)");
+		for (i = 0; i < json_object_array_length(tasks); i++)
+			print_task(json_object_array_get_idx(tasks, i));
+		for (i = 0; i < json_object_array_length(filters); i++) {
+			struct json_object *f = json_object_array_get_idx(filters, i), *fl;
+			const char *dis = get_str(f, "disasm");
+
+			printf("\nfilter %" PRId64 ": %" PRId64 " instructions, attached by uid %" PRId64,
+			       get_int(f, "filter", 0), get_int(f, "len", 0), get_int(f, "owner", 0));
+			if (json_object_object_get_ex(f, "flags", &fl) &&
+			    json_object_array_length(fl))
+				printf(", flags %s", json_object_to_json_string_ext(fl, JSON_C_TO_STRING_PLAIN));
+			printf("\n%s", dis ? dis : "  (program unavailable)\n");
+		}
+	}
+	json_object_put(out);
+	return 0;
+}
+
+static int admin_reply(int fd, const char *what)
+{
+	struct json_object *o;
+	struct reply r;
+
+	if (!recv_reply(fd, &r))
+		die(3, "%s: no reply", what);
+	if (r.error)
+		refused(what, &r);
+	o = parse_text(r.text);
+	if (json_out)
+		print_json(o);
+	else
+		printf("%s\n", get_str(o, "message") ? get_str(o, "message") : r.text);
+	json_object_put(o);
+	return 0;
+}
+
+static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t flags)
+{
+	size_t n, plen = cgroup ? strlen(cgroup) + 1 : 0, len;
+	struct sock_filter *insns = load_filter(file, &n);
+	struct sf_admin_attach_req *req;
+	int fd;
+
+	len = SF_PROTO_ADMIN_ATTACH_SIZE + n * 8 + plen;
+	if (len > SF_PROTO_MAX_MSG)
+		die(2, "request too large");
+	req = calloc(1, len);
+	req->flags = flags;
+	req->pid = cgroup ? 0 : pid;
+	req->n_insns = n;
+	req->path_len = plen;
+	memcpy(req->insns, insns, n * 8);
+	if (plen)
+		memcpy((char *)req->insns + n * 8, cgroup, plen);
+	fd = connect_daemon();
+	send_req(fd, req, SF_MSG_ADMIN_ATTACH, len);
+	free(req);
+	free(insns);
+	return admin_reply(fd, "attach");
+}
+
+static int cmd_detach_replace(uint32_t id, const char *file)
+{
+	int fd;
+
+	if (!file) {
+		struct sf_id_req req = { .id = id };
+
+		fd = connect_daemon();
+		send_req(fd, &req, SF_MSG_DETACH, sizeof(req));
+		return admin_reply(fd, "detach");
+	} else {
+		size_t n;
+		struct sock_filter *insns = load_filter(file, &n);
+		size_t len = SF_PROTO_REPLACE_REQ_SIZE + n * 8;
+		struct sf_replace_req *req = calloc(1, len);
+
+		req->filter_id = id;
+		req->n_insns = n;
+		memcpy(req->insns, insns, n * 8);
+		fd = connect_daemon();
+		send_req(fd, req, SF_MSG_REPLACE, len);
+		free(req);
+		free(insns);
+		return admin_reply(fd, "replace");
+	}
+}
+
+typedef void (*event_fn)(void *ctx, const char *line);
+
+/* LOG: every event the daemon keeps (and with follow, every new one). */
+static void read_log(bool follow, event_fn fn, void *ctx)
+{
+	struct sf_log_req req = { .flags = follow ? SF_LOG_FOLLOW : 0 };
+	struct reply r;
+	int fd = connect_daemon();
+
+	send_req(fd, &req, SF_MSG_LOG, sizeof(req));
+	while (recv_reply(fd, &r)) {
+		if (r.error)
+			refused("log", &r);
+		if (!(r.flags & SF_REPLY_MORE))
+			break;
+		fn(ctx, r.text);
+	}
+}
+
+static void print_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	/* Events are JSON already: --json or not, one object per line. */
+	puts(line);
+	fflush(stdout);
+}
+
+/* ---- policy-from-log ----------------------------------------------------- */
+
+struct seen { uint32_t arch; int32_t nr; char name[48]; };
+struct policy {
+	struct seen *s;
+	size_t n, cap;
+	long pid;
+	size_t events, used;
+};
+
+static void add_event(void *ctx, const char *line)
+{
+	struct policy *p = ctx;
+	struct json_object *o = json_tokener_parse(line), *v;
+	const char *arch, *name;
+	uint32_t a;
+	int32_t nr;
+	size_t i;
+
+	if (!o)
+		return;
+	if (!json_object_object_get_ex(o, "nr", &v) || !(arch = get_str(o, "arch")))
+		goto out; /* a daemon line, not an event */
+	p->events++;
+	if (p->pid && get_int(o, "pid", 0) != p->pid)
+		goto out;
+	nr = json_object_get_int(v);
+	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x32"))
+		a = AUDIT_X86_64; /* x32: nr carries the x32 bit, as the filter sees it */
+	else if (!strcmp(arch, "i386"))
+		a = AUDIT_I386;
+	else
+		goto out;
+	p->used++;
+	for (i = 0; i < p->n; i++)
+		if (p->s[i].arch == a && p->s[i].nr == nr)
+			goto out;
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 64;
+		p->s = realloc(p->s, p->cap * sizeof(*p->s));
+		if (!p->s)
+			die(1, "out of memory");
+	}
+	name = get_str(o, "syscall");
+	p->s[p->n].arch = a;
+	p->s[p->n].nr = nr;
+	snprintf(p->s[p->n].name, sizeof(p->s[p->n].name), "%s%s",
+		 strcmp(arch, "x32") ? "" : "x32 ", name ? name : "?");
+	p->n++;
+out:
+	json_object_put(o);
+}
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+
+	if (x->arch != y->arch)
+		return x->arch < y->arch ? -1 : 1;
+	return x->nr < y->nr ? -1 : x->nr > y->nr;
+}
+
+/* The text form: for each arch seen, "ld nr" then one jeq/ret ALLOW pair
+ * per syscall (every conditional jump stays short, whatever the count),
+ * then the default; an arch not seen is killed. */
+static char *policy_text(struct policy *p, const char *dflt)
+{
+	char *text = NULL;
+	size_t tlen = 0, i, j, blk = 0;
+	FILE *m = open_memstream(&text, &tlen);
+
+	qsort(p->s, p->n, sizeof(*p->s), cmp_seen);
+	fprintf(m, "; sfctl policy-from-log: %zu (arch, syscall) pairs seen in %zu events\n"
+		"; an allowlist; everything else: %s; another arch: KILL_PROCESS\n",
+		p->n, p->used, dflt);
+	for (i = 0; i < p->n; blk++) {
+		uint32_t arch = p->s[i].arch;
+
+		fprintf(m, "arch%zu:\tld arch\n\tjeq #0x%08x, blk%zu, skip%zu\t; %s\n"
+			"skip%zu:\tja arch%zu\n", blk, arch, blk, blk,
+			arch == AUDIT_X86_64 ? "AUDIT_ARCH_X86_64" : "AUDIT_ARCH_I386",
+			blk, blk + 1);
+		fprintf(m, "blk%zu:\tld nr\n", blk);
+		for (j = i; j < p->n && p->s[j].arch == arch; j++)
+			fprintf(m, "\tjeq #%d, ok%zu_%zu, +1\t; %s\nok%zu_%zu:\tret ALLOW\n",
+				p->s[j].nr, blk, j, p->s[j].name, blk, j);
+		fprintf(m, "\tret %s\n", dflt);
+		i = j;
+	}
+	fprintf(m, "arch%zu:\tret KILL_PROCESS\n", blk);
+	fclose(m);
+	return text;
+}
+
+static int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix)
+{
+	struct policy p = { .pid = pid };
+	struct sock_filter *insns;
+	struct c2e_error err;
+	uint32_t action;
+	char ebuf[300], path[4096], *text;
+	size_t n;
+
+	if (c2e_parse_action(dflt, &action) < 0)
+		die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
+	if (log) {
+		FILE *f = strcmp(log, "-") ? fopen(log, "re") : stdin;
+		char *line = NULL;
+		size_t cap = 0;
+
+		if (!f)
+			die(2, "%s: %s", log, strerror(errno));
+		while (getline(&line, &cap, f) > 0)
+			add_event(&p, line);
+		free(line);
+		if (f != stdin)
+			fclose(f);
+	} else {
+		read_log(false, add_event, &p);
+	}
+	if (!p.n)
+		die(1, "no syscall events%s in %s", pid ? " of that pid" : "",
+		    log ? log : "the daemon's log");
+	text = policy_text(&p, dflt);
+	memset(&err, 0, sizeof(err));
+	if (c2e_asm_parse(text, strlen(text), &insns, &n, &err) < 0 ||
+	    c2e_validate(insns, n, &err) < 0)
+		die(1, "generated policy does not validate: %s",
+		    c2e_error_str(&err, ebuf, sizeof(ebuf)));
+	if (prefix) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s.s", prefix);
+		f = fopen(path, "we");
+		if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+			die(1, "%s: %s", path, strerror(errno));
+		snprintf(path, sizeof(path), "%s.bpf", prefix);
+		if (c2e_save_raw(path, insns, n) < 0)
+			die(1, "%s: %s", path, strerror(errno));
+	}
+	if (json_out) {
+		struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+		size_t i;
+
+		for (i = 0; i < p.n; i++) {
+			struct json_object *s = json_object_new_object();
+
+			json_object_object_add(s, "arch", json_object_new_string(
+				p.s[i].arch == AUDIT_I386 ? "i386" :
+				(p.s[i].nr & 0x40000000) ? "x32" : "x86_64"));
+			json_object_object_add(s, "nr", json_object_new_int(p.s[i].nr));
+			json_object_object_add(s, "syscall", json_object_new_string(
+				p.s[i].name + (p.s[i].name[0] == 'x' && !strncmp(p.s[i].name, "x32 ", 4) ? 4 : 0)));
+			json_object_array_add(arr, s);
+		}
+		json_object_object_add(o, "events", json_object_new_int64(p.used));
+		json_object_object_add(o, "syscalls", arr);
+		json_object_object_add(o, "default", json_object_new_string(dflt));
+		json_object_object_add(o, "insns", json_object_new_int64(n));
+		if (prefix) {
+			snprintf(path, sizeof(path), "%s.s", prefix);
+			json_object_object_add(o, "text", json_object_new_string(path));
+			snprintf(path, sizeof(path), "%s.bpf", prefix);
+			json_object_object_add(o, "raw", json_object_new_string(path));
+		} else {
+			json_object_object_add(o, "policy", json_object_new_string(text));
+		}
+		print_json(o);
+		json_object_put(o);
+	} else if (prefix) {
+		printf("%zu syscalls from %zu events: %s.s and %s.bpf (%zu instructions, valid)\n",
+		       p.n, p.used, prefix, prefix, n);
+	} else {
+		fputs(text, stdout);
+	}
+	free(text);
+	free(insns);
+	free(p.s);
+	return 0;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static long number(const char *s, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno || v < 0 || v > INT32_MAX)
+		die(2, "%s: '%s' is not a number", what, s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-threads", no_argument, NULL, 'a' },
+		{ "cgroup", required_argument, NULL, 'c' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "complain", no_argument, NULL, 'C' },
+		{ "fallback", required_argument, NULL, 'F' },
+		{ "log", optional_argument, NULL, 'l' },
+		{ "follow", no_argument, NULL, 'w' },
+		{ "default", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *env = getenv(SF_PROTO_SOCKET_ENV), *cmd, *cgroup = NULL,
+		   *filter = NULL, *log = NULL, *dflt = "KILL_PROCESS", *out = NULL;
+	bool follow = false, log_flag = false;
+	uint32_t flags = 0;
+	long pid = 0;
+	int opt;
+
+	sock_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
+	signal(SIGPIPE, SIG_IGN);
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:h", opts, NULL)) != -1 &&
+	       opt != '?') {
+		if (opt == 'j')
+			json_out = true;
+		else if (opt == 'S')
+			sock_path = optarg;
+		else if (opt == 'h')
+			usage(stdout, 0);
+		else
+			usage(stderr, 2);
+	}
+	if (opt == '?' || optind >= argc)
+		usage(stderr, 2);
+	cmd = argv[optind];
+	/* Options after the command (getopt from the command on). */
+	argc -= optind;
+	argv += optind;
+	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'j': json_out = true; break;
+		case 'S': sock_path = optarg; break;
+		case 'p': pid = number(optarg, "--pid"); break;
+		case 'a': flags |= SF_ATTACH_TSYNC; break;
+		case 'c': cgroup = optarg; break;
+		case 'f': filter = optarg; break;
+		case 'C': flags |= SF_ATTACH_COMPLAIN; break;
+		case 'F':
+			if (!strcmp(optarg, "log"))
+				flags |= SF_ATTACH_FALLBACK_LOG;
+			else if (strcmp(optarg, "kill"))
+				die(2, "--fallback kill|log");
+			break;
+		case 'l': log_flag = true; log = optarg; break;
+		case 'w': follow = true; break;
+		case 'd': dflt = optarg; break;
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout, 0); break;
+		default: usage(stderr, 2);
+		}
+	}
+	/* "--log FILE" as two words. */
+	if (log_flag && !log && optind < argc && strcmp(cmd, "policy-from-log") == 0)
+		log = argv[optind++];
+	if (strcmp(cmd, "status") == 0 && optind == argc)
+		return cmd_status();
+	if (strcmp(cmd, "ps") == 0 && optind == argc)
+		return cmd_ps();
+	if (strcmp(cmd, "show") == 0 && optind + 1 == argc)
+		return cmd_show(number(argv[optind], "show PID"));
+	if (strcmp(cmd, "attach") == 0 && optind == argc) {
+		if (!filter || (!pid == !cgroup))
+			die(2, "attach: --filter FILE and one of --pid PID, --cgroup PATH");
+		if (cgroup && (flags & SF_ATTACH_TSYNC))
+			die(2, "attach: --all-threads goes with --pid");
+		if (log_flag)
+			flags |= SF_ATTACH_LOG;
+		return cmd_attach(pid, cgroup, filter, flags);
+	}
+	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)
+		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL);
+	if (strcmp(cmd, "replace") == 0 && optind + 1 == argc) {
+		if (!filter)
+			die(2, "replace: --filter FILE");
+		return cmd_detach_replace(number(argv[optind], "replace ID"), filter);
+	}
+	if (strcmp(cmd, "log") == 0 && optind == argc) {
+		read_log(follow, print_line, NULL);
+		return 0;
+	}
+	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc)
+		return cmd_policy(log, pid, dflt, out);
+	usage(stderr, 2);
+}
