@@ -94,7 +94,7 @@ if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
 else
 	# The CLI tests look for classic2ebpf beside the runner (/sf in the guest).
 	extra=()
-	for bin in build/classic2ebpf build/sfilterd build/sfrun; do
+	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl; do
 		[[ -x $bin ]] && extra+=(-f "$bin")
 	done
 	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \
