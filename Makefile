@@ -371,3 +371,37 @@ $(SFTEST) $(BENCHES): STATIC_LIBS := $(LIBSFRUNTIME) $(LIBC2E) $(STATIC_LIBS)
 all: $(LIBSFRUNTIME)
 -include $(RUNTIME_OBJS:.o=.d)
 # --- end runtime library -----------------------------------------------------
+
+# ===== BEGIN benches + libsfclient (issue 4 benchmarks) =====
+# bench/attach_latency.c calls sf_attach(): every bench links libsfclient.a
+# (after its own object, before the runtime and libc2e).
+$(BENCHES): $(LIBSFCLIENT)
+# ===== END benches + libsfclient =====
+
+# ===== BEGIN daemon tests: proto.c, ASan sfilterd (issue 4 restart/concurrency/fuzz) =====
+# loader/proto.c holds the daemon's request parsing (fuzz/fuzz_proto.c
+# includes it and fuzzes it in-process).
+$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto.o
+-include $(LOADER_OBJDIR)/proto.d
+# build/sfilterd-asan: the daemon built with ASan+UBSan, dynamically linked,
+# for tests/test_daemon_fuzz.c (host only: the guest runs static binaries).
+ASAN_OUT := $(OUTPUT)/asan
+ASAN_SRCS := loader/sfilterd.c loader/proto.c $(RUNTIME_SRCS) $(LIB_SRCS)
+ASAN_OBJS := $(patsubst %.c,$(ASAN_OUT)/%.o,$(ASAN_SRCS))
+SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
+.PHONY: sfilterd-asan
+sfilterd-asan: $(SFILTERD_ASAN)
+
+$(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
+	$(call msg,ASAN-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) $(INCLUDES) \
+		-Iloader -Ibpf -MMD -MP -c $< -o $@
+
+$(SFILTERD_ASAN): $(ASAN_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ -lseccomp -lbpf -lelf -lz -ljson-c -lpthread -o $@
+
+test: $(SFILTERD_ASAN)
+-include $(ASAN_OBJS:.o=.d)
+# ===== END daemon tests =====

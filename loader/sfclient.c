@@ -2,8 +2,11 @@
 /*
  * libsfclient: sf_attach() over sfilterd's socket (loader/proto.h).
  *
- * One connection per call, so the library keeps no state but the
- * per-thread error text, and is safe from any thread and across fork.
+ * seccomp(2) makes no system call after the filter is installed; neither
+ * may sf_attach(), or a filter ported from seccomp could kill its caller
+ * on the way out. So the daemon attaches only once the calling thread is
+ * blocked in the recv() that will carry the reply, and the connection is
+ * kept (one per process, reopened after fork) instead of being closed.
  * Errors are checked locally in seccomp(2)'s order first (flags, NULL
  * pointer, length), so a caller without a daemon still gets the errno the
  * kernel would give for those.
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -30,6 +34,12 @@
 
 static __thread char last_error[SF_PROTO_MAX_TEXT];
 static __thread uint32_t next_request_id;
+
+/* The kept connection: its fd and the process that opened it (a forked
+ * child's requests must come from its own connection). */
+static int kept_fd = -1;
+static pid_t kept_pid;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int fail(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -94,6 +104,7 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	uint32_t id;
 	size_t text_len;
 	ssize_t n;
+	bool reused;
 	int fd, err;
 
 	last_error[0] = '\0';
@@ -110,9 +121,21 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	if (!prog->filter)
 		return fail(EFAULT, "prog->filter is NULL");
 
-	fd = connect_daemon(socket_path());
-	if (fd < 0)
+	/* One request at a time on the kept connection. */
+	pthread_mutex_lock(&kept_lock);
+	if (kept_fd >= 0 && kept_pid != getpid())
+		kept_fd = -1; /* inherited across fork: not ours to use or close */
+retry:
+	reused = kept_fd >= 0;
+	if (kept_fd < 0) {
+		kept_fd = connect_daemon(socket_path());
+		kept_pid = getpid();
+	}
+	fd = kept_fd;
+	if (fd < 0) {
+		pthread_mutex_unlock(&kept_lock);
 		return -1;
+	}
 
 	id = ++next_request_id ^ (uint32_t)syscall(SYS_gettid) << 16;
 	memset(&req, 0, sizeof(req));
@@ -132,15 +155,27 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	if (n < 0) {
 		err = errno;
 		close(fd);
+		kept_fd = -1;
+		if (reused && err != EFAULT)
+			goto retry; /* the daemon closed an idle connection */
+		pthread_mutex_unlock(&kept_lock);
 		if (err == EFAULT) /* prog->filter points nowhere */
 			return fail(EFAULT, "prog->filter is not readable");
 		return fail(EHOSTDOWN, "sfilterd is not running: send: %s", strerror(err));
 	}
 
+	/* The last system call: the filter comes into force while this
+	 * thread is blocked here, and nothing follows it on success. */
 	while ((n = recv(fd, &reply, sizeof(reply), MSG_TRUNC)) < 0 && errno == EINTR)
 		;
 	err = errno;
-	close(fd);
+	if (n <= 0) {
+		close(fd);
+		kept_fd = -1;
+		if (reused && n == 0)
+			goto retry; /* closed as idle before it read the request */
+	}
+	pthread_mutex_unlock(&kept_lock);
 	if (n < 0)
 		return fail(EHOSTDOWN, "sfilterd is not running: recv: %s", strerror(err));
 	if (n == 0)

@@ -40,6 +40,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -68,6 +69,14 @@
 #define CAP_SYS_ADMIN 21
 #endif
 
+/* Request parsing: loader/proto.c (fuzzed in-process by fuzz/fuzz_proto.c). */
+int sf_proto_check_header(const void *buf, size_t n, bool truncated, char *msg, size_t msz);
+bool sf_proto_is_admin_type(uint32_t type);
+int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz);
+int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
+				const char **path, char *msg, size_t msz);
+int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
+
 #define MAX_CLIENTS     1024
 #define IDLE_SECONDS    30  /* a connection that sends nothing this long is closed */
 #define DEFAULT_LOGFILE "/var/log/sfilterd.log"
@@ -81,7 +90,16 @@ struct client {
 	uid_t uid;
 	gid_t gid;
 	time_t last;    /* last activity, for the idle sweep */
+	bool dead;      /* closed; freed only after the current epoll batch */
+	struct client *next_dead;
 };
+
+/*
+ * Closed clients wait here until the epoll batch that may still point at
+ * them is done: a follower dropped while events are drained can have its
+ * own event later in the same batch.
+ */
+static struct client *graveyard;
 
 static struct {
 	struct sf_runtime *rt;
@@ -539,6 +557,40 @@ static int check_limits(uid_t uid, uint32_t n_insns, char *msg, size_t msz)
 
 /* Returns the reply's error (0, a positive errno, or -tid for TSYNC) and
  * fills msg. */
+/*
+ * seccomp(2) makes no system call once the filter is installed, and
+ * sf_attach() must not either: the filter is put in force only once the
+ * calling thread is blocked in the recv() that will bring the reply (its
+ * entry, already past, is not filtered). /proc/PID/task/TID/syscall shows
+ * the syscall a blocked thread is in. A client that takes longer than
+ * the bound is attached anyway; only its own recv() is then filtered.
+ */
+static void wait_until_receiving(pid_t pid, pid_t tid)
+{
+	char path[64], buf[64];
+	int i, fd, nr;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	for (i = 0; i < 2000; i++) { /* about 100 ms at most */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return;
+		buf[n] = '\0';
+		nr = atoi(buf);
+		if (nr == SYS_recvfrom || nr == SYS_recvmsg)
+			return;
+		if (i < 20)
+			sched_yield();
+		else
+			usleep(50);
+	}
+}
+
 static int do_attach(struct client *c, const struct ucred *sender,
 		     struct sf_attach_req *req, uint32_t *filter_id,
 		     char *msg, size_t msz)
@@ -595,6 +647,7 @@ static int do_attach(struct client *c, const struct ucred *sender,
 	if (!admin && (r = check_limits(c->uid, req->n_insns, msg, msz)) != 0)
 		return r;
 
+	wait_until_receiving(c->pid, tid);
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach(d.rt, tid, &prog, req->flags, filter_id, &cerr);
 	if (r > 0) {
@@ -652,6 +705,9 @@ static void close_client(struct client *c)
 {
 	int i;
 
+	if (c->dead)
+		return;
+	c->dead = true;
 	for (i = 0; i < d.n_clients; i++)
 		if (d.clients[i] == c) {
 			d.clients[i] = d.clients[--d.n_clients];
@@ -661,7 +717,18 @@ static void close_client(struct client *c)
 	close(c->fd);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
-	free(c);
+	c->next_dead = graveyard;
+	graveyard = c;
+}
+
+static void free_closed_clients(void)
+{
+	while (graveyard) {
+		struct client *c = graveyard;
+
+		graveyard = c->next_dead;
+		free(c);
+	}
 }
 
 /* Sends one reply; false when the client cannot take it (then it is
@@ -870,31 +937,9 @@ static int admin_attach(struct client *c, size_t n, uint32_t *id, struct json_ob
 	char note[128], target[300];
 	int r;
 
-	if (n < SF_PROTO_ADMIN_ATTACH_SIZE) {
-		set_msg(msg, msz, "truncated admin attach request: %zu of %u bytes",
-			n, SF_PROTO_ADMIN_ATTACH_SIZE);
-		return EPROTO;
-	}
-	if ((uint64_t)req->n_insns * 8 + req->path_len != n - SF_PROTO_ADMIN_ATTACH_SIZE) {
-		set_msg(msg, msz, "n_insns %u and path_len %u do not match the %zu bytes after the request",
-			req->n_insns, req->path_len, n - SF_PROTO_ADMIN_ATTACH_SIZE);
-		return EPROTO;
-	}
-	if (req->flags & ~(uint32_t)SF_ATTACH_ADMIN_FLAGS) {
-		set_msg(msg, msz, "unknown flags 0x%x", req->flags & ~(uint32_t)SF_ATTACH_ADMIN_FLAGS);
-		return EINVAL;
-	}
-	if (req->path_len) {
-		path = (const char *)req->insns + (size_t)req->n_insns * 8;
-		if (path[req->path_len - 1] != '\0' || strlen(path) + 1 != req->path_len ||
-		    path[0] != '/' || req->pid != 0) {
-			set_msg(msg, msz, "the cgroup path must be absolute and NUL-terminated, with pid 0");
-			return EINVAL;
-		}
-	} else if (req->pid <= 0) {
-		set_msg(msg, msz, "pid %d: give a pid or a cgroup path", req->pid);
-		return EINVAL;
-	}
+	r = sf_proto_check_admin_attach(req, n, SF_ATTACH_ADMIN_FLAGS, &path, msg, msz);
+	if (r)
+		return r;
 	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
 		return r;
 	prog.len = (unsigned short)req->n_insns;
@@ -959,11 +1004,8 @@ static int admin_detach_replace(size_t n, int type, uint32_t *id,
 		struct sf_replace_req *req = (void *)rbuf.bytes;
 		struct sock_fprog prog;
 
-		if (n < SF_PROTO_REPLACE_REQ_SIZE ||
-		    (uint64_t)req->n_insns * 8 != n - SF_PROTO_REPLACE_REQ_SIZE) {
-			set_msg(msg, msz, "malformed replace request (%zu bytes)", n);
-			return EPROTO;
-		}
+		if ((r = sf_proto_check_replace(req, n, msg, msz)) != 0)
+			return r;
 		*id = req->filter_id;
 		if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
 			return r;
@@ -1310,57 +1352,29 @@ static void handle_client(struct client *c)
 	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
+	/* Descriptors arrive even with an empty datagram: close them first. */
+	nfds = n >= 0 ? scan_cmsgs(&mh, &cred, &have_cred) : 0;
 	if (n <= 0) { /* EOF (or an empty datagram, which looks the same) */
 		close_client(c);
 		return;
 	}
 	c->last = time(NULL);
-	nfds = scan_cmsgs(&mh, &cred, &have_cred);
 	if ((size_t)n >= SF_PROTO_HDR_SIZE)
 		request_id = rbuf.hdr.request_id;
 
 	msg[0] = '\0';
-	if ((size_t)n > SF_PROTO_MAX_MSG || (mh.msg_flags & MSG_TRUNC)) {
-		snprintf(msg, sizeof(msg), "message of %zd bytes exceeds %u",
-			 n, SF_PROTO_MAX_MSG);
-		error = EMSGSIZE;
-	} else if ((size_t)n < SF_PROTO_HDR_SIZE) {
-		snprintf(msg, sizeof(msg), "truncated header: %zd of %u bytes",
-			 n, SF_PROTO_HDR_SIZE);
-		error = EPROTO;
-	} else if (rbuf.hdr.magic != SF_PROTO_MAGIC) {
-		snprintf(msg, sizeof(msg), "bad magic 0x%08x (expected 0x%08x)",
-			 rbuf.hdr.magic, SF_PROTO_MAGIC);
-		error = EPROTO;
-	} else if (rbuf.hdr.version != SF_PROTO_VERSION) {
-		snprintf(msg, sizeof(msg), "protocol version %u not supported (this daemon speaks %u)",
-			 rbuf.hdr.version, SF_PROTO_VERSION);
-		error = EPROTO;
-	} else if (rbuf.hdr.length > SF_PROTO_MAX_MSG) {
-		snprintf(msg, sizeof(msg), "header length %u exceeds %u",
-			 rbuf.hdr.length, SF_PROTO_MAX_MSG);
-		error = EMSGSIZE;
-	} else if (rbuf.hdr.length != (size_t)n) {
-		snprintf(msg, sizeof(msg), "header length %u but %zd bytes received",
-			 rbuf.hdr.length, n);
-		error = EPROTO;
-	} else if (rbuf.hdr.type >= SF_MSG_ADMIN_ATTACH && rbuf.hdr.type <= SF_MSG_LOG &&
-		   rbuf.hdr.type != SF_MSG_REPLY && !(mh.msg_flags & MSG_CTRUNC)) {
+	if ((error = sf_proto_check_header(rbuf.bytes, n, mh.msg_flags & MSG_TRUNC,
+					   msg, sizeof(msg))) != 0) {
+		/* answered below */
+	} else if (sf_proto_is_admin_type(rbuf.hdr.type) && !(mh.msg_flags & MSG_CTRUNC)) {
 		if (!handle_admin(c, &cred, n, nfds))
 			close_client(c);
 		return;
 	} else if (rbuf.hdr.type != SF_MSG_ATTACH) {
 		snprintf(msg, sizeof(msg), "unknown message type %u", rbuf.hdr.type);
 		error = EPROTO;
-	} else if ((size_t)n < SF_PROTO_ATTACH_REQ_SIZE) {
-		snprintf(msg, sizeof(msg), "truncated attach request: %zd of %u bytes",
-			 n, SF_PROTO_ATTACH_REQ_SIZE);
-		error = EPROTO;
-	} else if ((uint64_t)rbuf.attach.n_insns * sizeof(struct sock_filter) !=
-		   (size_t)n - SF_PROTO_ATTACH_REQ_SIZE) {
-		snprintf(msg, sizeof(msg), "n_insns %u does not match the %zd bytes of instructions",
-			 rbuf.attach.n_insns, (size_t)n - SF_PROTO_ATTACH_REQ_SIZE);
-		error = EPROTO;
+	} else if ((error = sf_proto_check_attach(rbuf.bytes, n, msg, sizeof(msg))) != 0) {
+		/* answered below */
 	} else if (nfds) {
 		snprintf(msg, sizeof(msg), "%d file descriptor(s) attached: not accepted, closed",
 			 nfds);
@@ -1773,18 +1787,20 @@ int main(int argc, char **argv)
 					else
 						d.stop = true;
 				}
-			} else {
+			} else if (!((struct client *)tag)->dead) {
 				handle_client(tag);
 			}
 		}
 		if (d.evfd < 0)
 			drain_events();
 		sweep_idle();
+		free_closed_clients();
 	}
 
 	drain_events();
 	while (d.n_clients)
 		close_client(d.clients[0]);
+	free_closed_clients();
 	close(d.lfd);
 	unlink(d.socket_path);
 	{

@@ -4,6 +4,7 @@
 #include "harness.h"
 
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -98,6 +99,8 @@ static int run_one(struct sf_test *t)
 		return RESULT_FAIL;
 	}
 	if (pid == 0) {
+		/* A hung test fails alone instead of eating the CI budget. */
+		alarm(test_is_emulated() ? 1800 : 600);
 		t->fn();
 		fflush(stdout);
 		_exit(0);
@@ -105,7 +108,8 @@ static int run_one(struct sf_test *t)
 	if (waitpid(pid, &status, 0) < 0)
 		return RESULT_FAIL;
 	if (WIFSIGNALED(status)) {
-		printf("    test process killed by signal %d\n", WTERMSIG(status));
+		printf("    test process killed by signal %d%s\n", WTERMSIG(status),
+		       WTERMSIG(status) == SIGALRM ? " (timed out)" : "");
 		return RESULT_FAIL;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

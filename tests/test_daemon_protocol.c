@@ -817,3 +817,46 @@ TEST(sfrun_exit_statuses)
 	unlink(kill_uname);
 	unlink(bad);
 }
+
+/*
+ * seccomp(2) makes no system call after installing the filter, so a
+ * filter ported from it may deny everything sf_attach() itself uses. A
+ * filter that kills recvfrom, recvmsg and close must not kill the caller
+ * on its way out of sf_attach().
+ */
+static const struct sock_filter kill_own_io[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 45 /* recvfrom */, 3, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 47 /* recvmsg */, 2, 0),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 3 /* close */, 1, 0),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+};
+
+static int child_attach_then_exit(void *arg)
+{
+	struct sock_fprog prog = { ARRAY_SIZE(kill_own_io),
+				   (struct sock_filter *)kill_own_io };
+
+	(void)arg;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0)
+		return 40;
+	return 7;
+}
+
+TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
+{
+	DAEMON;
+	int i, status, survived = 0;
+
+	if (!daemon_start(&dm))
+		return;
+	for (i = 0; i < 100; i++) {
+		status = in_child(child_attach_then_exit, NULL);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 7)
+			survived++;
+		else
+			test_log("attempt %d: status 0x%x\n", i, status);
+	}
+	ASSERT_EQ(survived, 100, "callers that returned from sf_attach() alive");
+}

@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How long attaching a filter takes: the sf_attach() round trip through a
+ * private sfilterd, against kernel seccomp's own install, in microseconds.
+ * Variants:
+ *   sf-16 loaded    sf_attach of a 16-instruction filter the daemon already
+ *                   has (attached once before by another child): the daemon
+ *                   dedupes, nothing is compiled or loaded
+ *   sf-300 loaded   the same for the 300-rule allowlist (604 insns)
+ *   sf-300 new      a 300-rule allowlist the daemon has never seen (one
+ *                   constant differs per sample): a new chain program to
+ *                   translate, verify, load, plus its action table
+ *   seccomp-16      seccomp(2) SECCOMP_SET_MODE_FILTER of the 16-insn filter
+ *   seccomp-300     seccomp(2) of the 300-rule allowlist
+ *
+ * Every sample is a fresh forked child: it sets no_new_privs (untimed),
+ * reads CLOCK_MONOTONIC (vDSO), attaches, reads the clock again, writes the
+ * time through a pipe and exits; the filters allow exactly what it needs
+ * after the attach (close, write, exit_group, ...). Samples are
+ * INTERLEAVED: every round takes one sample of each variant, in an order
+ * rotated from round to round, so drift of the shared machine hits all
+ * variants alike. Reported: p50/p90/p99 per variant and, for the
+ * comparisons, the median over rounds of the per-round ratio (paired).
+ *
+ * The daemon is this bench's own: build/sfilterd (found beside this
+ * binary's directory, ../sfilterd, or in the same directory, as /sf/ in
+ * the guest; -d PATH overrides) started with --foreground --no-pin on a
+ * socket in a fresh temporary directory, passed to sf_attach() through
+ * SFILTER_SOCKET. It is stopped at the end, which unconfines nothing that
+ * still lives (every child has exited).
+ *
+ * Never asserts; prints Markdown and the goals: sf-16 loaded p50 <= 200 us,
+ * sf-300 new p50 <= 3 ms.
+ *
+ * Usage: attach_latency [-n SAMPLES_PER_VARIANT] [-d SFILTERD] [-v]   (root)
+ */
+#define _GNU_SOURCE
+#include "sfclient.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+#define LD(off)        STMT(BPF_LD | BPF_W | BPF_ABS, off)
+#define JEQ(k, jt, jf) JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf)
+#define RET(k)         STMT(BPF_RET | BPF_K, k)
+
+#define RET_KILL  0x80000000U
+#define RET_ALLOW 0x7fff0000U
+#define AUDIT_ARCH_X86_64_ 0xc000003eU
+#define NR_GETPPID 110
+#define NR_GETUID  102
+#define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_SAMPLES 5000
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* ---- the filters ------------------------------------------------------------ */
+
+/* 16 instructions: arch check, then the calls a sample child can make
+ * once the filter is in force. sf_attach() needs two of them: the daemon
+ * attaches BEFORE it replies, so the client's recv(2) of the reply
+ * (recvfrom) is filtered whenever the client had not yet entered it, and
+ * its close(2) of the socket always is; a filter without them kills the
+ * caller (recvfrom: now and then, a race; close: every time). */
+static struct sock_filter f16[] = {
+	/* 0 */ LD(4),
+	/* 1 */ JEQ(AUDIT_ARCH_X86_64_, 1, 0),
+	/* 2 */ RET(RET_KILL),
+	/* 3 */ LD(0),
+	/* 4 */ JEQ(0 /* read */, 10, 0),
+	/* 5 */ JEQ(1 /* write */, 9, 0),
+	/* 6 */ JEQ(3 /* close: sf_attach's */, 8, 0),
+	/* 7 */ JEQ(231 /* exit_group */, 7, 0),
+	/* 8 */ JEQ(60 /* exit */, 6, 0),
+	/* 9 */ JEQ(228 /* clock_gettime */, 5, 0),
+	/* 10 */ JEQ(15 /* rt_sigreturn */, 4, 0),
+	/* 11 */ JEQ(NR_GETPPID, 3, 0),
+	/* 12 */ JEQ(39 /* getpid */, 2, 0),
+	/* 13 */ JEQ(45 /* recvfrom: sf_attach's recv */, 1, 0),
+	/* 14 */ RET(RET_KILL),
+	/* 15 */ RET(RET_ALLOW),
+};
+
+/* The 300-rule allowlist of docs/runtime-benchmarks.md: `ld nr; (jeq nr_i,
+ * 0, 1; ret ALLOW) x 299` for 0..299 but getppid, then getppid with
+ * args[0] == K -> ALLOW; default KILL (604 insns). K is the constant that
+ * makes every "new" filter distinct. */
+#define F300_LEN (1 + 299 * 2 + 4 + 1)
+#define F300_K_INDEX (1 + 299 * 2 + 2)
+static struct sock_filter f300[F300_LEN];
+
+static void build_f300(void)
+{
+	int i = 0, nr;
+
+	f300[i++] = LD(0);
+	for (nr = 0; nr < 300; nr++) {
+		if (nr == NR_GETPPID)
+			continue;
+		f300[i++] = JEQ(nr, 0, 1);
+		f300[i++] = RET(RET_ALLOW);
+	}
+	f300[i++] = JEQ(NR_GETPPID, 0, 3);
+	f300[i++] = LD(16);
+	f300[i++] = JEQ(0, 0, 1); /* F300_K_INDEX */
+	f300[i++] = RET(RET_ALLOW);
+	f300[i++] = RET(RET_KILL);
+}
+
+/* ---- variants ------------------------------------------------------------------ */
+
+enum { V_SF16, V_SF300_LOADED, V_SF300_NEW, V_K16, V_K300, V_COUNT };
+static const char *const vnames[V_COUNT] = {
+	"sf-16 loaded", "sf-300 loaded", "sf-300 new", "seccomp-16", "seccomp-300" };
+static const char *const vdesc[V_COUNT] = {
+	"sf_attach, 16 insns, daemon already has it (dedup)",
+	"sf_attach, 300 rules (604 insns), daemon already has it (dedup)",
+	"sf_attach, 300 rules, never seen: translate + verify + load",
+	"seccomp(2), 16 insns",
+	"seccomp(2), 300 rules",
+};
+
+struct result {
+	double us;
+	int rc, err;
+	char msg[200];
+};
+
+static double samples[V_COUNT][MAX_SAMPLES];
+static int verbose;
+
+/* The child of one sample: never returns. probe: after attaching, make a
+ * call the filter denies (getuid for the 16, getppid(K + 1) for the 300);
+ * the parent then expects it to die by a signal. */
+static void child_sample(int wfd, int v, uint32_t k, bool probe)
+{
+	struct sock_fprog p16 = { ARRAY_SIZE_(f16), f16 };
+	struct sock_fprog p300 = { F300_LEN, f300 };
+	struct sock_fprog *p = v == V_SF16 || v == V_K16 ? &p16 : &p300;
+	struct result res;
+	double t0, t1;
+
+	memset(&res, 0, sizeof(res));
+	f300[F300_K_INDEX].k = k; /* this child's copy */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		_exit(10);
+	t0 = now_ns();
+	if (v == V_K16 || v == V_K300)
+		res.rc = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p);
+	else
+		res.rc = sf_attach(p, 0);
+	t1 = now_ns();
+	res.err = res.rc ? errno : 0;
+	res.us = (t1 - t0) / 1e3;
+	if (res.rc && v != V_K16 && v != V_K300)
+		snprintf(res.msg, sizeof(res.msg), "%s", sf_last_error());
+	if (write(wfd, &res, sizeof(res)) != sizeof(res))
+		_exit(11);
+	if (probe && !res.rc) {
+		if (p == &p16)
+			syscall(NR_GETUID);
+		else
+			syscall(NR_GETPPID, (long)k + 1);
+		_exit(12); /* not killed: the filter is not in force */
+	}
+	_exit(0);
+}
+
+/* One sample of variant v; the time in us, or -1. *killed: the child died
+ * by SIGSYS or SIGKILL (what probe expects: kernel seccomp kills with
+ * SIGSYS, sfilter with SIGKILL, see the README's table). */
+static double sample(int v, uint32_t k, bool probe, bool *killed)
+{
+	struct result res;
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_sample(fds[1], v, k, probe);
+	}
+	close(fds[1]);
+	n = read(fds[0], &res, sizeof(res));
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	if (killed)
+		*killed = WIFSIGNALED(st) &&
+			  (WTERMSIG(st) == SIGSYS || WTERMSIG(st) == SIGKILL);
+	if (n != sizeof(res)) {
+		fprintf(stderr, "attach_latency: %s: child died (%s %d) before reporting\n",
+			vnames[v], WIFSIGNALED(st) ? "signal" : "exit",
+			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return -1;
+	}
+	if (res.rc) {
+		fprintf(stderr, "attach_latency: %s: attach failed: %d, %s (%s)\n",
+			vnames[v], res.rc, strerror(res.err), res.msg);
+		return -1;
+	}
+	if (!probe && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		fprintf(stderr, "attach_latency: %s: child ended badly (status 0x%x)\n",
+			vnames[v], st);
+	return res.us;
+}
+
+/* ---- the daemon ------------------------------------------------------------------ */
+
+static char tmpdir[] = "/tmp/sf-attach-bench.XXXXXX";
+static char sock_path[108], log_path[PATH_MAX];
+static pid_t daemon_pid = -1;
+
+static int find_sfilterd(char *out, size_t size)
+{
+	static const char *const rel[] = { "../sfilterd", "sfilterd" };
+	char self[PATH_MAX], *dir;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t i;
+
+	if (n < 0)
+		return -errno;
+	self[n] = '\0';
+	dir = dirname(self);
+	for (i = 0; i < ARRAY_SIZE_(rel); i++) {
+		snprintf(out, size, "%s/%s", dir, rel[i]);
+		if (access(out, X_OK) == 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int daemon_connectable(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
+	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int daemon_start(const char *bin, double timeout_s)
+{
+	double t0 = now_ns();
+	int st;
+
+	if (!mkdtemp(tmpdir))
+		return -errno;
+	snprintf(sock_path, sizeof(sock_path), "%s/sfilterd.sock", tmpdir);
+	snprintf(log_path, sizeof(log_path), "%s/sfilterd.log", tmpdir);
+	setenv("SFILTER_SOCKET", sock_path, 1);
+	fflush(stdout);
+	daemon_pid = fork();
+	if (daemon_pid < 0)
+		return -errno;
+	if (daemon_pid == 0) {
+		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execl(bin, bin, "--socket", sock_path, "--foreground", "--no-pin",
+		      "--log", "-", (char *)NULL);
+		_exit(127);
+	}
+	while ((now_ns() - t0) / 1e9 < timeout_s) {
+		if (waitpid(daemon_pid, &st, WNOHANG) == daemon_pid) {
+			daemon_pid = -1;
+			return -ECHILD;
+		}
+		if (daemon_connectable())
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+static void daemon_stop(void)
+{
+	int st;
+
+	if (daemon_pid > 0) {
+		kill(daemon_pid, SIGTERM);
+		waitpid(daemon_pid, &st, 0);
+		daemon_pid = -1;
+	}
+	unlink(sock_path);
+	unlink(log_path);
+	rmdir(tmpdir);
+}
+
+/* The daemon's "tier X, serving ..." line, from its log. */
+static void daemon_tier(char *out, size_t size)
+{
+	FILE *f = fopen(log_path, "r");
+	char line[512], *p;
+
+	snprintf(out, size, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if ((p = strstr(line, "tier "))) {
+			p += 5;
+			p[strcspn(p, " ,\n")] = '\0';
+			snprintf(out, size, "%s", p);
+			break;
+		}
+	fclose(f);
+}
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile q (0..1) of the positive values of v[0..n). */
+static double pct(const double *v, int n, double q)
+{
+	static double s[MAX_SAMPLES];
+	int i, m = 0, idx;
+
+	for (i = 0; i < n; i++)
+		if (v[i] > 0)
+			s[m++] = v[i];
+	if (!m)
+		return -1;
+	qsort(s, m, sizeof(*s), cmp_double);
+	idx = (int)(q * m + 0.999999) - 1;
+	return s[idx < 0 ? 0 : idx >= m ? m - 1 : idx];
+}
+
+static int valid(const double *v, int n)
+{
+	int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		m += v[i] > 0;
+	return m;
+}
+
+/* Median over rounds of x[r] / y[r]. */
+static double paired(int x, int y, int n)
+{
+	static double q[MAX_SAMPLES];
+	int i;
+
+	for (i = 0; i < n; i++)
+		q[i] = samples[x][i] > 0 && samples[y][i] > 0 ?
+			samples[x][i] / samples[y][i] : -1;
+	return pct(q, n, 0.5);
+}
+
+static const char *verdict(double v, double goal)
+{
+	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
+}
+
+int main(int argc, char **argv)
+{
+	const char *emu = getenv("SF_EMULATED");
+	bool emulated = emu && *emu == '1', killed;
+	int n = emulated ? 30 : 200, opt, r, v, i, failures = 0;
+	char bin[PATH_MAX] = "", tier[32];
+	uint32_t next_k = 1000;
+	struct utsname uts;
+	int err;
+
+	while ((opt = getopt(argc, argv, "n:d:v")) != -1) {
+		switch (opt) {
+		case 'n':
+			n = atoi(optarg);
+			break;
+		case 'd':
+			snprintf(bin, sizeof(bin), "%s", optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-n SAMPLES] [-d SFILTERD] [-v]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (n < 1 || n > MAX_SAMPLES) {
+		fprintf(stderr, "attach_latency: samples 1..%d\n", MAX_SAMPLES);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	uname(&uts);
+	build_f300();
+	if (!bin[0] && find_sfilterd(bin, sizeof(bin))) {
+		fprintf(stderr, "attach_latency: no sfilterd beside this binary (../sfilterd "
+			"or ./sfilterd); use -d PATH\n");
+		return 1;
+	}
+	err = daemon_start(bin, emulated ? 120 : 30);
+	if (err) {
+		fprintf(stderr, "attach_latency: start %s: %s (log in %s)\n", bin,
+			strerror(-err), log_path);
+		daemon_stop();
+		return 1;
+	}
+
+	/* Warm-up, not counted: loads the two "loaded" filters once (from a
+	 * child that exits, so later children find them deduplicated), checks
+	 * that each variant's filter really is in force (the denied call
+	 * kills), and touches every code path once. */
+	{
+		const struct { int v; uint32_t k; bool probe; } warm[] = {
+			{ V_SF16, 0, true }, { V_SF300_LOADED, 0, true },
+			{ V_SF300_NEW, next_k++, true }, { V_K16, 0, true },
+			{ V_K300, 0, true },
+		};
+
+		for (i = 0; i < (int)ARRAY_SIZE_(warm); i++) {
+			if (sample(warm[i].v, warm[i].k, warm[i].probe, &killed) < 0) {
+				daemon_stop();
+				return 1;
+			}
+			if (!killed) {
+				fprintf(stderr, "attach_latency: %s: the denied call after the "
+					"attach did not kill: filter not in force\n",
+					vnames[warm[i].v]);
+				daemon_stop();
+				return 1;
+			}
+		}
+		printf("warm-up: every variant's filter kills its denied call\n");
+	}
+
+	for (r = 0; r < n; r++) {
+		for (i = 0; i < V_COUNT; i++) {
+			uint32_t k;
+
+			v = (i + r) % V_COUNT;
+			k = v == V_SF300_NEW || v == V_K300 ? next_k++ : 0;
+			samples[v][r] = sample(v, k, false, NULL);
+			failures += samples[v][r] < 0;
+		}
+		if (verbose) {
+			printf("round %3d:", r);
+			for (v = 0; v < V_COUNT; v++)
+				printf(" %s %.1f", vnames[v], samples[v][r]);
+			printf("\n");
+		}
+	}
+
+	/* Read now: the daemon may log its tier after it starts listening. */
+	daemon_tier(tier, sizeof(tier));
+	printf("\n# sf_attach round trip vs seccomp(2), kernel %s%s, daemon tier %s, "
+	       "%d samples per variant, interleaved\n", uts.release,
+	       emulated ? " (emulated: TCG, ratios only)" : "", tier, n);
+	printf("\n| variant | what | n | min us | p50 us | p90 us | p99 us |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (v = 0; v < V_COUNT; v++)
+		printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.1f |\n", vnames[v], vdesc[v],
+		       valid(samples[v], n), pct(samples[v], n, 0),
+		       pct(samples[v], n, 0.5), pct(samples[v], n, 0.9),
+		       pct(samples[v], n, 0.99));
+
+	printf("\n| comparison | median paired ratio | ratio of p50s |\n|---|---|---|\n");
+	{
+		const struct { const char *name; int x, y; } cmp[] = {
+			{ "sf-16 loaded / seccomp-16", V_SF16, V_K16 },
+			{ "sf-300 loaded / seccomp-300", V_SF300_LOADED, V_K300 },
+			{ "sf-300 new / seccomp-300", V_SF300_NEW, V_K300 },
+			{ "sf-300 new / sf-300 loaded", V_SF300_NEW, V_SF300_LOADED },
+			{ "sf-300 loaded / sf-16 loaded", V_SF300_LOADED, V_SF16 },
+		};
+
+		for (i = 0; i < (int)ARRAY_SIZE_(cmp); i++)
+			printf("| %s | %.2f | %.2f |\n", cmp[i].name,
+			       paired(cmp[i].x, cmp[i].y, n),
+			       pct(samples[cmp[i].x], n, 0.5) / pct(samples[cmp[i].y], n, 0.5));
+	}
+
+	{
+		double a = pct(samples[V_SF16], n, 0.5), b = pct(samples[V_SF300_NEW], n, 0.5);
+
+		printf("\n| goal | target | p50 | p99 | |\n|---|---|---|---|---|\n");
+		printf("| sf_attach, filter already loaded (sf-16 loaded) | p50 <= 200 us | "
+		       "%.1f us | %.1f us | %s |\n", a, pct(samples[V_SF16], n, 0.99),
+		       verdict(a, 200));
+		printf("| sf_attach, new 300-rule filter (sf-300 new) | p50 <= 3000 us | "
+		       "%.1f us | %.1f us | %s |\n", b, pct(samples[V_SF300_NEW], n, 0.99),
+		       verdict(b, 3000));
+	}
+	if (failures)
+		printf("\nwarning: %d samples failed (see stderr); they are left out\n",
+		       failures);
+	daemon_stop();
+	return 0;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target over sfilterd's request parsing (loader/proto.c,
+ * included here so the fuzzer needs no daemon and no runtime), in the
+ * daemon's own order: the header, then by type the ATTACH, ADMIN_ATTACH or
+ * REPLACE body checks, then c2e_validate() of an accepted program, as the
+ * daemon does next.
+ *
+ * Input: byte 0 selects how much of the header to repair (so the fuzzer
+ * also reaches the body checks): bit 0 magic, bit 1 version, bit 2 length,
+ * bit 3 "the datagram was truncated" (MSG_TRUNC). The rest is the datagram.
+ * Checked for every input, besides ASan/UBSan: each check returns 0 or a
+ * documented errno; every message is NUL-terminated and non-empty on
+ * error; an accepted body has exactly the size its counts announce; an
+ * accepted cgroup path is absolute, NUL-terminated, inside the message.
+ *
+ *   SF_FUZZ_SEED_DIR=DIR   write a seed corpus (one valid request of each
+ *                          type) into DIR and exit
+ */
+#define _GNU_SOURCE
+#include "../loader/proto.c"
+#include "c2e.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ADMIN_FLAGS 0x303u /* SF_ATTACH_ADMIN_FLAGS (loader/runtime.h) */
+
+static void check_msg(int err, const char *msg, size_t msz, const char *what)
+{
+	if (!memchr(msg, '\0', msz) || (err && !msg[0])) {
+		fprintf(stderr, "fuzz_proto: %s: error %d with a bad message\n", what, err);
+		abort();
+	}
+	if (err && err != EPROTO && err != EMSGSIZE && err != EINVAL) {
+		fprintf(stderr, "fuzz_proto: %s: undocumented error %d\n", what, err);
+		abort();
+	}
+}
+
+static void seed(const char *dir)
+{
+	static const uint16_t types[] = { 1, 3, 5, 6, 7, 8, 9, 10 };
+	union { struct sf_msg_hdr h; char b[128]; } m;
+	char path[512];
+	size_t i, len;
+	FILE *f;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		len = types[i] == 1 ? 36 : types[i] == 3 ? 40 + 3 : types[i] == 6 ? 32 :
+		      types[i] == 7 || types[i] == 8 ? 16 : 20;
+		m.h = (struct sf_msg_hdr){ SF_PROTO_MAGIC, SF_PROTO_VERSION, types[i], len, 7 };
+		if (types[i] == 1)
+			((struct sf_attach_req *)m.b)->n_insns = 1;
+		if (types[i] == 3) {
+			((struct sf_admin_attach_req *)m.b)->n_insns = 1;
+			((struct sf_admin_attach_req *)m.b)->path_len = 3;
+			memcpy(m.b + 40, "/a", 3);
+		}
+		if (types[i] == 6)
+			((struct sf_replace_req *)m.b)->n_insns = 1;
+		snprintf(path, sizeof(path), "%s/type%u", dir, types[i]);
+		if ((f = fopen(path, "wb"))) {
+			fputc(0, f);
+			fwrite(m.b, 1, len, f);
+			fclose(f);
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static union { struct sf_msg_hdr h; char b[SF_PROTO_MAX_MSG + 64]; } buf;
+	static bool seeded;
+	char msg[SF_PROTO_MAX_TEXT];
+	const char *path;
+	struct c2e_error cerr;
+	uint8_t sel;
+	size_t n;
+	int err;
+
+	if (!seeded) {
+		const char *d = getenv("SF_FUZZ_SEED_DIR");
+
+		seeded = true;
+		if (d && *d) {
+			seed(d);
+			exit(0);
+		}
+	}
+	if (size < 1)
+		return 0;
+	sel = data[0];
+	n = size - 1 < sizeof(buf.b) - 64 ? size - 1 : sizeof(buf.b) - 64;
+	/* What follows the datagram in the daemon's buffer is stale bytes;
+	 * poison-free garbage here, as there. */
+	memset(buf.b + n, 0xa5, 64);
+	memcpy(buf.b, data + 1, n);
+	if (n >= SF_PROTO_HDR_SIZE) {
+		if (sel & 1)
+			buf.h.magic = SF_PROTO_MAGIC;
+		if (sel & 2)
+			buf.h.version = SF_PROTO_VERSION;
+		if (sel & 4)
+			buf.h.length = n;
+	}
+	msg[0] = '\0';
+	err = sf_proto_check_header(buf.b, n, sel & 8, msg, sizeof(msg));
+	check_msg(err, msg, sizeof(msg), "header");
+	if (err)
+		return 0;
+	if (n < SF_PROTO_HDR_SIZE || buf.h.length != n)
+		abort();
+	msg[0] = '\0';
+	switch (buf.h.type) {
+	case SF_MSG_ATTACH:
+		err = sf_proto_check_attach(buf.b, n, msg, sizeof(msg));
+		check_msg(err, msg, sizeof(msg), "attach");
+		if (!err) {
+			struct sf_attach_req *r = (void *)buf.b;
+
+			if (SF_PROTO_ATTACH_REQ_SIZE + (uint64_t)r->n_insns * 8 != n)
+				abort();
+			if (r->n_insns && r->n_insns <= C2E_MAX_INSNS)
+				c2e_validate(r->insns, r->n_insns, &cerr);
+		}
+		break;
+	case SF_MSG_ADMIN_ATTACH:
+		err = sf_proto_check_admin_attach(buf.b, n, ADMIN_FLAGS, &path, msg, sizeof(msg));
+		check_msg(err, msg, sizeof(msg), "admin attach");
+		if (!err) {
+			struct sf_admin_attach_req *r = (void *)buf.b;
+
+			if (SF_PROTO_ADMIN_ATTACH_SIZE + (uint64_t)r->n_insns * 8 + r->path_len != n)
+				abort();
+			if (r->flags & ~ADMIN_FLAGS)
+				abort();
+			if (path && (path[0] != '/' || path < buf.b || path + strlen(path) + 1 > buf.b + n))
+				abort();
+			if (!path && r->pid <= 0)
+				abort();
+			if (r->n_insns && r->n_insns <= C2E_MAX_INSNS)
+				c2e_validate(r->insns, r->n_insns, &cerr);
+		}
+		break;
+	case SF_MSG_REPLACE:
+		err = sf_proto_check_replace(buf.b, n, msg, sizeof(msg));
+		check_msg(err, msg, sizeof(msg), "replace");
+		if (!err && SF_PROTO_REPLACE_REQ_SIZE +
+			    (uint64_t)((struct sf_replace_req *)buf.b)->n_insns * 8 != n)
+			abort();
+		break;
+	default:
+		(void)sf_proto_is_admin_type(buf.h.type);
+	}
+	return 0;
+}

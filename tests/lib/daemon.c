@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Private sfilterd instances for tests (daemon.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+#include "harness.h"
+#include "../../loader/proto.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
+{
+	const char *e = env ? getenv(env) : NULL;
+	char exe[PATH_MAX], *d;
+	ssize_t n;
+
+	if (e && *e) {
+		snprintf(out, size, "%s", e);
+		return access(out, X_OK) == 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	d = dirname(exe);
+	snprintf(out, size, "%.*s/../%s", (int)(size / 2), d, name);
+	if (access(out, X_OK) == 0)
+		return true;
+	snprintf(out, size, "%.*s/%s", (int)(size / 2), d, name);
+	return access(out, X_OK) == 0;
+}
+
+int sfd_connect(const char *sock)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void show_file(const char *path)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	printf("    %s:\n%s\n", path, buf);
+}
+
+static bool launch(struct sfd *dm)
+{
+	int wait_ms = test_is_emulated() ? 240000 : 30000, waited, status, fd;
+	const char *argv[16];
+	int n = 0;
+
+	argv[n++] = "sfilterd";
+	argv[n++] = "--socket";
+	argv[n++] = dm->sock;
+	argv[n++] = "--foreground";
+	argv[n++] = "--log";
+	argv[n++] = dm->log;
+	if (dm->pin[0]) {
+		argv[n++] = "--pin-dir";
+		argv[n++] = dm->pin;
+	} else {
+		argv[n++] = "--no-pin";
+	}
+	argv[n] = NULL;
+	fflush(stdout);
+	dm->pid = fork();
+	if (dm->pid == 0) {
+		int e = open(dm->err, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (e >= 0) {
+			dup2(e, 1);
+			dup2(e, 2);
+		}
+		for (char *const *v = dm->env; v && *v; v++)
+			putenv(*v);
+		execv(dm->bin, (char *const *)argv);
+		_exit(127);
+	}
+	if (!ASSERT_TRUE(dm->pid > 0, "fork sfilterd")) {
+		dm->pid = 0;
+		return false;
+	}
+	for (waited = 0; waited < wait_ms; waited += 20) {
+		fd = sfd_connect(dm->sock);
+		if (fd >= 0) {
+			close(fd);
+			setenv(SF_PROTO_SOCKET_ENV, dm->sock, 1);
+			return true;
+		}
+		if (waitpid(dm->pid, &status, WNOHANG) == dm->pid) {
+			dm->pid = 0;
+			test_fail(__FILE__, __LINE__, "sfilterd exited at start-up (status 0x%x)",
+				  status);
+			show_file(dm->err);
+			return false;
+		}
+		usleep(20000);
+	}
+	test_fail(__FILE__, __LINE__, "sfilterd did not listen on %s within %d ms",
+		  dm->sock, wait_ms);
+	show_file(dm->err);
+	return false;
+}
+
+bool sfd_start(struct sfd *dm, bool pin)
+{
+	strcpy(dm->dir, "/tmp/sftest-sfd-XXXXXX");
+	if (!mkdtemp(dm->dir)) {
+		dm->dir[0] = '\0';
+		test_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
+		return false;
+	}
+	chmod(dm->dir, 0755); /* non-root clients reach the socket */
+	snprintf(dm->sock, sizeof(dm->sock), "%s/s.sock", dm->dir);
+	snprintf(dm->log, sizeof(dm->log), "%s/events.jsonl", dm->dir);
+	snprintf(dm->err, sizeof(dm->err), "%s/stderr", dm->dir);
+	dm->pin[0] = '\0';
+	if (pin) {
+		struct stat st;
+
+		snprintf(dm->pin, sizeof(dm->pin), "/sys/fs/bpf/sfilter-test-%d", getpid());
+		/* Left over by a test that could not clean up: never adopt it. */
+		if (stat(dm->pin, &st) == 0) {
+			char cmd[PATH_MAX + 256];
+
+			snprintf(cmd, sizeof(cmd), "'%s' --socket %s --pin-dir %s --uninstall "
+				 ">/dev/null 2>&1; rm -rf %s", dm->bin, dm->sock, dm->pin, dm->pin);
+			if (system(cmd)) { /* best effort */ }
+		}
+	}
+	return launch(dm);
+}
+
+bool sfd_restart(struct sfd *dm)
+{
+	return launch(dm);
+}
+
+int sfd_signal(struct sfd *dm, int sig)
+{
+	int status = -1;
+
+	if (dm->pid <= 0)
+		return -1;
+	kill(dm->pid, sig);
+	if (waitpid(dm->pid, &status, 0) != dm->pid)
+		status = -1;
+	dm->pid = 0;
+	dm->exit_status = status;
+	return status;
+}
+
+void sfd_cleanup(struct sfd *dm)
+{
+	char cmd[PATH_MAX + 512];
+	int i, status;
+
+	if (dm->pid > 0) {
+		kill(dm->pid, SIGTERM);
+		for (i = 0; i < 500 && waitpid(dm->pid, &status, WNOHANG) == 0; i++)
+			usleep(20000);
+		if (i == 500) {
+			kill(dm->pid, SIGKILL);
+			waitpid(dm->pid, &status, 0);
+		}
+		dm->pid = 0;
+	}
+	if (dm->pin[0] && dm->bin[0]) {
+		snprintf(cmd, sizeof(cmd), "'%s' --socket %s --pin-dir %s --uninstall >>%s 2>&1",
+			 dm->bin, dm->sock, dm->pin, dm->dir[0] ? dm->err : "/dev/null");
+		if (system(cmd) != 0)
+			test_fail(__FILE__, __LINE__, "sfilterd --pin-dir %s --uninstall failed",
+				  dm->pin);
+		/* Whatever uninstall left (it removes what it pinned). */
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dm->pin);
+		if (system(cmd)) { /* best effort */ }
+		dm->pin[0] = '\0';
+	}
+	if (dm->dir[0]) {
+		if (test_failed())
+			show_file(dm->err);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dm->dir);
+		if (system(cmd)) { /* best effort */ }
+		dm->dir[0] = '\0';
+	}
+	unsetenv(SF_PROTO_SOCKET_ENV);
+}
+
+int sfd_count_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+int sfd_request(const char *sock, void *msg, uint16_t type, uint32_t len,
+		void (*each)(void *, const struct sf_reply *, const char *), void *ctx)
+{
+	static char buf[SF_PROTO_MAX_MSG + 8];
+	struct sf_msg_hdr *h = msg;
+	struct sf_reply *r = (struct sf_reply *)buf;
+	struct pollfd p;
+	int fd = sfd_connect(sock), err = -1000;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1000 - errno;
+	*h = (struct sf_msg_hdr){ SF_PROTO_MAGIC, SF_PROTO_VERSION, type, len, 42 };
+	if (send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len) {
+		err = -1000 - errno;
+		close(fd);
+		return err;
+	}
+	for (;;) {
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, test_is_emulated() ? 120000 : 20000) != 1)
+			break;
+		n = recv(fd, buf, sizeof(buf) - 1, 0);
+		if (n < (ssize_t)SF_PROTO_GREPLY_SIZE || r->hdr.type != SF_MSG_REPLY)
+			break;
+		buf[n] = '\0';
+		if (err == -1000)
+			err = r->error;
+		if (each)
+			each(ctx, r, r->text);
+		if (!(r->flags & SF_REPLY_MORE))
+			break;
+	}
+	close(fd);
+	return err;
+}
+
+struct ps_find { pid_t tid; uint32_t id; bool found; };
+
+static void ps_find_each(void *ctx, const struct sf_reply *r, const char *text)
+{
+	struct ps_find *f = ctx;
+	char needle[32];
+	const char *p = text, *end, *fl;
+
+	(void)r;
+	snprintf(needle, sizeof(needle), "\"tid\":%d,", f->tid);
+	while ((p = strstr(p, needle))) {
+		/* the task's object ends at its filters array's ']' */
+		fl = strstr(p, "\"filters\":[");
+		end = fl ? strchr(fl, ']') : NULL;
+		if (fl && end) {
+			if (f->id == 0) {
+				f->found = end > fl + 11;
+			} else {
+				for (const char *q = fl + 11; q < end; ) {
+					char *e2;
+					unsigned long v = strtoul(q, &e2, 10);
+
+					if (e2 == q)
+						break;
+					if (v == f->id)
+						f->found = true;
+					q = e2 + (*e2 == ',');
+				}
+			}
+		}
+		p++;
+	}
+}
+
+bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id)
+{
+	struct sf_msg_hdr h;
+	struct ps_find f = { tid, id, false };
+
+	if (sfd_request(sock, &h, SF_MSG_PS, sizeof(h), ps_find_each, &f) != 0)
+		return false;
+	return f.found;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private sfilterd instances for tests: a temporary directory holding the
+ * socket, the event log and the daemon's stderr, and a private pin
+ * directory /sys/fs/bpf/sfilter-test-<pid> that sfd_cleanup() tears down
+ * with `sfilterd --pin-dir DIR --uninstall`, whatever became of the test.
+ *
+ * Binaries are found beside the test runner (../NAME from
+ * build/tests/sftest, or ./NAME beside it in the guest); an environment
+ * variable overrides (SF_SFILTERD, SF_SFCTL, SF_SFILTERD_ASAN).
+ */
+#ifndef SF_TEST_DAEMON_H
+#define SF_TEST_DAEMON_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sfd {
+	pid_t pid;              /* 0: not running */
+	char bin[PATH_MAX];
+	char dir[64];           /* /tmp/sftest-sfd-XXXXXX */
+	char sock[128], log[128], err[128];
+	char pin[96];           /* private pin dir; "" = --no-pin */
+	char *const *env;       /* extra NAME=VALUE for the daemon, or NULL */
+	int exit_status;        /* wait status of the last stop */
+};
+
+/* Finds NAME beside the runner (or $ENV); false when absent. */
+bool sfd_find_bin(const char *name, const char *env, char *out, size_t size);
+int sfd_connect(const char *sock);
+/* Makes the directories and starts the daemon (dm->bin must be set):
+ * pinned under /sys/fs/bpf/sfilter-test-<pid> when pin, else --no-pin.
+ * Points SFILTER_SOCKET at it. Fails the test and returns false when it
+ * does not listen. */
+bool sfd_start(struct sfd *dm, bool pin);
+/* Starts it again on the same socket, log and pin dir. */
+bool sfd_restart(struct sfd *dm);
+/* Sends sig and reaps it; returns the wait status (-1 if not running). */
+int sfd_signal(struct sfd *dm, int sig);
+/* Stops it (SIGTERM, then SIGKILL), uninstalls the pin dir, removes the
+ * temporary directory; prints the daemon's stderr when the test failed. */
+void sfd_cleanup(struct sfd *dm);
+#define SFD_AUTO struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 }
+
+/* Counts the open descriptors of pid (/proc/PID/fd); -1 on error. */
+int sfd_count_fds(pid_t pid);
+
+/*
+ * One raw request on a fresh connection: fills the header (request_id
+ * 42) and reads SF_MSG_REPLY messages until one without SF_REPLY_MORE,
+ * calling each(ctx, reply, text) for every one. Returns the first reply's
+ * error, or -1000 - errno when the exchange itself failed.
+ */
+struct sf_reply;
+int sfd_request(const char *sock, void *msg, uint16_t type, uint32_t len,
+		void (*each)(void *ctx, const struct sf_reply *r, const char *text),
+		void *ctx);
+
+/* Whether tid is listed by PS with filter id (id 0: with any filter). */
+bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id);
+
+#endif
