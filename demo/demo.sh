@@ -63,7 +63,7 @@ if [[ $rc == 0 && -n $id ]]; then
 	sleep 1
 	step "$sfctl" show "$looper"
 	say "would-be denials (the process is still running: $(kill -0 $looper 2>/dev/null && echo yes || echo no))"
-	"$sfctl" log | grep "\"pid\":$looper," | grep -E 'mkdir|rmdir' | head -3
+	"$sfctl" log | grep '"taken":"complain"' | grep -E '"syscall":"(mkdir|rmdir)' | head -3
 	say "record every syscall: replace filter $id with demo/learn.s (complain stays)"
 	step "$sfctl" replace "$id" --filter "$here/learn.s"
 	sleep 1.5
