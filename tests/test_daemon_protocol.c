@@ -860,3 +860,49 @@ TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 	}
 	ASSERT_EQ(survived, 100, "callers that returned from sf_attach() alive");
 }
+
+/* The event log is JSON lines; SIGHUP reopens it (log rotation). */
+static bool file_has(const char *path, const char *needle)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
+{
+	DAEMON;
+	char rotated[160];
+	int i, status;
+
+	if (!daemon_start(&dm))
+		return;
+	status = in_child(child_killed, NULL);
+	ASSERT_TRUE(WIFSIGNALED(status), "first kill");
+	for (i = 0; i < 100 && !file_has(dm.log, "\"syscall\":\"getppid\""); i++)
+		usleep(20000);
+	ASSERT_TRUE(file_has(dm.log, "\"syscall\":\"getppid\""), "the kill is logged");
+
+	snprintf(rotated, sizeof(rotated), "%s.1", dm.log);
+	if (!ASSERT_OK(rename(dm.log, rotated), "rotate"))
+		return;
+	ASSERT_OK(kill(dm.pid, SIGHUP), "SIGHUP");
+	for (i = 0; i < 100 && access(dm.log, F_OK) != 0; i++)
+		usleep(20000);
+	ASSERT_OK(access(dm.log, F_OK), "a new log file after SIGHUP");
+	status = in_child(child_killed, NULL);
+	ASSERT_TRUE(WIFSIGNALED(status), "second kill");
+	for (i = 0; i < 100 && !file_has(dm.log, "\"syscall\":\"getppid\""); i++)
+		usleep(20000);
+	ASSERT_TRUE(file_has(dm.log, "\"syscall\":\"getppid\""), "the second kill is in the new file");
+	unlink(rotated);
+}
