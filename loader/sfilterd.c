@@ -1480,12 +1480,43 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/*
+ * systemd socket activation (sd_listen_fds(3), by its environment
+ * protocol): LISTEN_PID is us and LISTEN_FDS >= 1 means fd 3 is our
+ * listening socket, already bound with the unit's mode. Returns it, or -1.
+ */
+static int activated_socket(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int fd = 3, one = 1, type = 0;
+	socklen_t len = sizeof(type);
+
+	if (!pid || !fds || atoi(pid) != getpid() || atoi(fds) < 1)
+		return -1;
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0 ||
+	    type != SOCK_SEQPACKET) {
+		diag("socket activation: fd 3 is not a SOCK_SEQPACKET socket");
+		return -1;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+	return fd;
+}
+
 static int make_socket(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	char dir[PATH_MAX], *slash;
 	struct stat stt;
 	int fd, one = 1;
+
+	fd = activated_socket();
+	if (fd >= 0)
+		return fd;
 
 	if (strlen(path) >= sizeof(addr.sun_path)) {
 		diag("socket path too long: %s", path);

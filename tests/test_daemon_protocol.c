@@ -906,3 +906,59 @@ TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 	ASSERT_TRUE(file_has(dm.log, "\"syscall\":\"getppid\""), "the second kill is in the new file");
 	unlink(rotated);
 }
+
+/* systemd socket activation: the daemon serves the socket it is given as
+ * fd 3 (LISTEN_PID / LISTEN_FDS), as dist/sfilterd.socket hands it over. */
+TEST(daemon_serves_a_socket_activated_listener)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/sftest-act-XXXXXX", sock[96];
+	struct sock_fprog prog = { ARRAY_SIZE(allow_prog), (struct sock_filter *)allow_prog };
+	int lfd, status = 0, i, connected = 0;
+	pid_t pid;
+
+	if (!find_daemon() || !ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (!ASSERT_OK(bind(lfd, (struct sockaddr *)&addr, sizeof(addr)), "bind") ||
+	    !ASSERT_OK(listen(lfd, 16), "listen"))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		char pidbuf[16];
+		int devnull = open("/dev/null", O_WRONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(lfd, 3);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		snprintf(pidbuf, sizeof(pidbuf), "%d", getpid());
+		setenv("LISTEN_PID", pidbuf, 1);
+		setenv("LISTEN_FDS", "1", 1);
+		/* --socket names the path for clients and logs only. */
+		execl(daemon_path, "sfilterd", "--foreground", "--no-pin",
+		      "--socket", sock, "--log", "/dev/null", (char *)NULL);
+		_exit(127);
+	}
+	close(lfd);
+	setenv("SFILTER_SOCKET", sock, 1);
+	for (i = 0; i < 200 && !connected; i++) {
+		pid_t c = fork();
+
+		if (c == 0) {
+			prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+			_exit(sf_attach(&prog, 0) == 0 ? 0 : errno);
+		}
+		waitpid(c, &status, 0);
+		connected = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (!connected)
+			usleep(25000);
+	}
+	ASSERT_TRUE(connected, "sf_attach through the activated socket");
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	unlink(sock);
+	rmdir(dir);
+}
