@@ -69,10 +69,26 @@ static void seed(const char *dir)
 	}
 }
 
+/* Seeds are written before fuzzing starts: an exit() inside a test input
+ * would be reported by libFuzzer as a crash (and leave an artifact). */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *d = getenv("SF_FUZZ_SEED_DIR");
+
+	(void)argc;
+	(void)argv;
+	if (d && *d) {
+		seed(d);
+		exit(0);
+	}
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static union { struct sf_msg_hdr h; char b[SF_PROTO_MAX_MSG + 64]; } buf;
-	static bool seeded;
 	char msg[SF_PROTO_MAX_TEXT];
 	const char *path;
 	struct c2e_error cerr;
@@ -80,15 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n;
 	int err;
 
-	if (!seeded) {
-		const char *d = getenv("SF_FUZZ_SEED_DIR");
-
-		seeded = true;
-		if (d && *d) {
-			seed(d);
-			exit(0);
-		}
-	}
 	if (size < 1)
 		return 0;
 	sel = data[0];

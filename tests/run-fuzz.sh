@@ -26,7 +26,8 @@ for fuzzer in "$@"; do
 	log=$out/$name.log
 	mkdir -p "$corpus"
 	if [[ -z $(ls -A "$corpus") ]]; then
-		SF_FUZZ_SEED_DIR=$corpus "$fuzzer" -runs=0 "$corpus" >"$log" 2>&1 </dev/null
+		SF_FUZZ_SEED_DIR=$corpus "$fuzzer" -runs=0 -artifact_prefix="$out/$name-" \
+			"$corpus" >"$log" 2>&1 </dev/null
 	fi
 	echo "# fuzz-$name: ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs" >&2
 	"$fuzzer" -max_total_time="$seconds" -timeout=120 -print_final_stats=1 \
