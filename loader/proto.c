@@ -16,14 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Declared again in loader/sfilterd.c (the one caller beside the fuzzer,
- * which includes this file). */
-int sf_proto_check_header(const void *buf, size_t n, bool truncated, char *msg, size_t msz);
-bool sf_proto_is_admin_type(uint32_t type);
-int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz);
-int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
-				const char **path, char *msg, size_t msz);
-int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
 
 int sf_proto_check_header(const void *buf, size_t n, bool truncated,
 			  char *msg, size_t msz)

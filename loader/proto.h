@@ -38,6 +38,8 @@
 #ifndef SF_PROTO_H
 #define SF_PROTO_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/filter.h> /* struct sock_filter */
 
@@ -159,5 +161,17 @@ _Static_assert(sizeof(struct sf_log_req) == 20, "log request is 20 bytes");
 _Static_assert(sizeof(struct sf_reply) == 32, "reply is 32 bytes + text + data");
 _Static_assert(sizeof(struct sock_filter) == 8, "sock_filter is 8 bytes");
 _Static_assert(28 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
+
+/*
+ * Request checks (loader/proto.c), shared by sfilterd and the in-process
+ * fuzzer (fuzz/fuzz_proto.c). Each returns 0 or a positive errno, with
+ * the reason in msg.
+ */
+int sf_proto_check_header(const void *buf, size_t n, bool truncated, char *msg, size_t msz);
+bool sf_proto_is_admin_type(uint32_t type);
+int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz);
+int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
+				const char **path, char *msg, size_t msz);
+int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
 
 #endif /* SF_PROTO_H */

@@ -69,13 +69,6 @@
 #define CAP_SYS_ADMIN 21
 #endif
 
-/* Request parsing: loader/proto.c (fuzzed in-process by fuzz/fuzz_proto.c). */
-int sf_proto_check_header(const void *buf, size_t n, bool truncated, char *msg, size_t msz);
-bool sf_proto_is_admin_type(uint32_t type);
-int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz);
-int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
-				const char **path, char *msg, size_t msz);
-int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
 
 #define MAX_CLIENTS     1024
 #define IDLE_SECONDS    30  /* a connection that sends nothing this long is closed */
