@@ -46,6 +46,7 @@ struct sf_node {
 	int prog_fd;
 	uid_t owner;                 /* sf_runtime_set_owner() */
 	bool dead;                   /* detached/replaced: never reused */
+	bool table_pending;          /* defer_tables: row is all "run" for now */
 	bool busy;                   /* not collectable (an operation uses it) */
 	int idx;                     /* state file index */
 };
@@ -79,6 +80,7 @@ struct sf_runtime {
 	struct sf_cgroup *cgroups;
 	enum sf_tier tier;
 	bool verbose;
+	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
@@ -269,6 +271,7 @@ static struct sf_runtime *rt_alloc(const struct sf_runtime_opts *opts)
 		return NULL;
 	pthread_mutex_init(&rt->lock, NULL);
 	rt->verbose = opts && opts->verbose;
+	rt->defer_tables = opts && opts->defer_tables;
 	rt->next_id = 1;
 	g_verbose = rt->verbose;
 	libbpf_set_print(print_fn);
@@ -710,28 +713,40 @@ out:
 	free(emap);
 }
 
-/* Generates, loads and installs the chain program of n. */
-static int node_load(struct sf_runtime *rt, struct sf_node *node)
+/* The chain of node as filter arrays, oldest first (malloc'd). */
+static int node_filters(const struct sf_node *node, struct sf_chain_filter **cfp,
+			struct sock_fprog **fpp)
 {
-	struct sf_chain_filter *cf;
-	struct sock_fprog *fp;
-	struct c2e_ebpf prog = { 0 };
-	struct sf_node *w;
 	size_t i, n = node->depth;
-	int slot, fd, err;
+	struct sf_chain_filter *cf = calloc(n, sizeof(*cf));
+	struct sock_fprog *fp = calloc(n, sizeof(*fp));
+	const struct sf_node *w;
 
-	cf = calloc(n, sizeof(*cf));
-	fp = calloc(n, sizeof(*fp));
-	if (!cf || !fp) {
-		err = -ENOMEM;
-		goto out;
-	}
+	*cfp = cf;
+	*fpp = fp;
+	if (!cf || !fp)
+		return -ENOMEM;
 	for (w = node, i = n; w; w = w->parent) {
 		i--;
 		cf[i] = (struct sf_chain_filter){ w->insns, w->len, w->id,
 						  (uint16_t)w->flags };
 		fp[i] = (struct sock_fprog){ (unsigned short)w->len, w->insns };
 	}
+	return 0;
+}
+
+/* Generates, loads and installs the chain program of n. */
+static int node_load(struct sf_runtime *rt, struct sf_node *node)
+{
+	struct sf_chain_filter *cf;
+	struct sock_fprog *fp;
+	struct c2e_ebpf prog = { 0 };
+	size_t n = node->depth;
+	int slot, fd, err;
+
+	err = node_filters(node, &cf, &fp);
+	if (err)
+		goto out;
 	err = sf_chain_emit(&rt->layout, cf, n, rt->fd_tasks,
 			    rt->fd_progs, &prog);
 	if (err)
@@ -747,7 +762,15 @@ static int node_load(struct sf_runtime *rt, struct sf_node *node)
 		err = slot;
 		goto out;
 	}
-	fill_table(rt, slot, cf, fp, n);
+	if (rt->defer_tables) {
+		/* "Run the chain" everywhere until sf_runtime_fill_tables(). */
+		memset(&rt->table[(size_t)slot * SF_TABLE_PER_CHAIN], 0,
+		       SF_TABLE_PER_CHAIN * sizeof(struct sf_const));
+		__sync_synchronize();
+		node->table_pending = true;
+	} else {
+		fill_table(rt, slot, cf, fp, n);
+	}
 	if (bpf_map_update_elem(rt->fd_progs, &slot, &fd, 0)) {
 		err = -errno;
 		close(fd);
@@ -764,6 +787,31 @@ out:
 	free(cf);
 	free(fp);
 	return err;
+}
+
+int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
+{
+	struct sf_chain_filter *cf;
+	struct sock_fprog *fp;
+	int slot, filled = 0, err = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	for (slot = 1; slot < SF_MAX_CHAINS && !err && (!max || filled < max); slot++) {
+		struct sf_node *node = rt->slots[slot];
+
+		if (!node || !node->table_pending || node->slot != slot)
+			continue;
+		err = node_filters(node, &cf, &fp);
+		if (!err) {
+			fill_table(rt, slot, cf, fp, node->depth);
+			node->table_pending = false;
+			filled++;
+		}
+		free(cf);
+		free(fp);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return err ? err : filled;
 }
 
 /* ---- attach ------------------------------------------------------------- */

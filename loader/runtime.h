@@ -37,6 +37,10 @@ struct sf_runtime;
 struct sf_runtime_opts {
 	bool verbose;          /* libbpf debug output on stderr */
 	bool force_tracepoint; /* do not use LSM programs even if allowed */
+	/* Attach returns before a new chain's action table is computed
+	 * (every syscall runs the chain until sf_runtime_fill_tables()). The
+	 * table is only a cache, so this changes speed, never verdicts. */
+	bool defer_tables;
 };
 
 int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts);
@@ -62,6 +66,11 @@ struct c2e_error;
 int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 		      const struct sock_fprog *prog, unsigned int flags,
 		      uint32_t *filter_id, struct c2e_error *err);
+
+/* Computes up to max (0: all) of the action tables that defer_tables left
+ * for later, about 1 ms each for a 600-instruction chain. Returns how many
+ * chains were filled, or -errno. */
+int sf_runtime_fill_tables(struct sf_runtime *rt, int max);
 
 /* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG. */
 typedef int (*sf_event_fn)(void *ctx, const struct sf_event *ev);

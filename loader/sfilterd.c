@@ -1673,7 +1673,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct sf_runtime_opts opts = { 0 };
+	/* Replies do not wait for a new chain's action table (a cache):
+	 * the loop fills it once the replies are out. */
+	struct sf_runtime_opts opts = { .defer_tables = true };
 	bool foreground = false, no_pin = false, uninstall = false;
 	const char *env = getenv(SF_PROTO_SOCKET_ENV);
 	sigset_t sigs;
@@ -1787,9 +1789,12 @@ int main(int argc, char **argv)
 		log_flush();
 	}
 
+	bool tables_pending = true;
+
 	while (!d.stop) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(d.epfd, evs, 64, d.evfd >= 0 ? 1000 : 100);
+		int n = epoll_wait(d.epfd, evs, 64, tables_pending ? 1 :
+				   d.evfd >= 0 ? 1000 : 100);
 
 		if (n < 0 && errno != EINTR) {
 			diag("epoll_wait: %s", strerror(errno));
@@ -1819,6 +1824,12 @@ int main(int argc, char **argv)
 			drain_events();
 		sweep_idle();
 		free_closed_clients();
+		/* Deferred action tables are filled when no request waits,
+		 * one chain at a time, so they never delay a reply. */
+		if (n == 0)
+			tables_pending = sf_runtime_fill_tables(d.rt, 1) > 0;
+		else
+			tables_pending = true; /* a request may have made one */
 	}
 
 	drain_events();
