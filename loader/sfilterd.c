@@ -1793,8 +1793,10 @@ int main(int argc, char **argv)
 
 	while (!d.stop) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(d.epfd, evs, 64, tables_pending ? 1 :
-				   d.evfd >= 0 ? 1000 : 100);
+		/* At most 100 ms idle: cgroup joins that user space must
+		 * finish (tasks that already had a chain, see
+		 * sf_runtime_process_pending()) wait no longer than that. */
+		int n = epoll_wait(d.epfd, evs, 64, tables_pending ? 1 : 100);
 
 		if (n < 0 && errno != EINTR) {
 			diag("epoll_wait: %s", strerror(errno));
@@ -1824,6 +1826,7 @@ int main(int argc, char **argv)
 			drain_events();
 		sweep_idle();
 		free_closed_clients();
+		sf_runtime_process_pending(d.rt);
 		/* Deferred action tables are filled when no request waits,
 		 * one chain at a time, so they never delay a reply. */
 		if (n == 0)
