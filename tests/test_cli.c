@@ -12,6 +12,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #endif
 #include "harness.h"
+#include "daemon.h"
 #include "c2e.h"
 
 #include <fcntl.h>
@@ -32,23 +33,10 @@
 static char cli_path[PATH_MAX];
 static char dir[64];
 
+/* Beside the runner: build/ on the host, /sf/ in the guest. */
 static bool find_cli(void)
 {
-	char exe[PATH_MAX], *d;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	static const char *const rel[] = { "../classic2ebpf", "classic2ebpf" };
-	size_t i;
-
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	d = dirname(exe);
-	for (i = 0; i < ARRAY_SIZE(rel); i++) {
-		snprintf(cli_path, sizeof(cli_path), "%s/%s", d, rel[i]);
-		if (access(cli_path, X_OK) == 0)
-			return true;
-	}
-	return false;
+	return sfd_find_bin("classic2ebpf", NULL, cli_path, sizeof(cli_path));
 }
 
 static int rm_entry(const char *p, const struct stat *st, int flag,

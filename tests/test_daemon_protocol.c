@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #endif
 #include "harness.h"
+#include "daemon.h"
 #include "c2e.h"
 #include "../loader/proto.h"
 #include "../loader/sfclient.h"
@@ -59,27 +60,7 @@ static char daemon_path[PATH_MAX];
 
 static bool find_daemon(void)
 {
-	static const char *const rel[] = { "../sfilterd", "sfilterd" };
-	const char *env = getenv("SF_SFILTERD");
-	char exe[PATH_MAX], *d;
-	ssize_t n;
-	size_t i;
-
-	if (env && *env) {
-		snprintf(daemon_path, sizeof(daemon_path), "%s", env);
-		return access(daemon_path, X_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	d = dirname(exe);
-	for (i = 0; i < ARRAY_SIZE(rel); i++) {
-		snprintf(daemon_path, sizeof(daemon_path), "%s/%s", d, rel[i]);
-		if (access(daemon_path, X_OK) == 0)
-			return true;
-	}
-	return false;
+	return sfd_find_bin("sfilterd", "SF_SFILTERD", daemon_path, sizeof(daemon_path));
 }
 
 static void show_file(const char *path)
@@ -94,19 +75,6 @@ static void show_file(const char *path)
 	buf[n] = '\0';
 	fclose(f);
 	printf("    %s:\n%s", path, buf);
-}
-
-static int try_connect(const char *path)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* Starts a private daemon and points SFILTER_SOCKET at it; skips when
@@ -147,7 +115,7 @@ static bool daemon_start(struct daemon *dm)
 	if (!ASSERT_TRUE(dm->pid > 0, "fork"))
 		return false;
 	for (waited = 0; waited < wait_ms; waited += 20) {
-		fd = try_connect(dm->sock);
+		fd = sfd_connect(dm->sock);
 		if (fd >= 0) {
 			close(fd);
 			setenv(SF_PROTO_SOCKET_ENV, dm->sock, 1);
@@ -346,8 +314,8 @@ TEST(daemon_malformed_requests)
 		return;
 	signal(SIGPIPE, SIG_IGN);
 	/* A client that connects and says nothing must not hold up others. */
-	idle = try_connect(dm.sock);
-	conn = try_connect(dm.sock);
+	idle = sfd_connect(dm.sock);
+	conn = sfd_connect(dm.sock);
 	if (!ASSERT_GE(idle, 0, "connect idle") || !ASSERT_GE(conn, 0, "connect"))
 		return;
 
@@ -504,7 +472,7 @@ TEST(daemon_malformed_requests)
 	/* The silent client was not disturbed, and new clients get in. */
 	still_serving(idle, ++id, "idle connection still served");
 	close(conn);
-	conn = try_connect(dm.sock);
+	conn = sfd_connect(dm.sock);
 	if (ASSERT_GE(conn, 0, "connect again"))
 		still_serving(conn, ++id, "new connection served");
 	close(conn);
@@ -716,21 +684,7 @@ static char sfrun_path[PATH_MAX];
 
 static bool find_sfrun(void)
 {
-	char exe[PATH_MAX], *d;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	static const char *const rel[] = { "../sfrun", "sfrun" };
-	size_t i;
-
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	d = dirname(exe);
-	for (i = 0; i < ARRAY_SIZE(rel); i++) {
-		snprintf(sfrun_path, sizeof(sfrun_path), "%s/%s", d, rel[i]);
-		if (access(sfrun_path, X_OK) == 0)
-			return true;
-	}
-	return false;
+	return sfd_find_bin("sfrun", NULL, sfrun_path, sizeof(sfrun_path));
 }
 
 /* Runs sfrun with the NULL-terminated arguments, stderr to /dev/null;
