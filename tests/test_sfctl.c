@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #endif
 #include "harness.h"
+#include "daemon.h"
 #include "c2e.h"
 #include "../loader/proto.h"
 #include "../loader/sfclient.h"
@@ -41,138 +42,15 @@
 #define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
-struct sfd {
-	pid_t pid;
-	char dir[64], sock[128], log[128], err[128];
-};
-
-static bool find_bin(const char *name, const char *env, char *out, size_t size)
+/* A private daemon (tests/lib/daemon), unpinned: the test never touches
+ * a real install's state. */
+static bool start_daemon(struct sfd *dm)
 {
-	const char *e = getenv(env);
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (e && *e) {
-		snprintf(out, size, "%s", e);
-		return access(out, X_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return false;
-	exe[n] = '\0';
-	snprintf(out, size, "%.*s/../%s", (int)(size / 2), dirname(exe), name);
-	if (access(out, X_OK) == 0)
-		return true;
-	snprintf(out, size, "%.*s/%s", (int)(size / 2), exe, name); /* exe is now its dirname */
-	return access(out, X_OK) == 0;
-}
-
-static int try_connect(const char *path)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static bool sfd_start(struct sfd *dm)
-{
-	char bin[PATH_MAX];
-	int waited, limit = test_is_emulated() ? 240000 : 30000, fd;
-
-	memset(dm, 0, sizeof(*dm));
-	if (!find_bin("sfilterd", "SF_SFILTERD", bin, sizeof(bin))) {
+	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin))) {
 		test_skip("no sfilterd beside the test runner");
 		return false;
 	}
-	strcpy(dm->dir, "/tmp/sftest-sfctl-XXXXXX");
-	if (!ASSERT_OK_PTR(mkdtemp(dm->dir), "mkdtemp"))
-		return false;
-	chmod(dm->dir, 0755);
-	snprintf(dm->sock, sizeof(dm->sock), "%s/s.sock", dm->dir);
-	snprintf(dm->log, sizeof(dm->log), "%s/events.jsonl", dm->dir);
-	snprintf(dm->err, sizeof(dm->err), "%s/stderr", dm->dir);
-	fflush(stdout);
-	dm->pid = fork();
-	if (dm->pid == 0) {
-		int e = open(dm->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (e >= 0) {
-			dup2(e, 1);
-			dup2(e, 2);
-		}
-		execl(bin, "sfilterd", "--socket", dm->sock, "--foreground", "--no-pin",
-		      "--log", dm->log, (char *)NULL);
-		_exit(127);
-	}
-	for (waited = 0; waited < limit; waited += 20) {
-		if ((fd = try_connect(dm->sock)) >= 0) {
-			close(fd);
-			setenv(SF_PROTO_SOCKET_ENV, dm->sock, 1);
-			return true;
-		}
-		usleep(20000);
-	}
-	test_fail(__FILE__, __LINE__, "sfilterd did not start");
-	return false;
-}
-
-static void sfd_stop(struct sfd *dm)
-{
-	char cmd[256];
-
-	if (dm->pid > 0) {
-		kill(dm->pid, SIGTERM);
-		waitpid(dm->pid, NULL, 0);
-	}
-	if (dm->dir[0]) {
-		if (test_failed()) {
-			snprintf(cmd, sizeof(cmd), "cat %s", dm->err);
-			if (system(cmd)) { /* diagnostics only */ }
-		}
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dm->dir);
-		if (system(cmd)) { /* best effort */ }
-	}
-	unsetenv(SF_PROTO_SOCKET_ENV);
-}
-
-#define SFD struct sfd dm __attribute__((cleanup(sfd_stop))) = { 0 }
-
-/* One raw request; returns the first reply's error (or -1000 - errno). */
-static int request(const char *sock, void *msg, uint16_t type, uint32_t len,
-		   void (*each)(void *, const char *), void *ctx)
-{
-	static char buf[SF_PROTO_MAX_MSG];
-	struct sf_msg_hdr *h = msg;
-	struct sf_reply *r = (struct sf_reply *)buf;
-	int fd = try_connect(sock), err = -1000;
-	ssize_t n;
-
-	if (fd < 0)
-		return -1000 - errno;
-	*h = (struct sf_msg_hdr){ SF_PROTO_MAGIC, SF_PROTO_VERSION, type, len, 42 };
-	if (send(fd, msg, len, 0) != (ssize_t)len) {
-		close(fd);
-		return -1000 - errno;
-	}
-	while ((n = recv(fd, buf, sizeof(buf), 0)) >= (ssize_t)SF_PROTO_GREPLY_SIZE) {
-		if (r->hdr.type != SF_MSG_REPLY)
-			break;
-		if (err == -1000)
-			err = r->error;
-		if (each && (r->flags & SF_REPLY_MORE))
-			each(ctx, r->text);
-		if (!(r->flags & SF_REPLY_MORE))
-			break;
-	}
-	close(fd);
-	return err;
+	return sfd_start(dm, false);
 }
 
 static const struct sock_filter allow_prog[] = { STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
@@ -191,14 +69,16 @@ static int admin_attach_raw(const char *sock, pid_t pid)
 	m.r.pid = pid;
 	m.r.n_insns = 1;
 	m.f[0] = allow_prog[0];
-	return request(sock, &m, SF_MSG_ADMIN_ATTACH, sizeof(m), NULL, NULL);
+	return sfd_request(sock, &m, SF_MSG_ADMIN_ATTACH, sizeof(m), NULL, NULL);
 }
 
 struct count { int n; char needle[32]; int hits; };
-static void count_lines(void *ctx, const char *line)
+static void count_lines(void *ctx, const struct sf_reply *r, const char *line)
 {
 	struct count *c = ctx;
 
+	if (!(r->flags & SF_REPLY_MORE)) /* the closing reply carries no event */
+		return;
 	c->n++;
 	if (strstr(line, c->needle))
 		c->hits++;
@@ -219,15 +99,15 @@ static int unprivileged(const char *sock, pid_t root_pid, uint32_t root_filter)
 		return 11; /* another user's process */
 	if (admin_attach_raw(sock, getpid()) != EPERM)
 		return 12; /* its own */
-	if (request(sock, &det, SF_MSG_DETACH, sizeof(det), NULL, NULL) != EPERM)
+	if (sfd_request(sock, &det, SF_MSG_DETACH, sizeof(det), NULL, NULL) != EPERM)
 		return 13;
 	rep.r.filter_id = root_filter;
 	rep.r.n_insns = 1;
 	rep.f[0] = allow_prog[0];
-	if (request(sock, &rep, SF_MSG_REPLACE, sizeof(rep), NULL, NULL) != EPERM)
+	if (sfd_request(sock, &rep, SF_MSG_REPLACE, sizeof(rep), NULL, NULL) != EPERM)
 		return 14;
 	snprintf(c.needle, sizeof(c.needle), "\"pid\":%d,", root_pid);
-	if (request(sock, &lg, SF_MSG_LOG, sizeof(lg), count_lines, &c) != 0)
+	if (sfd_request(sock, &lg, SF_MSG_LOG, sizeof(lg), count_lines, &c) != 0)
 		return 15;
 	if (c.hits)
 		return 16; /* saw root's event */
@@ -237,7 +117,7 @@ static int unprivileged(const char *sock, pid_t root_pid, uint32_t root_filter)
 		return 17;
 	det.id = (uint32_t)atoi(strstr(sf_last_error(), "filter ") ?
 				strstr(sf_last_error(), "filter ") + 7 : "0");
-	if (request(sock, &det, SF_MSG_DETACH, sizeof(det), NULL, NULL) != EPERM)
+	if (sfd_request(sock, &det, SF_MSG_DETACH, sizeof(det), NULL, NULL) != EPERM)
 		return 18;
 	return 0;
 }
@@ -248,13 +128,13 @@ TEST(sfctl_privilege)
 	int status, pipefd[2];
 	pid_t victim, child;
 	char c;
-	SFD;
+	SFD_AUTO;
 
 	if (geteuid() != 0) {
 		test_skip("needs root");
 		return;
 	}
-	if (!sfd_start(&dm))
+	if (!start_daemon(&dm))
 		return;
 	/* A root process that confines itself and makes an event (killed on
 	 * getppid): the event the unprivileged user must not see. */
@@ -314,17 +194,17 @@ TEST(sfctl_admin_attach_running)
 	pid_t victim;
 	const char *p;
 	unsigned id;
-	SFD;
+	SFD_AUTO;
 
 	if (geteuid() != 0) {
 		test_skip("needs root");
 		return;
 	}
-	if (!find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
 		test_skip("no sfctl beside the test runner");
 		return;
 	}
-	if (!sfd_start(&dm))
+	if (!start_daemon(&dm))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
 	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
@@ -389,7 +269,7 @@ TEST(sfctl_policy_from_log)
 	size_t n, i;
 	FILE *f;
 
-	if (!find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
 		test_skip("no sfctl beside the test runner");
 		return;
 	}
