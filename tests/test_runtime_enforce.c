@@ -49,15 +49,6 @@ long ksec_stub_int80(long nr, const uint64_t *args);
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-#define RET_KILL_PROCESS 0x80000000U
-#define RET_KILL_THREAD  0x00000000U
-#define RET_TRAP         0x00030000U
-#define RET_ERRNO        0x00050000U
-#define RET_USER_NOTIF   0x7fc00000U
-#define RET_TRACE        0x7ff00000U
-#define RET_LOG          0x7ffc0000U
-#define RET_ALLOW        0x7fff0000U
-#define RET_FULL         C2E_RET_ACTION_FULL
 
 #define X86_64  C2E_AUDIT_ARCH_X86_64
 #define I386    C2E_AUDIT_ARCH_I386
@@ -132,7 +123,7 @@ static struct flt deny_nr(uint32_t nr, uint32_t action)
 	put(&f, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
 	put(&f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1));
 	put(&f, STMT(BPF_RET | BPF_K, action));
-	put(&f, STMT(BPF_RET | BPF_K, RET_ALLOW));
+	put(&f, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	return f;
 }
 
@@ -147,7 +138,7 @@ static struct flt deny_nr_arg(uint32_t nr, uint32_t a0, uint32_t action)
 	put(&f, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_ARG0));
 	put(&f, JUMP(BPF_JMP | BPF_JEQ | BPF_K, a0, 0, 1));
 	put(&f, STMT(BPF_RET | BPF_K, action));
-	put(&f, STMT(BPF_RET | BPF_K, RET_ALLOW));
+	put(&f, STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	return f;
 }
 
@@ -483,23 +474,23 @@ static struct expect tier_outcome(bool lsm, uint32_t ret, unsigned int flags)
 	struct expect e = { FATE_RETURNS, SF_TAKEN_NONE, 0, 0 };
 
 	switch (action) {
-	case RET_ALLOW:
+	case SECCOMP_RET_ALLOW:
 		break;
-	case RET_LOG:
+	case SECCOMP_RET_LOG:
 		e.taken = SF_TAKEN_LOGGED;
 		break;
-	case RET_ERRNO:
-	case RET_TRAP:
-	case RET_TRACE:
-	case RET_USER_NOTIF:
+	case SECCOMP_RET_ERRNO:
+	case SECCOMP_RET_TRAP:
+	case SECCOMP_RET_TRACE:
+	case SECCOMP_RET_USER_NOTIF:
 		if (lsm) {
 			e.taken = SF_TAKEN_DENIED;
-			if (action == RET_ERRNO)
+			if (action == SECCOMP_RET_ERRNO)
 				e.err = data > C2E_MAX_ERRNO ? C2E_MAX_ERRNO :
 					data ? (int)data : EPERM;
 			else
 				e.err = ENOSYS;
-			if (action == RET_TRAP) {
+			if (action == SECCOMP_RET_TRAP) {
 				e.fate = FATE_SIGSYS;
 				e.signal = SIGSYS;
 			}
@@ -593,7 +584,7 @@ static void kills_child(void *arg)
 TEST(a_denied_syscall_kills_with_sigkill_while_allowed_syscalls_return_normally)
 {
 	static const uint32_t actions[] = {
-		RET_KILL_PROCESS, RET_KILL_THREAD | 7,
+		SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD | 7,
 		0x00010000 /* unknown: KILL_PROCESS */, 0x7ff80000 /* unknown */,
 	};
 	struct sf_runtime *rt = rt_open();
@@ -651,8 +642,8 @@ static void call_getpid_child(void *arg)
 }
 
 static const uint32_t eight_actions[] = {
-	RET_KILL_PROCESS, RET_KILL_THREAD, RET_TRAP, RET_ERRNO,
-	RET_USER_NOTIF, RET_TRACE, RET_LOG, RET_ALLOW,
+	SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD, SECCOMP_RET_TRAP, SECCOMP_RET_ERRNO,
+	SECCOMP_RET_USER_NOTIF, SECCOMP_RET_TRACE, SECCOMP_RET_LOG, SECCOMP_RET_ALLOW,
 };
 
 /*
@@ -665,7 +656,7 @@ static pid_t run_chain(struct sf_runtime *rt, const uint32_t *rets, size_t n,
 {
 	struct sock_fprog chain[8];
 	struct flt f[8];
-	uint32_t ids[8] = { 0 }, verdict, best = RET_ALLOW, win_id = 0;
+	uint32_t ids[8] = { 0 }, verdict, best = SECCOMP_RET_ALLOW, win_id = 0;
 	struct seccomp_data d;
 	struct expect e;
 	struct child c;
@@ -692,7 +683,7 @@ static pid_t run_chain(struct sf_runtime *rt, const uint32_t *rets, size_t n,
 			break;
 	/* Which filter decided: newest first, strictly lower action wins. */
 	for (i = n; i-- > 0;)
-		if ((int32_t)(rets[i] & RET_FULL) < (int32_t)(best & RET_FULL)) {
+		if ((int32_t)(rets[i] & C2E_RET_ACTION_FULL) < (int32_t)(best & C2E_RET_ACTION_FULL)) {
 			best = rets[i];
 			win_id = ids[i];
 		}
@@ -749,10 +740,10 @@ out:
 TEST(three_deep_stacks_keep_the_newest_of_equal_actions)
 {
 	static const uint32_t chains[][3] = {
-		{ RET_ERRNO | 1, RET_ERRNO | 2, RET_ERRNO | 3 },
-		{ RET_LOG | 9, RET_KILL_THREAD | 4, RET_KILL_THREAD | 5 },
-		{ RET_KILL_PROCESS | 1, RET_ALLOW, RET_KILL_PROCESS | 3 },
-		{ RET_TRAP | 3, RET_ERRNO | 1, RET_TRAP | 2 },
+		{ SECCOMP_RET_ERRNO | 1, SECCOMP_RET_ERRNO | 2, SECCOMP_RET_ERRNO | 3 },
+		{ SECCOMP_RET_LOG | 9, SECCOMP_RET_KILL_THREAD | 4, SECCOMP_RET_KILL_THREAD | 5 },
+		{ SECCOMP_RET_KILL_PROCESS | 1, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_PROCESS | 3 },
+		{ SECCOMP_RET_TRAP | 3, SECCOMP_RET_ERRNO | 1, SECCOMP_RET_TRAP | 2 },
 	};
 	struct sf_runtime *rt = rt_open();
 	size_t i;
@@ -772,8 +763,8 @@ TEST(three_deep_stacks_keep_the_newest_of_equal_actions)
 
 TEST(on_the_tracepoint_tier_errno_trap_trace_user_notif_kill_by_default_and_log_with_fallback_log)
 {
-	static const uint32_t actions[] = { RET_ERRNO | 1, RET_TRAP | 2,
-					    RET_TRACE | 3, RET_USER_NOTIF };
+	static const uint32_t actions[] = { SECCOMP_RET_ERRNO | 1, SECCOMP_RET_TRAP | 2,
+					    SECCOMP_RET_TRACE | 3, SECCOMP_RET_USER_NOTIF };
 	/* Forced, so that the 6.1 guest (lsm tier by default) runs this too. */
 	struct sf_runtime *rt = rt_open_opts(true);
 	size_t i;
@@ -834,7 +825,7 @@ static void fork_child(void *arg)
 TEST(forked_children_inherit_the_chain_and_die_on_the_denied_call)
 {
 	struct sf_runtime *rt = rt_open();
-	struct flt f = deny_nr(NR_GETPID, RET_KILL_PROCESS);
+	struct flt f = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
 	struct child c;
 	int st;
 
@@ -879,7 +870,7 @@ static void vfork_child(void *arg)
 TEST(vforked_children_inherit_the_chain_and_die_on_the_denied_call)
 {
 	struct sf_runtime *rt = rt_open();
-	struct flt f = deny_nr(NR_GETPID, RET_KILL_PROCESS);
+	struct flt f = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
 	struct child c;
 	int st;
 
@@ -925,7 +916,7 @@ static void thread_child(void *arg)
 TEST(threads_created_after_attach_inherit_the_chain)
 {
 	struct sf_runtime *rt = rt_open();
-	struct flt f = deny_nr_arg(NR_GETPID, MAGIC, RET_KILL_PROCESS);
+	struct flt f = deny_nr_arg(NR_GETPID, MAGIC, SECCOMP_RET_KILL_PROCESS);
 	const struct sf_event *ev;
 	struct child c;
 	int st;
@@ -1019,7 +1010,7 @@ static void storm_child(void *arg)
 TEST(a_fork_storm_of_1000_tasks_stays_confined)
 {
 	struct sf_runtime *rt = rt_open();
-	struct flt f = deny_nr(NR_GETPID, RET_KILL_PROCESS);
+	struct flt f = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
 	struct child c;
 	double t0;
 	int st;
@@ -1081,7 +1072,7 @@ static void exec_child(void *arg)
 TEST(execve_keeps_the_chain)
 {
 	struct sf_runtime *rt = rt_open();
-	struct flt f = deny_nr(NR_GETPID, RET_KILL_PROCESS);
+	struct flt f = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
 	char buf[256] = "", want[64];
 	struct child c;
 	ssize_t n, got = 0;
@@ -1166,8 +1157,8 @@ static void chain_child(void *arg)
 TEST(a_child_keeps_the_chain_its_parent_had_at_fork_time)
 {
 	struct sf_runtime *rt = rt_open();
-	struct flt f1 = deny_nr(NR_GETPID, RET_KILL_PROCESS);
-	struct flt f2 = deny_nr(NR_GETUID, RET_KILL_PROCESS);
+	struct flt f1 = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
+	struct flt f2 = deny_nr(NR_GETUID, SECCOMP_RET_KILL_PROCESS);
 	struct child c;
 	int st;
 
@@ -1244,31 +1235,31 @@ static void compat_child(void *arg)
 
 static const struct compat_case compat_cases[] = {
 	{ "kill unless arch is x86_64: int 0x80 getpid dies",
-	  { LD(OFF_ARCH), JEQ(X86_64, 1, 0), RET(RET_KILL_PROCESS), RET(RET_ALLOW) }, 4,
+	  { LD(OFF_ARCH), JEQ(X86_64, 1, 0), RET(SECCOMP_RET_KILL_PROCESS), RET(SECCOMP_RET_ALLOW) }, 4,
 	  { { X64, NR_GETPID, 0 }, { X64, NR_GETPPID, 0 } }, 2,
 	  { I32, I386_GETPID, 0 }, I386 },
 	{ "kill x86_64 getpid (39): i386 getpid is 20 and passes",
-	  { LD(OFF_NR), JEQ(NR_GETPID, 0, 1), RET(RET_KILL_PROCESS), RET(RET_ALLOW) }, 4,
+	  { LD(OFF_NR), JEQ(NR_GETPID, 0, 1), RET(SECCOMP_RET_KILL_PROCESS), RET(SECCOMP_RET_ALLOW) }, 4,
 	  { { I32, I386_GETPID, 0 } }, 1,
 	  { X64, NR_GETPID, 0 }, X86_64 },
 	{ "allow 39 only as x86_64: i386 nr 39 (mkdir) is not getpid",
 	  { LD(OFF_NR), JEQ(39, 0, 4), LD(OFF_ARCH), JEQ(X86_64, 0, 1),
-	    RET(RET_ALLOW), RET(RET_KILL_PROCESS), RET(RET_ALLOW) }, 7,
+	    RET(SECCOMP_RET_ALLOW), RET(SECCOMP_RET_KILL_PROCESS), RET(SECCOMP_RET_ALLOW) }, 7,
 	  { { X64, NR_GETPID, 0 } }, 1,
 	  { I32, I386_MKDIR, 0 /* NULL path: EFAULT if it ever ran */ }, I386 },
 	{ "i386 arguments come from ebx...: kill int 0x80 with bx == MAGIC",
 	  { LD(OFF_ARCH), JEQ(I386, 0, 3), LD(OFF_ARG0), JEQ((uint32_t)MAGIC, 0, 1),
-	    RET(RET_KILL_PROCESS), RET(RET_ALLOW) }, 6,
+	    RET(SECCOMP_RET_KILL_PROCESS), RET(SECCOMP_RET_ALLOW) }, 6,
 	  { { I32, I386_GETPID, 0x1234 }, { X64, NR_GETPID, MAGIC } }, 2,
 	  { I32, I386_GETPID, MAGIC }, I386 },
 	{ "x32 numbers keep the bit (action table)",
-	  { LD(OFF_NR), JEQ(X32_BIT | NR_GETPID, 0, 1), RET(RET_KILL_PROCESS),
-	    RET(RET_ALLOW) }, 4,
+	  { LD(OFF_NR), JEQ(X32_BIT | NR_GETPID, 0, 1), RET(SECCOMP_RET_KILL_PROCESS),
+	    RET(SECCOMP_RET_ALLOW) }, 4,
 	  { { X64, NR_GETPID, 0 }, { I32, I386_GETPID, 0 } }, 2,
 	  { X32, X32_BIT | NR_GETPID, 0 }, X86_64 },
 	{ "x32 numbers keep the bit (chain program)",
 	  { LD(OFF_NR), JEQ(X32_BIT | NR_GETPID, 0, 3), LD(OFF_ARG0),
-	    JEQ((uint32_t)MAGIC, 0, 1), RET(RET_KILL_PROCESS), RET(RET_ALLOW) }, 6,
+	    JEQ((uint32_t)MAGIC, 0, 1), RET(SECCOMP_RET_KILL_PROCESS), RET(SECCOMP_RET_ALLOW) }, 6,
 	  { { X64, NR_GETPID, MAGIC }, { X32, X32_BIT | NR_GETPID, 1 } }, 2,
 	  { X32, X32_BIT | NR_GETPID, MAGIC }, X86_64 },
 };
@@ -1641,7 +1632,7 @@ static void side_effects_pass(struct sf_runtime *rt, const char *dir)
 		int st = -1, h;
 		char m[128];
 
-		h = run_op(rt, op, i, dir, RET_KILL_PROCESS, &e, &st);
+		h = run_op(rt, op, i, dir, SECCOMP_RET_KILL_PROCESS, &e, &st);
 		if (h < 0)
 			break;
 		snprintf(m, sizeof(m), "denied %s: the child", op->name);
@@ -1716,7 +1707,7 @@ TEST(on_the_lsm_tier_a_denied_call_fails_with_exactly_the_filters_errno)
 		int st = -1, h;
 		char m[128];
 
-		h = run_op(rt, op, i, dir, RET_ERRNO | data, &e, &st);
+		h = run_op(rt, op, i, dir, SECCOMP_RET_ERRNO | data, &e, &st);
 		if (h < 0)
 			break;
 		snprintf(m, sizeof(m), "ERRNO(%u) %s: the child", data, op->name);
