@@ -56,6 +56,10 @@ __u64 sf_events_dropped;
 __u64 sf_fork_failed;
 __u64 sf_tailcall_failed;
 __u64 sf_cg_failed;
+/* Bumped on every sf_cg_pending write, so that user space looks at that map
+ * (a 64k-bucket hash: finding its first key walks every bucket, ~0.2 ms)
+ * only when something was put in it. */
+__u64 sf_cg_pended;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -291,27 +295,6 @@ int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
 	}
 }
 
-/* Runs in kernel_clone() before wake_up_new_task(): for fork, vfork,
- * clone and threads the child has its chain before its first instruction. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
-{
-	struct sf_task *s, *c;
-
-	s = tracked(parent);
-	if (!s || !s->chain)
-		return 0;
-	c = bpf_task_storage_get(&sf_tasks, child, 0,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!c) {
-		/* The child runs unconfined; user space can see this. */
-		__sync_fetch_and_add(&sf_fork_failed, 1);
-		return 0;
-	}
-	c->chain = s->chain;
-	return 0;
-}
-
 static __always_inline void cg_pend(struct task_struct *task, __u64 cgid,
 				    bool threadgroup)
 {
@@ -319,38 +302,65 @@ static __always_inline void cg_pend(struct task_struct *task, __u64 cgid,
 				.threadgroup = threadgroup };
 	__u32 tid = task->pid;
 
-	if (bpf_map_update_elem(&sf_cg_pending, &tid, &p, BPF_ANY))
+	__u64 wake = 0;
+
+	if (bpf_map_update_elem(&sf_cg_pending, &tid, &p, BPF_ANY)) {
 		__sync_fetch_and_add(&sf_cg_failed, 1);
+		return;
+	}
+	__sync_fetch_and_add(&sf_cg_pended, 1);
+	/* Wakes the daemon now rather than at its next poll timeout: the
+	 * task runs without the cgroup's filters until it has been seen.
+	 * Records shorter than struct sf_event are not events. */
+	bpf_ringbuf_output(&sf_events, &wake, sizeof(wake), BPF_RB_FORCE_WAKEUP);
+}
+
+/* The nearest cgroup at or above cg that has filters attached (its entry,
+ * its id in *cgid), or NULL. Attaching to a cgroup covers its subtree;
+ * user space makes an attached cgroup's chain contain the filters of every
+ * attached cgroup above it, so the nearest one is all a joiner needs. */
+#define SF_CG_MAX_DEPTH 32
+static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 *cgid)
+{
+	struct sf_cg *e;
+	int i;
+
+	for (i = 0; i < SF_CG_MAX_DEPTH && cg; i++) {
+		*cgid = BPF_CORE_READ(cg, kn, id);
+		e = bpf_map_lookup_elem(&sf_cgroups, cgid);
+		if (e && e->chain)
+			return e;
+		/* cgroup_parent(): self is the first member of struct cgroup. */
+		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
+	}
+	return NULL;
 }
 
 /*
- * cgroup_attach_task() fires this after a successful migration, in the
- * writer's context, for the leader (threadgroup: the whole group moved).
- * A joining task without a chain gets the cgroup's chain here, before it
- * returns to user space from anything it was blocked in; a task with a
- * chain gets the prepared "chain + cgroup filters" if user space made one,
- * else it is left for sf_runtime_process_pending(). Other threads of a
- * moved multi-threaded group are left to user space too.
+ * task has just entered cgroup dst (migration or clone3(CLONE_INTO_CGROUP)).
+ * A task without a chain gets the cgroup's chain here, before it returns to
+ * user space from anything it was blocked in; a task with a chain gets the
+ * prepared "chain + cgroup filters" if user space made one, else it is left
+ * for sf_runtime_process_pending(). Other threads of a moved multi-threaded
+ * group (threadgroup) are left to user space too.
  */
-SEC("tp_btf/cgroup_attach_task")
-int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
-	     struct task_struct *task, bool threadgroup)
+static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst,
+				    bool threadgroup)
 {
 	struct sf_cg_key k = {};
 	struct sf_task *s;
 	struct sf_cg *cg;
+	__u64 cgid = 0;
 	__u32 *to;
-	__u64 cgid;
 
-	cgid = dst->kn->id;
-	cg = bpf_map_lookup_elem(&sf_cgroups, &cgid);
-	if (!cg || !cg->chain)
-		return 0;
+	cg = cg_attached_above(dst, &cgid);
+	if (!cg)
+		return;
 	s = bpf_task_storage_get(&sf_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
 		__sync_fetch_and_add(&sf_cg_failed, 1);
 		cg_pend(task, cgid, threadgroup);
-		return 0;
+		return;
 	}
 	if (!s->chain) {
 		s->chain = cg->chain;
@@ -363,8 +373,44 @@ int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
 		else
 			cg_pend(task, cgid, false);
 	}
-	if (threadgroup && task->signal->nr_threads > 1)
+	if (threadgroup && BPF_CORE_READ(task, signal, nr_threads) > 1)
 		cg_pend(task, cgid, true);
+}
+
+/* cgroup_attach_task() fires this after a successful migration, in the
+ * writer's context, for the leader when the whole group moved. */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	cg_join(task, dst, threadgroup);
+	return 0;
+}
+
+/* Runs in kernel_clone() before wake_up_new_task(): for fork, vfork,
+ * clone and threads the child has its chain before its first instruction. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct cgroup *pcg, *ccg;
+	struct sf_task *s, *c;
+
+	s = tracked(parent);
+	if (s && s->chain) {
+		c = bpf_task_storage_get(&sf_tasks, child, 0,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (c)
+			c->chain = s->chain;
+		else /* The child runs unconfined; user space can see this. */
+			__sync_fetch_and_add(&sf_fork_failed, 1);
+	}
+	/* clone3(CLONE_INTO_CGROUP) puts the child in another cgroup without
+	 * cgroup_attach_task(): the only way a new task's cgroup differs
+	 * from its parent's. That is a join, seen here before the child runs. */
+	pcg = BPF_CORE_READ(parent, cgroups, dfl_cgrp);
+	ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
+	if (pcg != ccg)
+		cg_join(child, ccg, false);
 	return 0;
 }
 

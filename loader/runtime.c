@@ -46,7 +46,8 @@ struct sf_node {
 	int prog_fd;
 	uid_t owner;                 /* sf_runtime_set_owner() */
 	bool dead;                   /* detached/replaced: never reused */
-	bool table_pending;          /* defer_tables: row is all "run" for now */
+	bool table_pending;          /* defer_tables: the row's arches from */
+	uint8_t table_next_arch;     /* table_next_arch on are all "run" */
 	bool busy;                   /* not collectable (an operation uses it) */
 	int idx;                     /* state file index */
 };
@@ -74,6 +75,7 @@ struct sf_runtime {
 	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss;
 	bool own_fds;                /* adopted: the fds above are ours */
 	struct sfilter_bpf__bss *bss;
+	uint64_t cg_pended_seen;     /* bss->sf_cg_pended at the last scan */
 	void *bss_map;               /* adopted: our mmap of the .bss map */
 	char *pin_dir;               /* NULL: not pinned */
 	char *state_path;
@@ -201,6 +203,8 @@ static int on_event(void *ctx, void *data, size_t size)
 {
 	struct sf_runtime *rt = ctx;
 
+	/* Shorter records only wake the reader (cgroup joins to finish, see
+	 * sf_runtime_process_pending()). */
 	if (size < sizeof(struct sf_event) || !rt->fn)
 		return 0;
 	return rt->fn(rt->fn_ctx, data);
@@ -638,7 +642,7 @@ static int alloc_slot(struct sf_runtime *rt)
  * runs and logs). */
 static void fill_table(struct sf_runtime *rt, int slot,
 		       const struct sf_chain_filter *cf, const struct sock_fprog *fp,
-		       size_t n)
+		       size_t n, int arch_from, int arch_to)
 {
 	static const uint32_t arches[SF_TABLE_ARCHES] = {
 		[SF_ARCH_X86_64] = SF_AUDIT_ARCH_X86_64,
@@ -658,8 +662,9 @@ static void fill_table(struct sf_runtime *rt, int slot,
 		cfp = calloc(n, sizeof(*cfp));
 		emap = calloc(n, sizeof(*emap));
 		if (!efp || !cfp || !emap) {
-			/* Run the chain for everything. */
-			memset(row, 0, SF_TABLE_PER_CHAIN * sizeof(*row));
+			/* Run the chain for these arches. */
+			memset(&row[arch_from * SF_TABLE_NR], 0,
+			       (size_t)(arch_to - arch_from) * SF_TABLE_NR * sizeof(*row));
 			goto out;
 		}
 		nc = 0;
@@ -672,7 +677,7 @@ static void fill_table(struct sf_runtime *rt, int slot,
 			}
 		}
 	}
-	for (a = 0; a < SF_TABLE_ARCHES; a++) {
+	for (a = arch_from; a < arch_to; a++) {
 		for (nr = 0; nr < SF_TABLE_NR; nr++) {
 			struct sf_const c = { .kind = SF_CONST_RUN };
 			int snr = a == SF_ARCH_X32 ? (int)(SF_X32_BIT | nr) : nr;
@@ -768,8 +773,9 @@ static int node_load(struct sf_runtime *rt, struct sf_node *node)
 		       SF_TABLE_PER_CHAIN * sizeof(struct sf_const));
 		__sync_synchronize();
 		node->table_pending = true;
+		node->table_next_arch = 0;
 	} else {
-		fill_table(rt, slot, cf, fp, n);
+		fill_table(rt, slot, cf, fp, n, 0, SF_TABLE_ARCHES);
 	}
 	if (bpf_map_update_elem(rt->fd_progs, &slot, &fd, 0)) {
 		err = -errno;
@@ -801,10 +807,15 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 
 		if (!node || !node->table_pending || node->slot != slot)
 			continue;
+		/* One arch per piece (a third of the table), so that a
+		 * request arriving meanwhile waits a third as long. */
 		err = node_filters(node, &cf, &fp);
-		if (!err) {
-			fill_table(rt, slot, cf, fp, node->depth);
-			node->table_pending = false;
+		while (!err && node->table_pending && (!max || filled < max)) {
+			int a = node->table_next_arch;
+
+			fill_table(rt, slot, cf, fp, node->depth, a, a + 1);
+			node->table_next_arch = (uint8_t)(a + 1);
+			node->table_pending = a + 1 < SF_TABLE_ARCHES;
 			filled++;
 		}
 		free(cf);
@@ -1961,15 +1972,14 @@ out:
 	return err;
 }
 
-static int read_tids(const char *dir, pid_t **out, size_t *n)
+/* Appends the tasks of dir (not of its sub-cgroups) to *out. */
+static int read_tids_one(const char *dir, pid_t **out, size_t *n, size_t *capp)
 {
 	char path[PATH_MAX];
-	size_t cap = 0;
+	size_t cap = *capp;
 	FILE *f;
 	int v;
 
-	*out = NULL;
-	*n = 0;
 	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
 	f = fopen(path, "r");
 	if (!f) {
@@ -1992,16 +2002,103 @@ static int read_tids(const char *dir, pid_t **out, size_t *n)
 		}
 		(*out)[(*n)++] = v;
 	}
+	*capp = cap;
 	fclose(f);
 	return 0;
+}
+
+static int read_tids_tree(const char *dir, pid_t **out, size_t *n, size_t *cap,
+			  int depth)
+{
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int err;
+
+	if (depth > 64)
+		return -ELOOP;
+	err = read_tids_one(dir, out, n, cap);
+	if (err)
+		return err;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno; /* removed meanwhile */
+	while (!err && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		err = read_tids_tree(sub, out, n, cap, depth + 1);
+		if (err == -ENOENT) /* a sub-cgroup removed meanwhile */
+			err = 0;
+	}
+	closedir(d);
+	return err;
+}
+
+/* Every task in the cgroup at dir and in its sub-cgroups: attaching to a
+ * cgroup covers its subtree, as every cgroup v2 controller does. */
+static int read_tids(const char *dir, pid_t **out, size_t *n)
+{
+	size_t cap = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = read_tids_tree(dir, out, n, &cap, 0);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+/* Whether the cgroup directory path lies strictly below the cgroup whose
+ * kernfs id is ancestor_id (same cgroup2 mount: same st_dev). */
+static bool cg_is_below(const char *path, uint64_t ancestor_id)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st, top;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
+		return false;
+	while ((slash = strrchr(buf, '/')) && slash != buf) {
+		*slash = '\0';
+		if (stat(buf, &st) || st.st_dev != top.st_dev)
+			return false;
+		if ((uint64_t)st.st_ino == ancestor_id)
+			return true;
+	}
+	return false;
+}
+
+/* The attached cgroup nearest above path (strictly), or NULL. */
+static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *path)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st, top;
+	struct sf_cgroup *c;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
+		return NULL;
+	while ((slash = strrchr(buf, '/')) && slash != buf) {
+		*slash = '\0';
+		if (stat(buf, &st) || st.st_dev != top.st_dev)
+			return NULL;
+		for (c = rt->cgroups; c; c = c->next)
+			if (c->id == (uint64_t)st.st_ino && c->base)
+				return c;
+	}
+	return NULL;
 }
 
 static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 				const struct sock_fprog *prog, unsigned int flags,
 				uint32_t *filter_id)
 {
-	struct sf_cgroup *c;
+	struct sf_cgroup *c, **pp;
 	struct sf_node *node;
+	bool fresh = false;
 	struct stat st;
 	pid_t *tids;
 	size_t n;
@@ -2015,27 +2112,77 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 		if (c->id == (uint64_t)st.st_ino)
 			break;
 	if (!c) {
+		struct sf_cgroup *above = cg_nearest_above(rt, path);
+		char *real = realpath(path, NULL);
+
 		c = calloc(1, sizeof(*c));
-		if (!c || !(c->path = strdup(path))) {
+		if (!c || !real) {
 			free(c);
+			free(real);
 			return -ENOMEM;
 		}
+		c->path = real;
 		c->id = st.st_ino;
+		/* The filters of the cgroups above come first, as if the
+		 * joiner had joined each of them in turn. */
+		c->base = above ? above->base : NULL;
 		c->next = rt->cgroups;
 		rt->cgroups = c;
+		fresh = true;
 	}
 	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
-	if (kcount < 0)
-		return kcount;
-	if ((uint64_t)kcount + (c->base ? c->base->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
-		return -ENOMEM;
+	if (kcount < 0) {
+		err = kcount;
+		goto undo;
+	}
+	if ((uint64_t)kcount + (c->base ? c->base->path_insns : 0) > C2E_MAX_CHAIN_INSNS) {
+		err = -ENOMEM;
+		goto undo;
+	}
 	/* A fresh id: the cgroup's filter is its own attach. */
 	node = node_get(rt, c->base, prog->filter, prog->len,
 			flags & ~SF_ATTACH_TSYNC, rt->next_id, kcount);
-	if (!node)
-		return -ENOMEM;
+	if (!node) {
+		err = -ENOMEM;
+		goto undo;
+	}
 	if (!node->slot && (err = node_load(rt, node)))
-		return err;
+		goto undo;
+	/* Attached cgroups below this one get the new filter too: a joiner
+	 * there takes only the nearest attached cgroup's chain. All are
+	 * prepared before any is changed, so a failure changes nothing. */
+	{
+		struct sf_cgroup *d, **below = NULL;
+		struct sf_node **nb = NULL;
+		size_t nd = 0, i;
+
+		for (d = rt->cgroups; d; d = d->next)
+			nd += d != c && d->base && cg_is_below(d->path, c->id);
+		if (nd) {
+			below = calloc(nd, sizeof(*below));
+			nb = calloc(nd, sizeof(*nb));
+			if (!below || !nb) {
+				free(below);
+				free(nb);
+				err = -ENOMEM;
+				goto undo;
+			}
+			nd = 0;
+			for (d = rt->cgroups; d; d = d->next)
+				if (d != c && d->base && cg_is_below(d->path, c->id))
+					below[nd++] = d;
+		}
+		for (i = 0, err = 0; i < nd && !err; i++)
+			err = cg_append(rt, below[i], node, &nb[i]);
+		for (i = 0; i < nd && !err; i++) {
+			below[i]->base = nb[i];
+			cg_sync(rt, below[i]);
+		}
+		free(below);
+		free(nb);
+		if (err)
+			goto undo;
+	}
 	c->base = node;
 	/* Joiners from now on: the tracepoint. Then everyone already in,
 	 * until a pass finds nobody left without the filter. */
@@ -2080,6 +2227,17 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	if (filter_id)
 		*filter_id = node->id;
 	return round < 8 ? 0 : -EAGAIN;
+undo:
+	/* Nothing was put in force: a cgroup new to us is forgotten. */
+	if (fresh) {
+		for (pp = &rt->cgroups; *pp != c; pp = &(*pp)->next)
+			;
+		*pp = c->next;
+		free(c->path);
+		free(c->app);
+		free(c);
+	}
+	return err;
 }
 
 int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
@@ -2107,9 +2265,18 @@ int sf_runtime_process_pending(struct sf_runtime *rt)
 {
 	struct sf_cg_pend p;
 	uint32_t key, next;
+	uint64_t pended;
 	int err = 0, done = 0;
 
 	pthread_mutex_lock(&rt->lock);
+	/* Read before the scan: an entry added during it bumps the count
+	 * again, so the next call looks once more. */
+	pended = __atomic_load_n(&rt->bss->sf_cg_pended, __ATOMIC_ACQUIRE);
+	if (pended == rt->cg_pended_seen) {
+		pthread_mutex_unlock(&rt->lock);
+		return 0;
+	}
+	rt->cg_pended_seen = pended;
 	while (bpf_map_get_next_key(rt->fd_cgpend, NULL, &next) == 0) {
 		struct sf_cgroup *c;
 		pid_t who;

@@ -67,9 +67,10 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 		      const struct sock_fprog *prog, unsigned int flags,
 		      uint32_t *filter_id, struct c2e_error *err);
 
-/* Computes up to max (0: all) of the action tables that defer_tables left
- * for later, about 1 ms each for a 600-instruction chain. Returns how many
- * chains were filled, or -errno. */
+/* Computes up to max (0: all) pieces of the action tables that
+ * defer_tables left for later; a piece is one arch of one chain's table,
+ * about 0.3 ms for a 600-instruction chain. Returns how many pieces were
+ * computed (0: none was left), or -errno. */
 int sf_runtime_fill_tables(struct sf_runtime *rt, int max);
 
 /* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG. */
@@ -118,18 +119,21 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 int sf_runtime_uninstall(struct sf_runtime *rt);
 int sf_runtime_uninstall_dir(const char *pin_dir);
 
-/* Every task in the cgroup (v2 path) now, and every task that joins later,
- * before its first syscall after joining.
- * Exactly that directory (cgroup.threads), not its descendants. Joining is
- * seen by tp_btf/cgroup_attach_task (after the migration, in the writer's
- * context): a joining task with no chain gets the cgroup's filters there;
- * a task whose chain has a prepared "chain + cgroup filters" (made for
- * every chain seen in the cgroup so far) gets that. Any other joining
+/* Every task in the cgroup (v2 path) and in its sub-cgroups now, and every
+ * task that enters that subtree later, before its first syscall there.
+ * Entering is seen by tp_btf/cgroup_attach_task (after a migration, in the
+ * writer's context) and, for clone3(CLONE_INTO_CGROUP), by the fork hook
+ * (before the child runs). The nearest attached cgroup at or above the
+ * one entered decides; its chain holds the filters of every attached
+ * cgroup above it (attaching re-bases the attached cgroups below, so the
+ * order of attaches does not matter). A task with no chain gets that
+ * chain; a task whose chain has a prepared "chain + cgroup filters" (made
+ * for every chain seen entering so far) gets that. Any other entering
  * task, and the non-leader threads of a multi-threaded process moved by
- * cgroup.procs, are queued for sf_runtime_process_pending(), which the
- * daemon calls from its poll loop: until then they run with their old
- * chain. CLONE_INTO_CGROUP children are not seen (they inherit their
- * parent's chain as usual). Returns 0 and the cgroup filter's id. */
+ * cgroup.procs, are queued for sf_runtime_process_pending(), and the
+ * queueing wakes whoever reads the event ring buffer (sfilterd): until
+ * that call they run with their old chain. Returns 0 and the cgroup
+ * filter's id. */
 int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 			     const struct sock_fprog *prog, unsigned int flags,
 			     uint32_t *filter_id, struct c2e_error *err);

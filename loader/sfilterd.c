@@ -1439,6 +1439,10 @@ static void accept_clients(void)
 			continue;
 		}
 		d.clients[d.n_clients++] = c;
+		/* sf_attach() sends its request right after connect(): it is
+		 * often there already, and answering it now saves a trip
+		 * through epoll_wait (EAGAIN otherwise, and epoll tells). */
+		handle_client(c);
 	}
 }
 

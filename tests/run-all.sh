@@ -19,6 +19,15 @@ sftest=build/tests/sftest
 guest_prefix="guest-6.1: "
 
 passed=0 failed=0 skipped=0
+# Each failed test with the lines it printed, repeated at the end: CI shows
+# only the tail of a long run, and a FAIL line alone says too little.
+failures=()
+
+# The index of the last 12 of run_part's detail lines.
+tail_from() {
+	local n=${#detail[@]}
+	echo $((n > 12 ? n - 12 : 0))
+}
 
 # run_part LABEL HAS_CLOSING_LINE COMMAND...
 # Streams COMMAND's output without its closing line and adds its results to
@@ -29,6 +38,7 @@ run_part() {
 	shift 2
 	local line rc=255 closed=0 p=0 f=0 s=0 cp=0 cf=0 cs=0 start=$SECONDS
 	local re_close='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
+	local detail=()
 
 	while IFS= read -r line; do
 		if [[ $line =~ ^SF-RUN-ALL-RC\ ([0-9]+)$ ]]; then
@@ -42,9 +52,14 @@ run_part() {
 		fi
 		printf '%s\n' "$line"
 		case $line in
-		"${label}PASS "*) p=$((p + 1)) ;;
-		"${label}FAIL "*) f=$((f + 1)) ;;
-		"${label}SKIP "*) s=$((s + 1)) ;;
+		"${label}PASS "*) p=$((p + 1)) detail=() ;;
+		"${label}FAIL "*)
+			f=$((f + 1))
+			failures+=("$line" ${detail[@]+"${detail[@]:$(tail_from)}"})
+			detail=()
+			;;
+		"${label}SKIP "*) s=$((s + 1)) detail=() ;;
+		*) detail+=("$line") ;;
 		esac
 	done < <("$@" 2>&1 </dev/null; echo "SF-RUN-ALL-RC $?")
 
@@ -57,10 +72,12 @@ run_part() {
 			echo "${label}FAIL run (no closing line, exit status $rc)"
 		fi
 		f=$((f + 1))
+		failures+=("${label}FAIL run: no closing line, exit status $rc" ${detail[@]+"${detail[@]:$(tail_from)}"})
 	fi
 	if [[ $rc != 0 && $f == 0 ]]; then
 		echo "${label}FAIL run (exit status $rc)"
 		f=$((f + 1))
+		failures+=("${label}FAIL run: exit status $rc")
 	fi
 	echo "# ${label}$p passed, $f failed, $s skipped in $((SECONDS - start))s"
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
@@ -101,5 +118,9 @@ else
 		"$sftest" -p "$guest_prefix"
 fi
 
+if [[ ${#failures[@]} -gt 0 ]]; then
+	echo "# failed tests, with the last lines each printed:"
+	printf '#   %s\n' "${failures[@]}"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed == 0 ]]

@@ -13,11 +13,12 @@
 #include "harness.h"
 #include "runtime.h"
 #include "c2e.h"
+#include "cgroup.h"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/mount.h>
+#include <linux/sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -351,47 +352,16 @@ out:
 
 /* ---- cgroup ------------------------------------------------------------------ */
 
-static bool cgroup2_root(char *out, size_t size)
-{
-	char line[512], dev[128], dir[256], type[64];
-	FILE *f = fopen("/proc/mounts", "r");
-	bool found = false;
-
-	if (f) {
-		while (!found && fgets(line, sizeof(line), f))
-			if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
-			    !strcmp(type, "cgroup2")) {
-				snprintf(out, size, "%s", dir);
-				found = true;
-			}
-		fclose(f);
-	}
-	if (found || test_is_emulated() == 0)
-		return found;
-	/* The guest: mount it ourselves. */
-	mkdir("/sys/fs/cgroup", 0755);
-	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
-		return false;
-	snprintf(out, size, "/sys/fs/cgroup");
-	return true;
-}
-
 TEST(runtime_admin_cgroup_joiner_confined)
 {
 	struct sf_runtime *rt = NULL;
 	struct victim v = { 0 }, u = { 0 };
 	struct sock_fprog p = deny(0, SYS_getppid);
-	char root[256], cg[512], procs[600], pid[32];
+	char cg[512];
 	struct c2e_error e;
 	uint32_t id = 0;
-	int fd;
 
-	if (!cgroup2_root(root, sizeof(root))) {
-		test_skip("cgroup v2 not mounted");
-		return;
-	}
-	snprintf(cg, sizeof(cg), "%s/sfilter-test-%d", root, getpid());
-	if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir cgroup"))
+	if (!tcg_make(cg, sizeof(cg), "sfilter-test"))
 		return;
 	rt = open_plain();
 	if (!rt)
@@ -399,27 +369,20 @@ TEST(runtime_admin_cgroup_joiner_confined)
 	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, &id, &e), "attach_cgroup"))
 		goto out;
 	ASSERT_NEQ(id, 0, "cgroup filter id");
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
 	/* An unconfined process that joins later. */
 	if (!ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
 	ASSERT_EQ(victim_do(&v, 'A'), 1, "outside the cgroup: allowed");
-	fd = open(procs, O_WRONLY);
-	snprintf(pid, sizeof(pid), "%d", v.pid);
-	if (!ASSERT_TRUE(fd >= 0 && write(fd, pid, strlen(pid)) > 0, "move into cgroup"))
+	if (!ASSERT_TRUE(tcg_move(cg, v.pid), "move into cgroup"))
 		goto out;
-	close(fd);
 	ASSERT_EQ(victim_do(&v, 'A'), 0, "joiner killed on its first denied call");
 	/* A confined process that joins later: the queue, resolved by
 	 * process_pending (the daemon's poll loop). */
 	if (!ASSERT_TRUE(victim_start(&u), "victim u"))
 		goto out;
 	ASSERT_OK(attach(rt, u.pid, deny(1, SYS_getuid), 0, NULL), "own filter");
-	fd = open(procs, O_WRONLY);
-	snprintf(pid, sizeof(pid), "%d", u.pid);
-	if (!ASSERT_TRUE(fd >= 0 && write(fd, pid, strlen(pid)) > 0, "move u"))
+	if (!ASSERT_TRUE(tcg_move(cg, u.pid), "move u"))
 		goto out;
-	close(fd);
 	ASSERT_TRUE(sf_runtime_process_pending(rt) >= 0, "process_pending");
 	ASSERT_EQ(victim_do(&u, 'C'), 1, "allowed");
 	ASSERT_EQ(victim_do(&u, 'A'), 0, "confined joiner gets the cgroup filter too");
@@ -428,4 +391,149 @@ out:
 	victim_end(&u);
 	sf_runtime_close(rt);
 	rmdir(cg);
+}
+
+TEST(runtime_admin_cgroup_covers_its_subtree)
+{
+	struct sf_runtime *rt = NULL;
+	struct victim in = { 0 }, later = { 0 };
+	char cg[512], sub[600];
+	uint32_t id = 0;
+	struct c2e_error e;
+
+	if (!tcg_make(cg, sizeof(cg), "sfilter-tree"))
+		return;
+	snprintf(sub, sizeof(sub), "%s/leaf", cg);
+	if (!ASSERT_OK(mkdir(sub, 0755) ? -errno : 0, "mkdir sub-cgroup"))
+		goto out;
+	rt = open_plain();
+	if (!rt || !ASSERT_TRUE(victim_start(&in), "victim") ||
+	    !ASSERT_TRUE(tcg_move(sub, in.pid), "victim into the sub-cgroup"))
+		goto out;
+	{
+		struct sock_fprog p = deny(0, SYS_getppid);
+
+		if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, &id, &e),
+			       "attach to the parent cgroup"))
+			goto out;
+	}
+	ASSERT_EQ(victim_do(&in, 'B'), 1, "a task already in a sub-cgroup: allowed call");
+	ASSERT_EQ(victim_do(&in, 'A'), 0, "a task already in a sub-cgroup: killed on the denied call");
+	if (!ASSERT_TRUE(victim_start(&later), "victim later"))
+		goto out;
+	ASSERT_EQ(victim_do(&later, 'A'), 1, "outside: allowed");
+	if (!ASSERT_TRUE(tcg_move(sub, later.pid), "join the sub-cgroup"))
+		goto out;
+	ASSERT_EQ(victim_do(&later, 'A'), 0, "a joiner of a sub-cgroup: killed on its first denied call");
+out:
+	victim_end(&in);
+	victim_end(&later);
+	sf_runtime_close(rt);
+	rmdir(sub);
+	rmdir(cg);
+}
+
+/* clone3(CLONE_INTO_CGROUP): the child starts in the cgroup without a
+ * migration, the way systemd starts services. */
+static pid_t clone_into(int cgfd)
+{
+	struct clone_args a = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+				.cgroup = (uint64_t)cgfd };
+
+	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+TEST(runtime_admin_clone_into_an_attached_cgroup_is_confined_from_its_first_call)
+{
+	struct sf_runtime *rt = NULL;
+	struct sock_fprog p = deny(0, SYS_getppid);
+	char cg[512];
+	struct c2e_error e;
+	int cgfd = -1, status;
+	pid_t child;
+
+	if (!tcg_make(cg, sizeof(cg), "sfilter-clone"))
+		return;
+	rt = open_plain();
+	if (!rt || !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), "attach"))
+		goto out;
+	cgfd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!ASSERT_TRUE(cgfd >= 0, "open cgroup"))
+		goto out;
+	fflush(stdout);
+	child = clone_into(cgfd);
+	if (child < 0 && (errno == ENOSYS || errno == E2BIG)) {
+		test_skip("clone3 with CLONE_INTO_CGROUP: %s", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		/* The first system call the child makes. */
+		syscall(SYS_getppid);
+		_exit(7);
+	}
+	if (!ASSERT_TRUE(child > 0, "clone3"))
+		goto out;
+	ASSERT_EQ(waitpid(child, &status, 0), child, "waitpid");
+	ASSERT_EQ(WIFSIGNALED(status) ? WTERMSIG(status) : -WEXITSTATUS(status), SIGKILL,
+		  "the child was killed on its first call (signal, or -exit status)");
+	/* The parent, outside, is untouched. */
+	ASSERT_TRUE(syscall(SYS_getppid) > 0, "parent unconfined");
+out:
+	if (cgfd >= 0)
+		close(cgfd);
+	sf_runtime_close(rt);
+	rmdir(cg);
+}
+
+/* A joiner of an inner attached cgroup carries the outer cgroup's filters
+ * too, whichever of the two was attached first. */
+static void nested(bool outer_first)
+{
+	struct sf_runtime *rt = NULL;
+	struct victim a = { 0 }, b = { 0 }, old = { 0 };
+	struct sock_fprog po = deny(0, SYS_getppid), pi = deny(1, SYS_getuid);
+	char outer[512], inner[600];
+	struct c2e_error e;
+
+	if (!tcg_make(outer, sizeof(outer), outer_first ? "sfilter-nest-o" : "sfilter-nest-i"))
+		return;
+	snprintf(inner, sizeof(inner), "%s/inner", outer);
+	if (!ASSERT_OK(mkdir(inner, 0755) ? -errno : 0, "mkdir inner"))
+		goto out;
+	rt = open_plain();
+	if (!rt || !ASSERT_TRUE(victim_start(&old), "victim already inside") ||
+	    !ASSERT_TRUE(tcg_move(inner, old.pid), "into inner"))
+		goto out;
+	if (outer_first) {
+		ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &po, 0, NULL, &e), "attach outer");
+		ASSERT_OK(sf_runtime_attach_cgroup(rt, inner, &pi, 0, NULL, &e), "attach inner");
+	} else {
+		ASSERT_OK(sf_runtime_attach_cgroup(rt, inner, &pi, 0, NULL, &e), "attach inner");
+		ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &po, 0, NULL, &e), "attach outer");
+	}
+	if (test_failed() || !ASSERT_TRUE(victim_start(&a), "victim a") ||
+	    !ASSERT_TRUE(victim_start(&b), "victim b") ||
+	    !ASSERT_TRUE(tcg_move(inner, a.pid) && tcg_move(inner, b.pid), "join inner"))
+		goto out;
+	ASSERT_EQ(victim_do(&a, 'C'), 1, "joiner: getgid allowed");
+	ASSERT_EQ(victim_do(&a, 'A'), 0, "joiner of inner: killed by the outer filter");
+	ASSERT_EQ(victim_do(&b, 'B'), 0, "joiner of inner: killed by the inner filter");
+	ASSERT_EQ(victim_do(&old, 'A'), 0, "a task inside before both attaches: outer filter");
+out:
+	victim_end(&a);
+	victim_end(&b);
+	victim_end(&old);
+	sf_runtime_close(rt);
+	rmdir(inner);
+	rmdir(outer);
+}
+
+TEST(runtime_admin_nested_cgroups_outer_attached_first)
+{
+	nested(true);
+}
+
+TEST(runtime_admin_nested_cgroups_inner_attached_first)
+{
+	nested(false);
 }

@@ -10,6 +10,8 @@
  *   confine itself with sf_attach().
  * - Root: sfctl attach --pid confines a process that is already running
  *   (it dies on its denied syscall); detach and replace answer.
+ * - Root: sfctl attach --cgroup reaches a task that joins later with a
+ *   chain of its own (the daemon finishes the join unasked).
  * - sfctl policy-from-log turns JSON event lines into a valid policy that
  *   allows every (arch, syscall) seen and kills the rest.
  *
@@ -22,6 +24,7 @@
 #endif
 #include "harness.h"
 #include "daemon.h"
+#include "cgroup.h"
 #include "c2e.h"
 #include "../loader/proto.h"
 #include "../loader/sfclient.h"
@@ -253,6 +256,86 @@ TEST(sfctl_admin_attach_running)
 	ASSERT_TRUE(rc == 0 || strstr(out, "No such file"), "detach answers");
 	snprintf(cmd, sizeof(cmd), "%s --socket %s detach 999999 2>&1", sfctl, dm.sock);
 	ASSERT_EQ(run(cmd, NULL, 0), 1, "detach of an unknown id fails");
+}
+
+/* Kills on getuid(2), allows the rest: the joiner's own filter. */
+static const struct sock_filter kill_getuid[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getuid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+/*
+ * A task that already has a chain when it joins an attached cgroup cannot
+ * be given "its chain + the cgroup's filters" in the tracepoint until the
+ * daemon has made that chain once: the join is queued and wakes the daemon,
+ * which finishes it without being asked.
+ */
+TEST(sfctl_cgroup_attach_reaches_a_confined_task_that_joins_later)
+{
+	struct sock_fprog own = { 4, (struct sock_filter *)kill_getuid };
+	char sfctl[PATH_MAX], cmd[PATH_MAX * 2], out[4096], file[128], cg[512];
+	int status, ready[2], go[2], i, tries = test_is_emulated() ? 1200 : 200;
+	unsigned id = 0;
+	pid_t victim;
+	const char *p;
+	char c;
+	SFD_AUTO;
+
+	if (geteuid() != 0) {
+		test_skip("needs root");
+		return;
+	}
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+		test_skip("no sfctl beside the test runner");
+		return;
+	}
+	if (!start_daemon(&dm) || !tcg_make(cg, sizeof(cg), "sfilter-sfctl"))
+		return;
+	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
+	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
+		goto out;
+	snprintf(cmd, sizeof(cmd), "%s --socket %s --json attach --cgroup %s --filter %s",
+		 sfctl, dm.sock, cg, file);
+	ASSERT_EQ(run(cmd, out, sizeof(out)), 0, "sfctl attach --cgroup");
+	p = strstr(out, "\"filter\"");
+	id = p ? (unsigned)strtoul(strchr(p, ':') + 1, NULL, 10) : 0;
+	if (!ASSERT_NEQ(id, 0, "cgroup filter id") || !ASSERT_OK(pipe(ready), "pipe") ||
+	    !ASSERT_OK(pipe(go), "pipe"))
+		goto out;
+	fflush(stdout);
+	victim = fork();
+	if (victim == 0) {
+		close(ready[0]);
+		close(go[1]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&own, 0))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (!ASSERT_EQ(read(ready[0], &c, 1), 1, "victim confined by its own filter") ||
+	    !ASSERT_TRUE(tcg_move(cg, victim), "victim joins the cgroup")) {
+		kill(victim, SIGKILL);
+		waitpid(victim, &status, 0);
+		goto out;
+	}
+	for (i = 0; i < tries && !sfd_ps_lists(dm.sock, victim, id); i++)
+		usleep(50000);
+	ASSERT_TRUE(i < tries, "the daemon gave the joiner the cgroup's filter");
+	test_log("cgroup filter seen in the joiner's chain after %d polls of 50 ms\n", i);
+	ASSERT_EQ(write(go[1], "x", 1), 1, "release victim");
+	ASSERT_EQ(waitpid(victim, &status, 0), victim, "waitpid");
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		    "the joiner is killed on the cgroup's denied call");
+	close(ready[0]);
+	close(go[1]);
+out:
+	rmdir(cg);
 }
 
 TEST(sfctl_policy_from_log)
