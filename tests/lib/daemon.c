@@ -151,7 +151,7 @@ bool sfd_start(struct sfd *dm, bool pin)
 		snprintf(dm->pin, sizeof(dm->pin), "/sys/fs/bpf/sfilter-test-%d", getpid());
 		/* Left over by a test that could not clean up: never adopt it. */
 		if (stat(dm->pin, &st) == 0) {
-			char cmd[PATH_MAX + 256];
+			char cmd[PATH_MAX + 512];
 
 			snprintf(cmd, sizeof(cmd), "'%s' --socket %s --pin-dir %s --uninstall "
 				 ">/dev/null 2>&1; rm -rf %s", dm->bin, dm->sock, dm->pin, dm->pin);
@@ -313,4 +313,29 @@ bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id)
 	if (sfd_request(sock, &h, SF_MSG_PS, sizeof(h), ps_find_each, &f) != 0)
 		return false;
 	return f.found;
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+bool sfd_log_wait(const struct sfd *dm, const char *needle)
+{
+	int i, polls = test_is_emulated() ? 1500 : 250;
+
+	for (i = 0; i < polls && !file_has(dm->log, needle); i++)
+		usleep(20000);
+	return file_has(dm->log, needle);
 }

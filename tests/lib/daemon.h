@@ -45,6 +45,10 @@ int sfd_signal(struct sfd *dm, int sig);
 void sfd_cleanup(struct sfd *dm);
 #define SFD_AUTO struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 }
 
+/* Waits until the daemon's event log holds needle: 5 s, 30 s under
+ * emulation. */
+bool sfd_log_wait(const struct sfd *dm, const char *needle);
+
 /* Counts the open descriptors of pid (/proc/PID/fd); -1 on error. */
 int sfd_count_fds(pid_t pid);
 
