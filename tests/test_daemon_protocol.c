@@ -816,22 +816,6 @@ TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 }
 
 /* The event log is JSON lines; SIGHUP reopens it (log rotation). */
-static bool file_has(const char *path, const char *needle)
-{
-	char buf[65536];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strstr(buf, needle) != NULL;
-}
-
 TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 {
 	DAEMON;
@@ -844,9 +828,9 @@ TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 		return;
 	status = in_child(child_killed, NULL);
 	ASSERT_TRUE(WIFSIGNALED(status), "first kill");
-	for (i = 0; i < polls && !file_has(dm.log, "\"syscall\":\"getppid\""); i++)
+	for (i = 0; i < polls && !sfd_file_has(dm.log, "\"syscall\":\"getppid\""); i++)
 		usleep(20000);
-	ASSERT_TRUE(file_has(dm.log, "\"syscall\":\"getppid\""), "the kill is logged");
+	ASSERT_TRUE(sfd_file_has(dm.log, "\"syscall\":\"getppid\""), "the kill is logged");
 
 	snprintf(rotated, sizeof(rotated), "%s.1", dm.log);
 	if (!ASSERT_OK(rename(dm.log, rotated), "rotate"))
@@ -857,9 +841,9 @@ TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 	ASSERT_OK(access(dm.log, F_OK), "a new log file after SIGHUP");
 	status = in_child(child_killed, NULL);
 	ASSERT_TRUE(WIFSIGNALED(status), "second kill");
-	for (i = 0; i < polls && !file_has(dm.log, "\"syscall\":\"getppid\""); i++)
+	for (i = 0; i < polls && !sfd_file_has(dm.log, "\"syscall\":\"getppid\""); i++)
 		usleep(20000);
-	ASSERT_TRUE(file_has(dm.log, "\"syscall\":\"getppid\""), "the second kill is in the new file");
+	ASSERT_TRUE(sfd_file_has(dm.log, "\"syscall\":\"getppid\""), "the second kill is in the new file");
 	unlink(rotated);
 }
 

@@ -315,7 +315,7 @@ bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id)
 	return f.found;
 }
 
-static bool file_has(const char *path, const char *needle)
+bool sfd_file_has(const char *path, const char *needle)
 {
 	char buf[65536];
 	ssize_t n;
@@ -335,7 +335,7 @@ bool sfd_log_wait(const struct sfd *dm, const char *needle)
 {
 	int i, polls = test_is_emulated() ? 1500 : 250;
 
-	for (i = 0; i < polls && !file_has(dm->log, needle); i++)
+	for (i = 0; i < polls && !sfd_file_has(dm->log, needle); i++)
 		usleep(20000);
-	return file_has(dm->log, needle);
+	return sfd_file_has(dm->log, needle);
 }

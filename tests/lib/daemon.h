@@ -45,6 +45,8 @@ int sfd_signal(struct sfd *dm, int sig);
 void sfd_cleanup(struct sfd *dm);
 #define SFD_AUTO struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 }
 
+/* Whether the first 64 KiB of the file at path contain needle. */
+bool sfd_file_has(const char *path, const char *needle);
 /* Waits until the daemon's event log holds needle: 5 s, 30 s under
  * emulation. */
 bool sfd_log_wait(const struct sfd *dm, const char *needle);
