@@ -145,6 +145,18 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 	if (s->deny)
 		s->deny = 0;
 	chain = s->chain;
+	if (s->armed) {
+		/* sfilterd armed the chain while the task was on its way
+		 * into the recv that brings sf_attach()'s reply: that recv
+		 * is the last call under the old chain, as seccomp(2)'s
+		 * caller makes none after the install. */
+		__u32 next = s->armed;
+
+		s->armed = 0;
+		s->chain = next;
+		if (task_compat(t) || (nr != SF_NR_RECVFROM && nr != SF_NR_RECVMSG))
+			chain = next;
+	}
 	if (!chain || chain >= SF_MAX_CHAINS)
 		return 0;
 
@@ -362,7 +374,10 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 		cg_pend(task, cgid, threadgroup);
 		return;
 	}
-	if (!s->chain) {
+	if (s->armed) {
+		/* In the middle of sf_attach(): user space sorts it out. */
+		cg_pend(task, cgid, false);
+	} else if (!s->chain) {
 		s->chain = cg->chain;
 	} else {
 		k.cgid = cgid;
@@ -396,11 +411,11 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 	struct sf_task *s, *c;
 
 	s = tracked(parent);
-	if (s && s->chain) {
+	if (s && SF_TASK_CHAIN(s)) {
 		c = bpf_task_storage_get(&sf_tasks, child, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (c)
-			c->chain = s->chain;
+			c->chain = SF_TASK_CHAIN(s);
 		else /* The child runs unconfined; user space can see this. */
 			__sync_fetch_and_add(&sf_fork_failed, 1);
 	}
@@ -436,14 +451,25 @@ int sf_iter(struct bpf_iter__task *ctx)
 	if (p) {
 		s = bpf_task_storage_get(&sf_tasks, t, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (s && s->chain == p->expect) {
-			s->chain = p->chain;
+		if (s && p->chain == SF_PENDING_SETTLE) {
+			if (s->armed) {
+				s->chain = s->armed;
+				s->armed = 0;
+			}
+			rec.applied = 1;
+		} else if (s && SF_TASK_CHAIN(s) == p->expect) {
+			if (p->chain & SF_PENDING_ARM) {
+				s->armed = p->chain & ~SF_PENDING_ARM;
+			} else {
+				s->chain = p->chain;
+				s->armed = 0;
+			}
 			rec.applied = 1;
 		}
 	} else {
 		s = bpf_task_storage_get(&sf_tasks, t, 0, 0);
 	}
-	rec.chain = s ? s->chain : 0;
+	rec.chain = s ? SF_TASK_CHAIN(s) : 0;
 	if (!rec.chain && !rec.applied && !sf_iter_all && !sf_iter_tid)
 		return 0;
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));

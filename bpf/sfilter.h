@@ -37,7 +37,7 @@
 #define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced */
 
 /*
- * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (24 bytes). A task
+ * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (28 bytes). A task
  * has an entry once it has been given a chain (or inherited one); the
  * entry goes away with the task.
  */
@@ -52,7 +52,19 @@ struct sf_task {
 	__u32 cret;      /* complain filters' verdict for this syscall */
 	__u32 cfilter_id;/* the complain filter that decided cret; 0: no
 			    complain event pending (cleared by sf_enforce) */
+	__u32 armed;     /* sf_attach() in progress: the chain the task takes
+			    at its next sys_enter. A recvfrom/recvmsg there
+			    (the one bringing sf_attach()'s reply) still runs
+			    under the old chain; any other call runs under
+			    this one. 0 = none. */
 };
+
+/* x86_64 numbers of the calls sf_attach() waits for its reply in. */
+#define SF_NR_RECVFROM 45
+#define SF_NR_RECVMSG  47
+
+/* The chain a task is under, or will be from its next syscall. */
+#define SF_TASK_CHAIN(s) ((s)->armed ? (s)->armed : (s)->chain)
 
 /* An action table entry; the zeroed default means "run the chain". */
 #define SF_CONST_RUN   0
@@ -104,16 +116,20 @@ struct sf_event {
 struct sf_iter_rec {
 	__u32 tid;
 	__u32 tgid;
-	__u32 chain;      /* 0 = no chain */
+	__u32 chain;      /* SF_TASK_CHAIN(); 0 = no chain */
 	__u32 applied;    /* a pending entry for this tid was applied */
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the
  * task's chain is still expect (compare and set). */
 struct sf_pending {
-	__u32 chain;
-	__u32 expect;
+	__u32 chain;     /* | SF_PENDING_ARM: arm it (sf_task.armed) instead */
+	__u32 expect;    /* SF_TASK_CHAIN() the task must have */
 };
+#define SF_PENDING_ARM    0x80000000U
+/* chain == SF_PENDING_SETTLE: an armed chain takes effect now (expect
+ * is ignored). */
+#define SF_PENDING_SETTLE 0x40000000U
 
 /*
  * Cgroup attach (sf_runtime_attach_cgroup). sf_cgroups: cgroup id (the

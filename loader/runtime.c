@@ -830,13 +830,16 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 /* Moves every listed thread from its chain (expect) to slot, in one
  * iterator pass. Returns how many were applied, or -errno. */
 static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *want,
-		 size_t n, int slot, struct recs *after)
+		 size_t n, int slot, pid_t arm_tid, struct recs *after)
 {
 	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		struct sf_pending p = { .chain = slot, .expect = want[i].chain };
+
+		if (arm_tid && (pid_t)want[i].tid == arm_tid)
+			p.chain |= SF_PENDING_ARM;
 		uint32_t key = want[i].tid;
 
 		if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY))
@@ -915,7 +918,7 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 		}
 	}
 
-	node = node_get(rt, parent, prog->filter, prog->len, flags, 0, kcount);
+	node = node_get(rt, parent, prog->filter, prog->len, flags & ~SF_ATTACH_ARM, 0, kcount);
 	if (!node) {
 		err = -ENOMEM;
 		goto out;
@@ -945,7 +948,8 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 		}
 		if (n == 0)
 			break;
-		err = apply(rt, tgid, want, n, node->slot, &after);
+		err = apply(rt, tgid, want, n, node->slot,
+			    flags & SF_ATTACH_ARM ? tid : 0, &after);
 		if (err < 0)
 			goto out;
 		free(group.r);
@@ -1006,6 +1010,34 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 	save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return ret;
+}
+
+int sf_runtime_settle(struct sf_runtime *rt, pid_t tid)
+{
+	struct sf_pending p = { .chain = SF_PENDING_SETTLE };
+	struct recs after = { 0 };
+	uint32_t key = (uint32_t)tid;
+	pid_t tgid;
+	int err;
+
+	if (tid <= 0)
+		return -ESRCH;
+	pthread_mutex_lock(&rt->lock);
+	tgid = tgid_of(tid);
+	if (tgid <= 0) {
+		err = -ESRCH;
+		goto out;
+	}
+	if (bpf_map_update_elem(rt->fd_pending, &key, &p, BPF_ANY)) {
+		err = -errno;
+		goto out;
+	}
+	err = iter_run(rt, tgid, true, &after);
+	bpf_map_delete_elem(rt->fd_pending, &key);
+out:
+	free(after.r);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
 }
 
 /* ---- events ------------------------------------------------------------- */

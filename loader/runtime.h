@@ -87,7 +87,17 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 
 /* Verdicts are computed and logged as events; nothing is enforced. */
 #define SF_ATTACH_COMPLAIN     0x200
-#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN)
+/* sfilterd's, for a caller on its way into the recv() that brings the
+ * reply (sf_attach()): thread tid takes the chain at its next syscall,
+ * and if that is a recvfrom/recvmsg, after it (see struct sf_task.armed).
+ * Not a protocol flag. */
+#define SF_ATTACH_ARM          0x10000
+#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_ATTACH_ARM)
+
+/* Thread tid is past the entry of the recv that SF_ATTACH_ARM waited
+ * for: puts an armed chain in force now (nothing when none is armed).
+ * Returns 0 or -errno. */
+int sf_runtime_settle(struct sf_runtime *rt, pid_t tid);
 
 /*
  * Pinned state. With opts->pin_dir set (sfilterd uses SF_PIN_DIR), open

@@ -548,35 +548,47 @@ static int check_limits(uid_t uid, uint32_t n_insns, char *msg, size_t msz)
 
 /* ---- requests ----------------------------------------------------------- */
 
-/* Returns the reply's error (0, a positive errno, or -tid for TSYNC) and
- * fills msg. */
 /*
  * seccomp(2) makes no system call once the filter is installed, and
- * sf_attach() must not either: the filter is put in force only once the
- * calling thread is blocked in the recv() that will bring the reply (its
- * entry, already past, is not filtered). /proc/PID/task/TID/syscall shows
- * the syscall a blocked thread is in. A client that takes longer than
- * the bound is attached anyway; only its own recv() is then filtered.
+ * sf_attach() must not either: its last call, the recv() that brings the
+ * reply, must run under the old chain, and every call after it under the
+ * new one. /proc/PID/task/TID/syscall shows the call a thread is in (a
+ * running thread shows "running"). A caller already in its recv() gets
+ * the chain at once. Any other is armed (the chain is taken at its next
+ * syscall, after it if that is the recv) and watched for a short while:
+ * once seen in its recv(), an arm still pending was set after the recv's
+ * entry, and is settled (put in force) at once. A caller not seen in
+ * recv() within the bound keeps its arm, which is right unless it was
+ * inside recv() all along without blocking, which it cannot be for long.
  */
-static void wait_until_receiving(pid_t pid, pid_t tid)
+static bool in_recv(pid_t pid, pid_t tid)
 {
 	char path[64], buf[64];
-	int i, fd, nr;
+	int fd, nr;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	for (i = 0; i < 2000; i++) { /* about 100 ms at most */
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	nr = atoi(buf);
+	return (nr == SYS_recvfrom || nr == SYS_recvmsg) && buf[0] != 'r';
+}
+
+static void settle_when_receiving(pid_t pid, pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) { /* about 10 ms at most */
+		if (in_recv(pid, tid)) {
+			sf_runtime_settle(d.rt, tid);
 			return;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return;
-		buf[n] = '\0';
-		nr = atoi(buf);
-		if (nr == SYS_recvfrom || nr == SYS_recvmsg)
-			return;
+		}
 		if (i < 20)
 			sched_yield();
 		else
@@ -584,6 +596,8 @@ static void wait_until_receiving(pid_t pid, pid_t tid)
 	}
 }
 
+/* Returns the reply's error (0, a positive errno, or -tid for TSYNC) and
+ * fills msg. */
 static int do_attach(struct client *c, const struct ucred *sender,
 		     struct sf_attach_req *req, uint32_t *filter_id,
 		     char *msg, size_t msz)
@@ -593,8 +607,8 @@ static int do_attach(struct client *c, const struct ucred *sender,
 	struct thread_status st;
 	struct c2e_error cerr;
 	char note[128], ebuf[256];
+	bool admin, receiving;
 	pid_t tid;
-	bool admin;
 	int r;
 
 	/* seccomp_set_mode_filter(): flags, then seccomp_prepare_filter():
@@ -640,9 +654,12 @@ static int do_attach(struct client *c, const struct ucred *sender,
 	if (!admin && (r = check_limits(c->uid, req->n_insns, msg, msz)) != 0)
 		return r;
 
-	wait_until_receiving(c->pid, tid);
+	receiving = in_recv(c->pid, tid);
 	memset(&cerr, 0, sizeof(cerr));
-	r = sf_runtime_attach(d.rt, tid, &prog, req->flags, filter_id, &cerr);
+	r = sf_runtime_attach(d.rt, tid, &prog,
+			      req->flags | (receiving ? 0 : SF_ATTACH_ARM), filter_id, &cerr);
+	if (r == 0 && !receiving)
+		settle_when_receiving(c->pid, tid);
 	if (r > 0) {
 		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
 			 "an ancestor of thread %d's", r, tid);

@@ -776,7 +776,9 @@ TEST(sfrun_exit_statuses)
  * seccomp(2) makes no system call after installing the filter, so a
  * filter ported from it may deny everything sf_attach() itself uses. A
  * filter that kills recvfrom, recvmsg and close must not kill the caller
- * on its way out of sf_attach().
+ * on its way out of sf_attach(), and must kill it on its next recvfrom:
+ * the reply's recv is the last call under the old chain, whether the
+ * daemon found the caller already in it or armed the chain before.
  */
 static const struct sock_filter kill_own_io[] = {
 	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
@@ -787,32 +789,49 @@ static const struct sock_filter kill_own_io[] = {
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 };
 
-static int child_attach_then_exit(void *arg)
+/* arg: a pipe's write end. Writes 'a' once sf_attach() returned, then
+ * makes a recvfrom, which must not return. */
+static int child_attach_then_recv(void *arg)
 {
 	struct sock_fprog prog = { ARRAY_SIZE(kill_own_io),
 				   (struct sock_filter *)kill_own_io };
+	int report = *(int *)arg, sv[2];
+	char c;
 
-	(void)arg;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv))
+		return 41;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0)
 		return 40;
+	if (write(report, "a", 1) != 1)
+		return 42;
+	recvfrom(sv[0], &c, 1, 0, NULL, NULL);
 	return 7;
 }
 
 TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 {
 	DAEMON;
-	int i, status, survived = 0;
+	int i, status, rep[2], returned = 0, killed_next = 0;
+	char c;
 
-	if (!daemon_start(&dm))
+	if (!daemon_start(&dm) || !ASSERT_OK(pipe(rep), "pipe"))
 		return;
+	fcntl(rep[0], F_SETFL, O_NONBLOCK);
 	for (i = 0; i < 100; i++) {
-		status = in_child(child_attach_then_exit, NULL);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 7)
-			survived++;
-		else
-			test_log("attempt %d: status 0x%x\n", i, status);
+		bool back;
+
+		status = in_child(child_attach_then_recv, &rep[1]);
+		back = read(rep[0], &c, 1) == 1;
+		returned += back;
+		killed_next += back && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+		if (!back || !WIFSIGNALED(status))
+			test_log("attempt %d: %s, status 0x%x\n", i,
+				 back ? "returned" : "died in sf_attach", status);
 	}
-	ASSERT_EQ(survived, 100, "callers that returned from sf_attach() alive");
+	ASSERT_EQ(returned, 100, "callers that returned from sf_attach() alive");
+	ASSERT_EQ(killed_next, 100, "callers killed on their next recvfrom");
+	close(rep[0]);
+	close(rep[1]);
 }
 
 /* The event log is JSON lines; SIGHUP reopens it (log rotation). */

@@ -314,6 +314,8 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static int main_go[2]; /* step_confines_one_thread's, made before spawn() */
+
 static void body_thread(int go, int rep)
 {
 	struct thr t = { go, rep };
@@ -322,9 +324,10 @@ static void body_thread(int go, int rep)
 
 	if (pthread_create(&th, NULL, thread_main, &t))
 		_exit(96);
-	/* The thread reads "attached" from go; the parent sends a second
-	 * byte that only the main thread reads after its own getppid. */
-	if (read(go, &c, 1) != 1)    /* "main may go" */
+	/* The thread reads its two bytes from go; main has its own pipe,
+	 * or the thread could take main's byte, make its denied call and
+	 * take the whole process down before main reports. */
+	if (read(main_go[0], &c, 1) != 1)    /* "main may go" */
 		_exit(95);
 	if (syscall(SYS_getppid) > 0)
 		say(rep, 'm');       /* the main thread is not confined */
@@ -339,8 +342,9 @@ static void step_confines_one_thread(struct sf_runtime *rt)
 	char got[16];
 	int status;
 
-	if (!ASSERT_TRUE(spawn(&c, body_thread), "spawn"))
+	if (!ASSERT_OK(pipe(main_go), "pipe") || !ASSERT_TRUE(spawn(&c, body_thread), "spawn"))
 		goto out;
+	close(main_go[0]);
 	if (!ASSERT_EQ(read(c.report, &tid, sizeof(tid)), sizeof(tid), "tid")) {
 		kill(c.pid, SIGKILL);
 		finish(&c, got, sizeof(got));
@@ -349,17 +353,16 @@ static void step_confines_one_thread(struct sf_runtime *rt)
 	ASSERT_NEQ(tid, c.pid, "thread is not the leader");
 	ASSERT_OK(attach(rt, tid, kill_filter, ARRAY_SIZE(kill_filter), 0, NULL),
 		  "attach to the thread");
-	/* Bytes: thread "attached", main "go", thread "main done". The pipe
-	 * is shared, so pace them through the reports. */
-	say(c.go, 'g');              /* taken by the thread or main */
-	say(c.go, 'g');
+	say(c.go, 'g');              /* thread: attached */
+	say(main_go[1], 'g');        /* main: make your call */
 	{
 		char m[2];
 
 		if (ASSERT_EQ(read(c.report, m, 2), 2, "main's report"))
 			ASSERT_TRUE(m[0] == 'm' && m[1] == '.', "main thread unconfined");
 	}
-	say(c.go, 'g');
+	say(c.go, 'g');              /* thread: main has made its call */
+	close(main_go[1]);
 	status = finish(&c, got, sizeof(got));
 	killed_by_sigkill(status, "confined thread");
 	ASSERT_STREQ(got, "", "nothing after the denied call");
