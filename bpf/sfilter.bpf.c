@@ -204,6 +204,7 @@ static __always_inline void emit_event_v(struct task_struct *t,
 	e->time_ns = bpf_ktime_get_boot_ns();
 	e->pid = t->tgid;
 	e->tid = t->pid;
+	e->uid = (__u32)bpf_get_current_uid_gid();
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	e->nr = (__s32)id;
 	e->ip = regs->ip;

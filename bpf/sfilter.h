@@ -109,7 +109,9 @@ struct sf_event {
 	__u16 flags;      /* the deciding filter's attach flags */
 	__u16 err;        /* lsm tier: errno the hooks return; else 0 */
 	__u8 signal;      /* signal sent (9, 31) or 0 */
-	__u8 pad[7];
+	__u8 pad[3];
+	__u32 uid;        /* the task's real uid when it made the call: who
+			     may read the event */
 };
 
 /* Iterator output: one record per task it visits. */

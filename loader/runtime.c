@@ -1085,6 +1085,7 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	json_object_object_add(o, "time_ns", json_object_new_int64((int64_t)ev->time_ns));
 	json_object_object_add(o, "pid", json_object_new_int(ev->pid));
 	json_object_object_add(o, "tid", json_object_new_int(ev->tid));
+	json_object_object_add(o, "uid", json_object_new_int64(ev->uid));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
 	json_object_object_add(o, "nr", json_object_new_int(ev->nr));
 	if (ev->arch == SF_AUDIT_ARCH_I386) {

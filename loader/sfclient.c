@@ -4,9 +4,12 @@
  *
  * seccomp(2) makes no system call after the filter is installed; neither
  * may sf_attach(), or a filter ported from seccomp could kill its caller
- * on the way out. So the daemon attaches only once the calling thread is
- * blocked in the recv() that will carry the reply, and the connection is
- * kept (one per process, reopened after fork) instead of being closed.
+ * on the way out. So the recv() that carries the reply is the last call
+ * under the old chain: the daemon attaches at once if the calling thread
+ * is already blocked in it, else arms the chain for the thread's next
+ * call (struct sf_task.armed), which lets that recv() through under the
+ * old chain. The connection is kept (one per process, reopened after
+ * fork) instead of being closed.
  * Errors are checked locally in seccomp(2)'s order first (flags, NULL
  * pointer, length), so a caller without a daemon still gets the errno the
  * kernel would give for those.

@@ -128,7 +128,7 @@ static struct rate rates[1024];
 static size_t n_rates;
 
 /* The last events, for LOG without --follow and for a follower's backlog.
- * uid: the task's uid when it could be read, else the filter's owner. */
+ * uid: the real uid of the task that made the call. */
 #define RING_EVENTS 512
 struct ring_ev { uid_t uid; char *json; };
 static struct ring_ev ring[RING_EVENTS];
@@ -249,19 +249,6 @@ static uid_t proc_uid(pid_t pid)
 	return r;
 }
 
-static uid_t filter_owner(uint32_t id)
-{
-	struct sf_filter_info info;
-	size_t i;
-
-	for (i = 0; i < n_acct; i++)
-		if (accts[i].id == id)
-			return accts[i].uid;
-	if (sf_runtime_filter(d.rt, id, &info, NULL) == 0)
-		return info.owner;
-	return 0; /* unknown: only admins see it */
-}
-
 static int log_event(void *ctx, const struct sf_event *ev)
 {
 	char buf[2048];
@@ -274,13 +261,10 @@ static int log_event(void *ctx, const struct sf_event *ev)
 		return 0;
 	d.n_events++;
 	log_line(buf);
-	/* Whose event it is: the task's uid while it lives (a killed task
-	 * may be gone already), else the uid that attached the filter. */
-	uid = proc_uid(ev->tid);
-	if (uid == (uid_t)-1)
-		uid = proc_uid(ev->pid);
-	if (uid == (uid_t)-1)
-		uid = filter_owner(ev->filter_id);
+	/* Whose event it is: the task's real uid at the call, recorded by
+	 * the BPF side (a killed task is gone by now, and a filter's owner
+	 * is not its user: identical filters share an id). */
+	uid = ev->uid;
 	r = &ring[ring_next++ % RING_EVENTS];
 	free(r->json);
 	r->json = strdup(buf);

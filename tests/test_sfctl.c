@@ -6,8 +6,9 @@
  *
  * - An unprivileged user (uid 65534, in a forked child) gets EPERM for
  *   ADMIN_ATTACH (to another user's process or its own), DETACH and
- *   REPLACE; LOG gives it none of another uid's events; it can still
- *   confine itself with sf_attach().
+ *   REPLACE; LOG gives it none of another uid's events, even when it runs
+ *   the identical filter (same node, same id); it can still confine
+ *   itself with sf_attach().
  * - Root: sfctl attach --pid confines a process that is already running
  *   (it dies on its denied syscall); detach and replace answer.
  * - Root: sfctl attach --cgroup reaches a task that joins later with a
@@ -128,8 +129,8 @@ static int unprivileged(const char *sock, pid_t root_pid, uint32_t root_filter)
 TEST(sfctl_privilege)
 {
 	struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
-	int status, pipefd[2];
-	pid_t victim, child;
+	int status, pipefd[2], go[2], twin_hold[2];
+	pid_t victim, child, twin;
 	char c;
 	SFD_AUTO;
 
@@ -142,32 +143,61 @@ TEST(sfctl_privilege)
 	/* A root process that confines itself and makes an event (killed on
 	 * getppid): the event the unprivileged user must not see. */
 	fflush(stdout);
-	if (!ASSERT_OK(pipe(pipefd), "pipe"))
+	if (!ASSERT_OK(pipe(pipefd), "pipe") || !ASSERT_OK(pipe(go), "pipe") ||
+	    !ASSERT_OK(pipe(twin_hold), "pipe"))
 		return;
 	victim = fork();
 	if (victim == 0) {
 		close(pipefd[0]);
+		close(go[1]);
 		if (sf_attach(&prog, 0) != 0)
 			_exit(1);
-		if (write(pipefd[1], "x", 1) != 1)
+		if (write(pipefd[1], "x", 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(2);
 		syscall(SYS_getppid);
 		_exit(3);
 	}
-	close(pipefd[1]);
+	close(go[0]);
 	ASSERT_EQ(read(pipefd[0], &c, 1), 1, "victim attached");
+	/* The same filter attached by the unprivileged user to itself: it
+	 * shares the victim's node and filter id, and must not make the
+	 * victim's events its own. */
+	twin = fork();
+	if (twin == 0) {
+		close(twin_hold[1]);
+		if (setgid(65534) || setuid(65534) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    sf_attach(&prog, 0) != 0)
+			_exit(1);
+		if (write(pipefd[1], "t", 1) != 1)
+			_exit(2);
+		while (read(twin_hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(pipefd[1]);
+	close(twin_hold[0]);
+	ASSERT_EQ(read(pipefd[0], &c, 1), 1, "the user's identical filter attached");
 	close(pipefd[0]);
+	/* The daemon reads the event only once the victim is reaped: no
+	 * process is left to ask whose it was. */
+	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	ASSERT_EQ(write(go[1], "g", 1), 1, "release victim");
+	close(go[1]);
 	ASSERT_EQ(waitpid(victim, &status, 0), victim, "waitpid victim");
+	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
 	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "victim killed");
 	/* The event is in the daemon before the user asks for events. */
 	ASSERT_TRUE(sfd_log_wait(&dm, "\"syscall\":\"getppid\""), "the kill is logged");
 
 	child = fork();
 	if (child == 0)
-		_exit(unprivileged(dm.sock, getppid(), 1));
+		_exit(unprivileged(dm.sock, victim, 1));
 	ASSERT_EQ(waitpid(child, &status, 0), child, "waitpid child");
 	ASSERT_TRUE(WIFEXITED(status), "child exited");
 	ASSERT_EQ(WEXITSTATUS(status), 0, "unprivileged steps (exit code = failing step)");
+	close(twin_hold[1]);
+	ASSERT_EQ(waitpid(twin, &status, 0), twin, "waitpid twin");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the user's twin ran");
 }
 
 static int run(const char *cmd, char *out, size_t size)
