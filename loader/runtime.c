@@ -1012,16 +1012,22 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 	return ret;
 }
 
-int sf_runtime_settle(struct sf_runtime *rt, pid_t tid)
+int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd)
 {
 	struct sf_pending p = { .chain = SF_PENDING_SETTLE };
 	struct recs after = { 0 };
 	uint32_t key = (uint32_t)tid;
+	struct sf_task t;
 	pid_t tgid;
 	int err;
 
 	if (tid <= 0)
 		return -ESRCH;
+	/* Usually the arm was taken at the recv's entry: one lookup says so,
+	 * where the iterator costs a link and a pass. */
+	if (leader_pidfd >= 0 &&
+	    bpf_map_lookup_elem(rt->fd_tasks, &leader_pidfd, &t) == 0 && !t.armed)
+		return 0;
 	pthread_mutex_lock(&rt->lock);
 	tgid = tgid_of(tid);
 	if (tgid <= 0) {
@@ -1037,7 +1043,7 @@ int sf_runtime_settle(struct sf_runtime *rt, pid_t tid)
 out:
 	free(after.r);
 	pthread_mutex_unlock(&rt->lock);
-	return err;
+	return err ? err : 1;
 }
 
 /* ---- events ------------------------------------------------------------- */

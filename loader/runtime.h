@@ -96,8 +96,10 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 
 /* Thread tid is past the entry of the recv that SF_ATTACH_ARM waited
  * for: puts an armed chain in force now (nothing when none is armed).
- * Returns 0 or -errno. */
-int sf_runtime_settle(struct sf_runtime *rt, pid_t tid);
+ * leader_pidfd: a pidfd of tid's process when tid is its leader (the arm
+ * is then checked with one lookup), else -1. Returns 1 when it had to
+ * look with the iterator, 0 when the arm was seen taken, or -errno. */
+int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd);
 
 /*
  * Pinned state. With opts->pin_dir set (sfilterd uses SF_PIN_DIR), open

@@ -109,6 +109,9 @@ static struct {
 	const char *pin_dir;
 	time_t started;
 	uint64_t n_events;
+	/* sf_attach() paths: caller already in its recv (chain set), not yet
+	 * (armed), and arms that had to be settled by the daemon. */
+	uint64_t n_direct, n_armed, n_settled;
 	/* per-uid limits (non-admin peers only) */
 	uint32_t max_programs, max_insns, max_rate;
 } d = { .epfd = -1, .lfd = -1, .sigfd = -1, .evfd = -1,
@@ -564,13 +567,14 @@ static bool in_recv(pid_t pid, pid_t tid)
 	return (nr == SYS_recvfrom || nr == SYS_recvmsg) && buf[0] != 'r';
 }
 
-static void settle_when_receiving(pid_t pid, pid_t tid)
+static void settle_when_receiving(const struct client *c, pid_t tid)
 {
 	int i;
 
 	for (i = 0; i < 200; i++) { /* about 10 ms at most */
-		if (in_recv(pid, tid)) {
-			sf_runtime_settle(d.rt, tid);
+		if (in_recv(c->pid, tid)) {
+			if (sf_runtime_settle(d.rt, tid, tid == c->pid ? c->pidfd : -1) > 0)
+				d.n_settled++;
 			return;
 		}
 		if (i < 20)
@@ -642,8 +646,12 @@ static int do_attach(struct client *c, const struct ucred *sender,
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach(d.rt, tid, &prog,
 			      req->flags | (receiving ? 0 : SF_ATTACH_ARM), filter_id, &cerr);
-	if (r == 0 && !receiving)
-		settle_when_receiving(c->pid, tid);
+	if (r == 0 && !receiving) {
+		d.n_armed++;
+		settle_when_receiving(c, tid);
+	} else if (r == 0) {
+		d.n_direct++;
+	}
 	if (r > 0) {
 		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
 			 "an ancestor of thread %d's", r, tid);
@@ -1076,6 +1084,14 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - d.started));
 	json_object_object_add(o, "clients", json_object_new_int(d.n_clients));
 	json_object_object_add(o, "events", json_object_new_int64(d.n_events));
+	{
+		struct json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "direct", json_object_new_int64(d.n_direct));
+		json_object_object_add(a, "armed", json_object_new_int64(d.n_armed));
+		json_object_object_add(a, "settled", json_object_new_int64(d.n_settled));
+		json_object_object_add(o, "sf_attach", a);
+	}
 	json_object_object_add(o, "admin", json_object_new_boolean(admin));
 	r = sf_runtime_for_each_task(d.rt, collect_tasks, &l);
 	if (r == 0) {
