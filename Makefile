@@ -384,7 +384,7 @@ $(BENCHES): $(LIBSFCLIENT)
 $(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto.o
 -include $(LOADER_OBJDIR)/proto.d
 # build/sfilterd-asan: the daemon built with ASan+UBSan, dynamically linked,
-# for tests/test_daemon_fuzz.c (host only: the guest runs static binaries).
+# for tests/test_daemon_fuzz.c (tests/guest/run.sh brings its libraries).
 ASAN_OUT := $(OUTPUT)/asan
 ASAN_SRCS := loader/sfilterd.c loader/proto.c $(RUNTIME_SRCS) $(LIB_SRCS)
 ASAN_OBJS := $(patsubst %.c,$(ASAN_OUT)/%.o,$(ASAN_SRCS))

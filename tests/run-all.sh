@@ -109,9 +109,9 @@ if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
 	echo "${guest_prefix}SKIP boot: SF_NO_GUEST=1"
 	skipped=$((skipped + 1))
 else
-	# The CLI tests look for classic2ebpf beside the runner (/sf in the guest).
+	# The tests look for these beside the runner (/sf in the guest).
 	extra=()
-	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl; do
+	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan; do
 		[[ -x $bin ]] && extra+=(-f "$bin")
 	done
 	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \

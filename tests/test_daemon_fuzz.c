@@ -2,11 +2,11 @@
 /*
  * Issue 4, "Protocol fuzzing", the bounded run in `make test`: random and
  * mutated requests sent to sfilterd built with ASan and UBSan
- * (build/sfilterd-asan, dynamically linked, so host only: the guest runs
- * static binaries and reports a SKIP).
+ * (build/sfilterd-asan, dynamically linked: tests/guest/run.sh copies its
+ * shared libraries into the guest, so it runs on both kernels).
  *
  * Four forked workers (two as uid 65534, two as root) send, for
- * SF_TEST_FUZZ_SECONDS (default 30; 6 under emulation): valid templates
+ * SF_TEST_FUZZ_SECONDS (default 30; 15 under emulation): valid templates
  * of every request type (ATTACH, ADMIN_ATTACH, DETACH, REPLACE, STATUS,
  * PS, SHOW, LOG), truncated, bit-flipped, with fields overwritten, grown
  * past SF_PROTO_MAX_MSG, or plain random bytes, sometimes with file
@@ -395,7 +395,7 @@ TEST(daemon_protocol_fuzz_asan)
 {
 	static char *env[3];
 	static char asan_env[256], ubsan_env[256];
-	int seconds = test_is_emulated() ? 6 : 30, go[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	int seconds = test_is_emulated() ? 15 : 30, go[2] = { -1, -1 }, rep[2] = { -1, -1 };
 	int i, st, base_plain, base_all, plain = -1;
 	pid_t sentinel = 0, victim = 0, workers[4] = { 0 };
 	uint32_t sentinel_id = 0;
@@ -411,13 +411,14 @@ TEST(daemon_protocol_fuzz_asan)
 		return;
 	}
 	if (!sfd_find_bin("sfilterd-asan", "SF_SFILTERD_ASAN", dm.bin, sizeof(dm.bin))) {
-		test_skip("no ASan daemon (host only): build/sfilterd-asan beside the runner");
+		test_skip("no ASan daemon: build/sfilterd-asan beside the runner");
 		return;
 	}
-	/* A dynamic binary: the guest's initramfs has no loader for it. */
+	/* A dynamic binary: a guest started without its libraries has no
+	 * loader for it. */
 	if (access("/lib64/ld-linux-x86-64.so.2", X_OK) != 0 &&
 	    access("/lib/ld-linux-aarch64.so.1", X_OK) != 0) {
-		test_skip("ASan daemon (host only): no dynamic loader here");
+		test_skip("ASan daemon: no dynamic loader here");
 		return;
 	}
 	if (!sfd_start(&dm, true)) /* makes dm.dir; the env is set below */

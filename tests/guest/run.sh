@@ -7,7 +7,8 @@
 #   tests/guest/run.sh [options] BINARY [ARGS...]
 #
 #   -f SRC[:DEST]   also put file SRC into the guest at DEST (default
-#                   /sf/BASENAME); repeatable
+#                   /sf/BASENAME); repeatable. A dynamically linked SRC
+#                   brings its shared libraries (ldd) at the same paths
 #   -e VAR=VALUE    set an environment variable for BINARY; repeatable
 #   -t SECONDS      give up after SECONDS (default $SF_GUEST_TIMEOUT or 2400)
 #
@@ -81,12 +82,25 @@ mknod -m 666 "$rootfs/dev/null" c 1 3 2>/dev/null || true
 install -m 755 "$here/init" "$rootfs/init"
 name=$(basename "$bin")
 install -m 755 "$bin" "$rootfs/sf/$name"
+# A dynamically linked extra file (the ASan build of sfilterd) brings its
+# shared libraries and the loader, at the host's paths. BINARY itself must
+# be static: the guest is for the kernel, not for our libraries.
+copy_libs() {
+	local lib
+	readelf -lW "$1" 2>/dev/null | grep -q 'Requesting program interpreter' || return 0
+	while read -r lib; do
+		[[ -e $lib && ! -e $rootfs$lib ]] || continue
+		mkdir -p "$rootfs$(dirname "$lib")"
+		cp -L "$lib" "$rootfs$lib"
+	done < <(ldd "$1" | grep -o '/[^ ]*')
+}
 for f in ${files[@]+"${files[@]}"}; do
 	src=${f%%:*}
 	dest=/sf/$(basename "$src")
 	[[ $f == *:* ]] && dest=${f#*:}
 	mkdir -p "$rootfs$(dirname "$dest")"
 	cp -a "$src" "$rootfs$dest"
+	copy_libs "$src"
 done
 {
 	for e in ${envs[@]+"${envs[@]}"}; do
