@@ -822,28 +822,6 @@ static void fork_child(void *arg)
 	R->step = 2;
 }
 
-TEST(forked_children_inherit_the_chain_and_die_on_the_denied_call)
-{
-	struct sf_runtime *rt = rt_open();
-	struct flt f = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
-	struct child c;
-	int st;
-
-	if (!rt || !report_new() || !child_start(&c, NULL, fork_child, NULL))
-		return;
-	if (attach(rt, c.pid, &f, 0, NULL))
-		child_release(&c);
-	st = child_wait(&c);
-	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the attached child");
-	ASSERT_EQ(R->step, 1, "the child got to its own denied call only");
-	ASSERT_GE(R->v[0], 1, "the grandchild was forked");
-	ASSERT_EQ(R->v[2], 1, "the grandchild ran");
-	ASSERT_EQ(R->v[1], c.pid, "the grandchild's getppid");
-	ASSERT_STATUS((int)R->v[3], killed_by((int)R->v[3], SIGKILL), "the grandchild");
-	ASSERT_EQ(atomic_load(&R->escaped), 0, "descendants past the denied call");
-	sf_runtime_close(rt);
-}
-
 static void vfork_child(void *arg)
 {
 	pid_t gc;
@@ -867,25 +845,44 @@ static void vfork_child(void *arg)
 	R->step = 2;
 }
 
-TEST(vforked_children_inherit_the_chain_and_die_on_the_denied_call)
+/* A child attached while blocked makes a child of its own (body: fork_child
+ * or vfork_child), which runs its denied call before the parent makes its
+ * own: both must die on it, the descendant with the chain it inherited. */
+static void expect_descendant_inherits(void (*body)(void *), const char *how)
 {
 	struct sf_runtime *rt = rt_open();
 	struct flt f = deny_nr(NR_GETPID, SECCOMP_RET_KILL_PROCESS);
 	struct child c;
+	char m[96];
 	int st;
 
-	if (!rt || !report_new() || !child_start(&c, NULL, vfork_child, NULL))
+	if (!rt || !report_new() || !child_start(&c, NULL, body, NULL))
 		return;
 	if (attach(rt, c.pid, &f, 0, NULL))
 		child_release(&c);
 	st = child_wait(&c);
 	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the attached child");
-	ASSERT_GE(R->v[0], 1, "vfork");
-	ASSERT_EQ(R->v[2], 1, "the vfork child ran");
-	ASSERT_STATUS((int)R->v[3], killed_by((int)R->v[3], SIGKILL), "the vfork child");
-	ASSERT_EQ(atomic_load(&R->escaped), 0, "the vfork child passed the denied call");
-	ASSERT_EQ(R->step, 1, "the parent got to its own denied call only");
+	ASSERT_EQ(R->step, 1, "the child got to its own denied call only");
+	snprintf(m, sizeof(m), "the %s child was made", how);
+	ASSERT_GE(R->v[0], 1, m);
+	snprintf(m, sizeof(m), "the %s child ran", how);
+	ASSERT_EQ(R->v[2], 1, m);
+	if (body == fork_child)
+		ASSERT_EQ(R->v[1], c.pid, "the grandchild's getppid");
+	snprintf(m, sizeof(m), "the %s child", how);
+	ASSERT_STATUS((int)R->v[3], killed_by((int)R->v[3], SIGKILL), m);
+	ASSERT_EQ(atomic_load(&R->escaped), 0, "descendants past the denied call");
 	sf_runtime_close(rt);
+}
+
+TEST(forked_children_inherit_the_chain_and_die_on_the_denied_call)
+{
+	expect_descendant_inherits(fork_child, "forked");
+}
+
+TEST(vforked_children_inherit_the_chain_and_die_on_the_denied_call)
+{
+	expect_descendant_inherits(vfork_child, "vforked");
 }
 
 static void *thread_fn(void *arg)
