@@ -51,7 +51,9 @@ LIB_SRCS := $(filter-out classic2ebpf/main.c,$(wildcard classic2ebpf/*.c))
 CLI_SRCS := $(wildcard classic2ebpf/main.c)
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
 TEST_SRCS := $(wildcard tests/*.c) $(TESTLIB_SRCS)
-BENCH_SRCS := $(wildcard bench/*.c)
+# bench/bench_util.c is linked into every bench, not a bench itself.
+BENCH_UTIL_SRCS := bench/bench_util.c
+BENCH_SRCS := $(filter-out $(BENCH_UTIL_SRCS),$(wildcard bench/*.c))
 FUZZ_SRCS := $(wildcard fuzz/*.c)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 
@@ -66,13 +68,14 @@ LIBTEST := $(OUTPUT)/libsftest.a
 CLI := $(if $(CLI_SRCS),$(OUTPUT)/classic2ebpf)
 SFTEST := $(OUTPUT)/tests/sftest
 BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
+BENCH_UTIL_OBJS := $(call obj,$(BENCH_UTIL_SRCS))
 FUZZERS := $(patsubst fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB := $(OUTPUT)/fuzz/libc2e-fuzz.a
 FUZZ_LIB_OBJS := $(call fobj,$(LIB_SRCS) $(TESTLIB_SRCS))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-ALL_OBJS := $(LIB_OBJS) $(TEST_OBJS) $(call obj,$(CLI_SRCS) $(BENCH_SRCS))
+ALL_OBJS := $(LIB_OBJS) $(TEST_OBJS) $(call obj,$(CLI_SRCS) $(BENCH_SRCS)) $(BENCH_UTIL_OBJS)
 ALL_FUZZ_OBJS := $(FUZZ_LIB_OBJS) $(call fobj,$(FUZZ_SRCS))
 DIRS := $(sort $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/bench $(OUTPUT)/fuzz \
 	       $(OUTPUT)/bpf $(dir $(ALL_OBJS) $(ALL_FUZZ_OBJS)))
@@ -145,7 +148,7 @@ $(SFTEST): $(TEST_OBJS) $(LIBC2E) | $(OUTPUT)/tests
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 
-$(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(LIBTEST) $(LIBC2E) | $(OUTPUT)/bench
+$(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(BENCH_UTIL_OBJS) $(LIBTEST) $(LIBC2E) | $(OUTPUT)/bench
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 

@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include "sfclient.h"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,30 +56,10 @@
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define LD(off)        STMT(BPF_LD | BPF_W | BPF_ABS, off)
-#define JEQ(k, jt, jf) JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf)
-#define RET(k)         STMT(BPF_RET | BPF_K, k)
-
-#define RET_KILL  0x80000000U
-#define RET_ALLOW 0x7fff0000U
-#define AUDIT_ARCH_X86_64_ 0xc000003eU
-#define NR_GETPPID 110
 #define NR_GETUID  102
-#define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_SAMPLES 5000
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* ---- the filters ------------------------------------------------------------ */
 
@@ -89,49 +70,27 @@ static double now_ns(void)
  * its close(2) of the socket always is; a filter without them kills the
  * caller (recvfrom: now and then, a race; close: every time). */
 static struct sock_filter f16[] = {
-	/* 0 */ LD(4),
-	/* 1 */ JEQ(AUDIT_ARCH_X86_64_, 1, 0),
-	/* 2 */ RET(RET_KILL),
-	/* 3 */ LD(0),
-	/* 4 */ JEQ(0 /* read */, 10, 0),
-	/* 5 */ JEQ(1 /* write */, 9, 0),
-	/* 6 */ JEQ(3 /* close: sf_attach's */, 8, 0),
-	/* 7 */ JEQ(231 /* exit_group */, 7, 0),
-	/* 8 */ JEQ(60 /* exit */, 6, 0),
-	/* 9 */ JEQ(228 /* clock_gettime */, 5, 0),
-	/* 10 */ JEQ(15 /* rt_sigreturn */, 4, 0),
-	/* 11 */ JEQ(NR_GETPPID, 3, 0),
-	/* 12 */ JEQ(39 /* getpid */, 2, 0),
-	/* 13 */ JEQ(45 /* recvfrom: sf_attach's recv */, 1, 0),
-	/* 14 */ RET(RET_KILL),
-	/* 15 */ RET(RET_ALLOW),
+	/* 0 */ BENCH_LD(4),
+	/* 1 */ BENCH_JEQ(BENCH_AUDIT_ARCH_X86_64, 1, 0),
+	/* 2 */ BENCH_RET(BENCH_RET_KILL),
+	/* 3 */ BENCH_LD(0),
+	/* 4 */ BENCH_JEQ(0 /* read */, 10, 0),
+	/* 5 */ BENCH_JEQ(1 /* write */, 9, 0),
+	/* 6 */ BENCH_JEQ(3 /* close: sf_attach's */, 8, 0),
+	/* 7 */ BENCH_JEQ(231 /* exit_group */, 7, 0),
+	/* 8 */ BENCH_JEQ(60 /* exit */, 6, 0),
+	/* 9 */ BENCH_JEQ(228 /* clock_gettime */, 5, 0),
+	/* 10 */ BENCH_JEQ(15 /* rt_sigreturn */, 4, 0),
+	/* 11 */ BENCH_JEQ(BENCH_NR_GETPPID, 3, 0),
+	/* 12 */ BENCH_JEQ(39 /* getpid */, 2, 0),
+	/* 13 */ BENCH_JEQ(45 /* recvfrom: sf_attach's recv */, 1, 0),
+	/* 14 */ BENCH_RET(BENCH_RET_KILL),
+	/* 15 */ BENCH_RET(BENCH_RET_ALLOW),
 };
 
-/* The 300-rule allowlist of docs/runtime-benchmarks.md: `ld nr; (jeq nr_i,
- * 0, 1; ret ALLOW) x 299` for 0..299 but getppid, then getppid with
- * args[0] == K -> ALLOW; default KILL (604 insns). K is the constant that
- * makes every "new" filter distinct. */
-#define F300_LEN (1 + 299 * 2 + 4 + 1)
-#define F300_K_INDEX (1 + 299 * 2 + 2)
-static struct sock_filter f300[F300_LEN];
-
-static void build_f300(void)
-{
-	int i = 0, nr;
-
-	f300[i++] = LD(0);
-	for (nr = 0; nr < 300; nr++) {
-		if (nr == NR_GETPPID)
-			continue;
-		f300[i++] = JEQ(nr, 0, 1);
-		f300[i++] = RET(RET_ALLOW);
-	}
-	f300[i++] = JEQ(NR_GETPPID, 0, 3);
-	f300[i++] = LD(16);
-	f300[i++] = JEQ(0, 0, 1); /* F300_K_INDEX */
-	f300[i++] = RET(RET_ALLOW);
-	f300[i++] = RET(RET_KILL);
-}
+/* The 300-rule allowlist; its getppid rule's constant K makes every "new"
+ * filter distinct. */
+static struct sock_filter f300[BENCH_F300_LEN];
 
 /* ---- variants ------------------------------------------------------------------ */
 
@@ -160,22 +119,22 @@ static int verbose;
  * the parent then expects it to die by a signal. */
 static void child_sample(int wfd, int v, uint32_t k, bool probe)
 {
-	struct sock_fprog p16 = { ARRAY_SIZE_(f16), f16 };
-	struct sock_fprog p300 = { F300_LEN, f300 };
+	struct sock_fprog p16 = { BENCH_ARRAY_SIZE(f16), f16 };
+	struct sock_fprog p300 = { BENCH_F300_LEN, f300 };
 	struct sock_fprog *p = v == V_SF16 || v == V_K16 ? &p16 : &p300;
 	struct result res;
 	double t0, t1;
 
 	memset(&res, 0, sizeof(res));
-	f300[F300_K_INDEX].k = k; /* this child's copy */
+	f300[BENCH_F300_K_INDEX].k = k; /* this child's copy */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		_exit(10);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	if (v == V_K16 || v == V_K300)
 		res.rc = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p);
 	else
 		res.rc = sf_attach(p, 0);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	res.err = res.rc ? errno : 0;
 	res.us = (t1 - t0) / 1e3;
 	if (res.rc && v != V_K16 && v != V_K300)
@@ -186,7 +145,7 @@ static void child_sample(int wfd, int v, uint32_t k, bool probe)
 		if (p == &p16)
 			syscall(NR_GETUID);
 		else
-			syscall(NR_GETPPID, (long)k + 1);
+			syscall(BENCH_NR_GETPPID, (long)k + 1);
 		_exit(12); /* not killed: the filter is not in force */
 	}
 	_exit(0);
@@ -256,7 +215,7 @@ static int find_sfilterd(char *out, size_t size)
 		return -errno;
 	self[n] = '\0';
 	dir = dirname(self);
-	for (i = 0; i < ARRAY_SIZE_(rel); i++) {
+	for (i = 0; i < BENCH_ARRAY_SIZE(rel); i++) {
 		snprintf(out, size, "%s/%s", dir, rel[i]);
 		if (access(out, X_OK) == 0)
 			return 0;
@@ -279,7 +238,7 @@ static int daemon_connectable(void)
 
 static int daemon_start(const char *bin, double timeout_s)
 {
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	int st;
 
 	if (!mkdtemp(tmpdir))
@@ -302,7 +261,7 @@ static int daemon_start(const char *bin, double timeout_s)
 		      "--log", "-", (char *)NULL);
 		_exit(127);
 	}
-	while ((now_ns() - t0) / 1e9 < timeout_s) {
+	while ((bench_now_ns() - t0) / 1e9 < timeout_s) {
 		if (waitpid(daemon_pid, &st, WNOHANG) == daemon_pid) {
 			daemon_pid = -1;
 			return -ECHILD;
@@ -347,61 +306,15 @@ static void daemon_tier(char *out, size_t size)
 	fclose(f);
 }
 
-/* ---- statistics ------------------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile q (0..1) of the positive values of v[0..n). */
-static double pct(const double *v, int n, double q)
-{
-	static double s[MAX_SAMPLES];
-	int i, m = 0, idx;
-
-	for (i = 0; i < n; i++)
-		if (v[i] > 0)
-			s[m++] = v[i];
-	if (!m)
-		return -1;
-	qsort(s, m, sizeof(*s), cmp_double);
-	idx = (int)(q * m + 0.999999) - 1;
-	return s[idx < 0 ? 0 : idx >= m ? m - 1 : idx];
-}
-
-static int valid(const double *v, int n)
-{
-	int i, m = 0;
-
-	for (i = 0; i < n; i++)
-		m += v[i] > 0;
-	return m;
-}
-
-/* Median over rounds of x[r] / y[r]. */
+/* Median over rounds of samples[x][r] / samples[y][r] (paired). */
 static double paired(int x, int y, int n)
 {
-	static double q[MAX_SAMPLES];
-	int i;
-
-	for (i = 0; i < n; i++)
-		q[i] = samples[x][i] > 0 && samples[y][i] > 0 ?
-			samples[x][i] / samples[y][i] : -1;
-	return pct(q, n, 0.5);
-}
-
-static const char *verdict(double v, double goal)
-{
-	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
+	return bench_paired_p50(samples[x], samples[y], n);
 }
 
 int main(int argc, char **argv)
 {
-	const char *emu = getenv("SF_EMULATED");
-	bool emulated = emu && *emu == '1', killed;
+	bool emulated = bench_emulated(), killed;
 	int n = emulated ? 30 : 200, opt, r, v, i, failures = 0;
 	char bin[PATH_MAX] = "", tier[32];
 	uint32_t next_k = 1000;
@@ -430,7 +343,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&uts);
-	build_f300();
+	bench_build_f300(f300);
 	if (!bin[0] && find_sfilterd(bin, sizeof(bin))) {
 		fprintf(stderr, "attach_latency: no sfilterd beside this binary (../sfilterd "
 			"or ./sfilterd); use -d PATH\n");
@@ -455,7 +368,7 @@ int main(int argc, char **argv)
 			{ V_K300, 0, true },
 		};
 
-		for (i = 0; i < (int)ARRAY_SIZE_(warm); i++) {
+		for (i = 0; i < (int)BENCH_ARRAY_SIZE(warm); i++) {
 			if (sample(warm[i].v, warm[i].k, warm[i].probe, &killed) < 0) {
 				daemon_stop();
 				return 1;
@@ -492,16 +405,17 @@ int main(int argc, char **argv)
 	daemon_tier(tier, sizeof(tier));
 	printf("\n# sf_attach round trip vs seccomp(2), kernel %s%s, daemon tier %s, "
 	       "%d samples per variant, interleaved\n", uts.release,
-	       emulated ? " (emulated: TCG, ratios only)" : "", tier, n);
-	printf("\n| variant | what | n | min us | p50 us | p90 us | p99 us |\n");
-	printf("|---|---|---|---|---|---|---|\n");
+	       emulated ? BENCH_EMULATED_NOTE : "", tier, n);
+	printf("\n");
+	bench_md_head("variant | what | n | min us | p50 us | p90 us | p99 us", -1);
 	for (v = 0; v < V_COUNT; v++)
 		printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.1f |\n", vnames[v], vdesc[v],
-		       valid(samples[v], n), pct(samples[v], n, 0),
-		       pct(samples[v], n, 0.5), pct(samples[v], n, 0.9),
-		       pct(samples[v], n, 0.99));
+		       bench_valid(samples[v], n), bench_pct(samples[v], n, 0),
+		       bench_pct(samples[v], n, 0.5), bench_pct(samples[v], n, 0.9),
+		       bench_pct(samples[v], n, 0.99));
 
-	printf("\n| comparison | median paired ratio | ratio of p50s |\n|---|---|---|\n");
+	printf("\n");
+	bench_md_head("comparison | median paired ratio | ratio of p50s", -1);
 	{
 		const struct { const char *name; int x, y; } cmp[] = {
 			{ "sf-16 loaded / seccomp-16", V_SF16, V_K16 },
@@ -511,22 +425,25 @@ int main(int argc, char **argv)
 			{ "sf-300 loaded / sf-16 loaded", V_SF300_LOADED, V_SF16 },
 		};
 
-		for (i = 0; i < (int)ARRAY_SIZE_(cmp); i++)
+		for (i = 0; i < (int)BENCH_ARRAY_SIZE(cmp); i++)
 			printf("| %s | %.2f | %.2f |\n", cmp[i].name,
 			       paired(cmp[i].x, cmp[i].y, n),
-			       pct(samples[cmp[i].x], n, 0.5) / pct(samples[cmp[i].y], n, 0.5));
+			       bench_pct(samples[cmp[i].x], n, 0.5) /
+			       bench_pct(samples[cmp[i].y], n, 0.5));
 	}
 
 	{
-		double a = pct(samples[V_SF16], n, 0.5), b = pct(samples[V_SF300_NEW], n, 0.5);
+		double a = bench_pct(samples[V_SF16], n, 0.5);
+		double b = bench_pct(samples[V_SF300_NEW], n, 0.5);
 
-		printf("\n| goal | target | p50 | p99 | |\n|---|---|---|---|---|\n");
+		printf("\n");
+		bench_md_head("goal | target | p50 | p99 |", -1);
 		printf("| sf_attach, filter already loaded (sf-16 loaded) | p50 <= 200 us | "
-		       "%.1f us | %.1f us | %s |\n", a, pct(samples[V_SF16], n, 0.99),
-		       verdict(a, 200));
+		       "%.1f us | %.1f us | %s |\n", a, bench_pct(samples[V_SF16], n, 0.99),
+		       bench_verdict(a, 200));
 		printf("| sf_attach, new 300-rule filter (sf-300 new) | p50 <= 3000 us | "
-		       "%.1f us | %.1f us | %s |\n", b, pct(samples[V_SF300_NEW], n, 0.99),
-		       verdict(b, 3000));
+		       "%.1f us | %.1f us | %s |\n", b,
+		       bench_pct(samples[V_SF300_NEW], n, 0.99), bench_verdict(b, 3000));
 	}
 	if (failures)
 		printf("\nwarning: %d samples failed (see stderr); they are left out\n",

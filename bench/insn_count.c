@@ -12,6 +12,7 @@
  */
 #include "c2e.h"
 #include "../tests/lib/corpus.h"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,8 +40,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (markdown)
-		printf("| filter | origin | classic | kernel eBPF | ours (test frame) | ours/kernel | body only | body/kernel |\n"
-		       "|---|---|---:|---:|---:|---:|---:|---:|\n");
+		bench_md_head("filter | origin | classic | kernel eBPF | ours (test frame) | "
+			      "ours/kernel | body only | body/kernel", 2);
 	else
 		printf("%-26s %-10s %7s %11s %9s %7s %9s %7s\n", "filter", "origin",
 		       "classic", "kernel-eBPF", "ours", "ratio", "body", "ratio");

@@ -39,44 +39,22 @@
 #define _GNU_SOURCE
 #include "runtime.h"
 #include "bench_floor.skel.h"
+#include "bench_util.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/seccomp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define LD(off)        STMT(BPF_LD | BPF_W | BPF_ABS, off)
-#define JEQ(k, jt, jf) JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf)
-#define RET(k)         STMT(BPF_RET | BPF_K, k)
-
-#define RET_KILL  0x80000000U
-#define RET_ALLOW 0x7fff0000U
-#define AUDIT_ARCH_X86_64_ 0xc000003eU
-#define NR_GETPPID 110
 
 #define MAX_ROUNDS 64
 #define BATCHES 10 /* per measurement; the best one counts */
-#define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 /* getppid with args[0] == 0, through the syscall instruction directly: the
  * filters check args[0], and nothing else runs between the calls. */
@@ -86,7 +64,7 @@ static inline long raw_getppid(void)
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"((long)NR_GETPPID), "D"(0L)
+			 : "0"((long)BENCH_NR_GETPPID), "D"(0L)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
@@ -96,73 +74,48 @@ static inline long raw_getppid(void)
 /* 16 instructions: arch check, six allowed syscalls the worker needs,
  * then getppid with an args[0] check (not constant: no cache skips it). */
 static struct sock_filter f16[] = {
-	/* 0 */ LD(4),
-	/* 1 */ JEQ(AUDIT_ARCH_X86_64_, 1, 0),
-	/* 2 */ RET(RET_KILL),
-	/* 3 */ LD(0),
-	/* 4 */ JEQ(0 /* read */, 10, 0),
-	/* 5 */ JEQ(1 /* write */, 9, 0),
-	/* 6 */ JEQ(231 /* exit_group */, 8, 0),
-	/* 7 */ JEQ(60 /* exit */, 7, 0),
-	/* 8 */ JEQ(228 /* clock_gettime */, 6, 0),
-	/* 9 */ JEQ(15 /* rt_sigreturn */, 5, 0),
-	/* 10 */ JEQ(NR_GETPPID, 1, 0),
-	/* 11 */ RET(RET_KILL),
-	/* 12 */ LD(16),
-	/* 13 */ JEQ(0, 1, 0),
-	/* 14 */ RET(RET_KILL),
-	/* 15 */ RET(RET_ALLOW),
+	/* 0 */ BENCH_LD(4),
+	/* 1 */ BENCH_JEQ(BENCH_AUDIT_ARCH_X86_64, 1, 0),
+	/* 2 */ BENCH_RET(BENCH_RET_KILL),
+	/* 3 */ BENCH_LD(0),
+	/* 4 */ BENCH_JEQ(0 /* read */, 10, 0),
+	/* 5 */ BENCH_JEQ(1 /* write */, 9, 0),
+	/* 6 */ BENCH_JEQ(231 /* exit_group */, 8, 0),
+	/* 7 */ BENCH_JEQ(60 /* exit */, 7, 0),
+	/* 8 */ BENCH_JEQ(228 /* clock_gettime */, 6, 0),
+	/* 9 */ BENCH_JEQ(15 /* rt_sigreturn */, 5, 0),
+	/* 10 */ BENCH_JEQ(BENCH_NR_GETPPID, 1, 0),
+	/* 11 */ BENCH_RET(BENCH_RET_KILL),
+	/* 12 */ BENCH_LD(16),
+	/* 13 */ BENCH_JEQ(0, 1, 0),
+	/* 14 */ BENCH_RET(BENCH_RET_KILL),
+	/* 15 */ BENCH_RET(BENCH_RET_ALLOW),
 };
 
-/* `ld nr; (jeq nr_i, 0, 1; ret ALLOW) x 299`, then the 300th rule:
- * getppid, args[0] == 0 -> ALLOW; default KILL. nr_i: 0..299 but 110. */
-#define F300_LEN (1 + 299 * 2 + 4 + 1)
-static struct sock_filter f300[F300_LEN];
+/* The 300-rule allowlist, end case: getppid is the last rule. */
+static struct sock_filter f300[BENCH_F300_LEN];
 
-static void build_f300(void)
-{
-	int i = 0, nr;
-
-	f300[i++] = LD(0);
-	for (nr = 0; nr < 300; nr++) {
-		if (nr == NR_GETPPID)
-			continue;
-		f300[i++] = JEQ(nr, 0, 1);
-		f300[i++] = RET(RET_ALLOW);
-	}
-	f300[i++] = JEQ(NR_GETPPID, 0, 3);
-	f300[i++] = LD(16);
-	f300[i++] = JEQ(0, 0, 1);
-	f300[i++] = RET(RET_ALLOW);
-	f300[i++] = RET(RET_KILL);
-}
+static struct sock_fprog p16 = { BENCH_ARRAY_SIZE(f16), f16 };
+static struct sock_fprog p300 = { BENCH_F300_LEN, f300 };
 
 /* ---- workers ------------------------------------------------------------------ */
 
 enum { W_PLAIN, W_K16, W_K300, W_S16, W_S300, W_COUNT };
 static const char *const worker_names[W_COUNT] = {
 	"plain", "seccomp-16", "seccomp-300", "sf-16", "sf-300" };
+static struct bench_worker workers[W_COUNT];
 
-struct worker {
-	pid_t pid;
-	int cmd, resp; /* parent's ends */
-	bool dead;
-};
-static struct worker workers[W_COUNT];
-
-static void worker_loop(int cmd, int resp, const struct sock_filter *f, size_t len)
+/* arg: the struct sock_fprog to install with seccomp(2), or NULL. A request
+ * is a long n (<= 0: exit); the answer the best ns per call, a double. */
+static void worker_loop(int cmd, int resp, const void *arg)
 {
+	const struct sock_fprog *p = arg;
 	long n, i;
 	double t0, ns;
 
-	if (f) {
-		struct sock_fprog p = { .len = (unsigned short)len,
-					.filter = (struct sock_filter *)f };
-
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p))
-			_exit(3);
-	}
+	if (p && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		  syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p)))
+		_exit(3);
 	for (;;) {
 		double best_ns = -1;
 		long per, b;
@@ -173,10 +126,10 @@ static void worker_loop(int cmd, int resp, const struct sock_filter *f, size_t l
 		 * task on the shared machine interrupted is dropped. */
 		per = n / BATCHES > 0 ? n / BATCHES : 1;
 		for (b = 0; b < BATCHES; b++) {
-			t0 = now_ns();
+			t0 = bench_now_ns();
 			for (i = 0; i < per; i++)
 				raw_getppid();
-			ns = (now_ns() - t0) / per;
+			ns = (bench_now_ns() - t0) / per;
 			if (best_ns < 0 || ns < best_ns)
 				best_ns = ns;
 		}
@@ -185,47 +138,18 @@ static void worker_loop(int cmd, int resp, const struct sock_filter *f, size_t l
 	}
 }
 
-static int worker_start(struct worker *w, const struct sock_filter *f, size_t len)
+static int worker_start(int w, const struct sock_fprog *p)
 {
-	int c[2], r[2];
-
-	if (pipe(c) || pipe(r))
-		return -errno;
-	fflush(stdout);
-	w->pid = fork();
-	if (w->pid < 0)
-		return -errno;
-	if (w->pid == 0) {
-		close(c[1]);
-		close(r[0]);
-		worker_loop(c[0], r[1], f, len);
-	}
-	close(c[0]);
-	close(r[1]);
-	w->cmd = c[1];
-	w->resp = r[0];
-	return 0;
+	return bench_worker_start(&workers[w], "syscall_cost", worker_names[w],
+				  worker_loop, p);
 }
 
 /* ns per call over n calls in worker w, or -1 if it died. */
-static double measure(struct worker *w, long n)
+static double measure(struct bench_worker *w, long n)
 {
 	double ns;
-	int st;
 
-	if (w->dead)
-		return -1;
-	if (write(w->cmd, &n, sizeof(n)) != sizeof(n) ||
-	    read(w->resp, &ns, sizeof(ns)) != sizeof(ns)) {
-		w->dead = true;
-		waitpid(w->pid, &st, 0);
-		fprintf(stderr, "syscall_cost: worker %s died (%s %d)\n",
-			worker_names[w - workers],
-			WIFSIGNALED(st) ? "signal" : "exit",
-			WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-		return -1;
-	}
-	return ns;
+	return bench_worker_call(w, &n, sizeof(n), &ns, sizeof(ns)) ? -1 : ns;
 }
 
 /* ---- the variants ------------------------------------------------------------- */
@@ -297,11 +221,9 @@ static int phase_floor(int r, long n, struct bench_floor_bpf *skel)
 static int phase_runtime(int r, long n)
 {
 	struct sf_runtime_opts opts = { .verbose = false };
-	struct sock_fprog p16 = { ARRAY_SIZE_(f16), f16 };
-	struct sock_fprog p300 = { F300_LEN, f300 };
 	struct sf_runtime *rt = NULL;
 	uint32_t id;
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	int err;
 
 	err = sf_runtime_open(&rt, &opts);
@@ -309,12 +231,12 @@ static int phase_runtime(int r, long n)
 		fprintf(stderr, "syscall_cost: sf_runtime_open: %s\n", strerror(-err));
 		return err;
 	}
-	open_ms[r] = (now_ns() - t0) / 1e6;
-	t0 = now_ns();
+	open_ms[r] = (bench_now_ns() - t0) / 1e6;
+	t0 = bench_now_ns();
 	err = sf_runtime_attach(rt, workers[W_S16].pid, &p16, 0, &id, NULL);
 	if (!err)
 		err = sf_runtime_attach(rt, workers[W_S300].pid, &p300, 0, &id, NULL);
-	attach_ms[r] = (now_ns() - t0) / 2e6;
+	attach_ms[r] = (bench_now_ns() - t0) / 2e6;
 	if (err) {
 		fprintf(stderr, "syscall_cost: sf_runtime_attach: %d (%s)\n", err,
 			strerror(err < 0 ? -err : 0));
@@ -330,88 +252,29 @@ static int phase_runtime(int r, long n)
 	return 0;
 }
 
-/* ---- statistics ------------------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_ROUNDS];
-	int i, m = 0;
-
-	for (i = 0; i < n; i++)
-		if (v[i] > 0)
-			s[m++] = v[i];
-	if (!m)
-		return -1;
-	qsort(s, m, sizeof(*s), cmp_double);
-	return m & 1 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
-}
-
-static double best(const double *v, int n)
-{
-	double b = -1;
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] > 0 && (b < 0 || v[i] < b))
-			b = v[i];
-	return b;
-}
-
-/* Median over rounds of x[r] / y[r]: paired within a round. */
+/* Median over rounds of res[x][r] / res[y][r]: paired within a round. */
 static double paired_ratio(int x, int y, int n)
 {
-	double q[MAX_ROUNDS];
-	int i;
-
-	for (i = 0; i < n; i++)
-		q[i] = res[x][i] > 0 && res[y][i] > 0 ? res[x][i] / res[y][i] : -1;
-	return median(q, n);
-}
-
-static const char *verdict(double v, double goal)
-{
-	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
+	return bench_paired_median(res[x], res[y], n);
 }
 
 int main(int argc, char **argv)
 {
-	const char *emu = getenv("SF_EMULATED");
-	bool emulated = emu && *emu == '1';
-	int rounds = emulated ? 5 : 15, opt, r, v, i;
+	bool emulated = bench_emulated();
+	int rounds = emulated ? 5 : 15, r, v, i;
 	long n = emulated ? 5000 : 200000;
 	struct bench_floor_bpf *skel;
 	struct utsname uts;
 
-	while ((opt = getopt(argc, argv, "r:n:v")) != -1) {
-		switch (opt) {
-		case 'r':
-			rounds = atoi(optarg);
-			break;
-		case 'n':
-			n = atol(optarg);
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-r ROUNDS] [-n CALLS] [-v]\n", argv[0]);
-			return 2;
-		}
-	}
+	if (bench_round_opts(argc, argv, "CALLS", &rounds, &n, &verbose))
+		return 2;
 	if (rounds < 1 || rounds > MAX_ROUNDS || n < 1) {
 		fprintf(stderr, "syscall_cost: rounds 1..%d, calls >= 1\n", MAX_ROUNDS);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&uts);
-	build_f300();
+	bench_build_f300(f300);
 
 	skel = bench_floor_bpf__open_and_load();
 	if (!skel) {
@@ -419,17 +282,15 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (worker_start(&workers[W_PLAIN], NULL, 0) ||
-	    worker_start(&workers[W_K16], f16, ARRAY_SIZE_(f16)) ||
-	    worker_start(&workers[W_K300], f300, F300_LEN) ||
-	    worker_start(&workers[W_S16], NULL, 0) ||
-	    worker_start(&workers[W_S300], NULL, 0)) {
+	if (worker_start(W_PLAIN, NULL) || worker_start(W_K16, &p16) ||
+	    worker_start(W_K300, &p300) || worker_start(W_S16, NULL) ||
+	    worker_start(W_S300, NULL)) {
 		fprintf(stderr, "syscall_cost: start workers: %s\n", strerror(errno));
 		return 1;
 	}
 
 	printf("# getppid cost, kernel %s%s, %d rounds x %ld calls per variant\n",
-	       uts.release, emulated ? " (emulated: TCG, ratios only)" : "", rounds, n);
+	       uts.release, emulated ? BENCH_EMULATED_NOTE : "", rounds, n);
 	/* A warm-up round, not counted. */
 	phase_bare(0, n / 4 + 1);
 	for (r = 0; r < rounds; r++) {
@@ -454,11 +315,11 @@ int main(int argc, char **argv)
 	}
 	rounds = r;
 
-	printf("\n| variant | what | best ns | median ns | median vs none |\n");
-	printf("|---|---|---|---|---|\n");
+	printf("\n");
+	bench_md_head("variant | what | best ns | median ns | median vs none", -1);
 	for (v = 0; v < V_COUNT; v++)
 		printf("| %s | %s | %.1f | %.1f | %.2f |\n", vnames[v], vdesc[v],
-		       best(res[v], rounds), median(res[v], rounds),
+		       bench_best(res[v], rounds), bench_median(res[v], rounds),
 		       paired_ratio(v, V_NONE, rounds));
 
 	{
@@ -472,16 +333,16 @@ int main(int argc, char **argv)
 			{ "sf-300 / seccomp-300", V_SF300, V_K300, 0.90 },
 		};
 
-		printf("\n| goal | median paired ratio | ratio of bests | target | |\n");
-		printf("|---|---|---|---|---|\n");
-		for (i = 0; i < (int)ARRAY_SIZE_(goals); i++) {
+		printf("\n");
+		bench_md_head("goal | median paired ratio | ratio of bests | target |", -1);
+		for (i = 0; i < (int)BENCH_ARRAY_SIZE(goals); i++) {
 			double m = paired_ratio(goals[i].x, goals[i].y, rounds);
-			double bx = best(res[goals[i].x], rounds);
-			double by = best(res[goals[i].y], rounds);
+			double bx = bench_best(res[goals[i].x], rounds);
+			double by = bench_best(res[goals[i].y], rounds);
 
 			printf("| %s | %.3f | %.3f | <= %.2f | %s |\n", goals[i].name,
 			       m, bx > 0 && by > 0 ? bx / by : -1, goals[i].goal,
-			       verdict(m, goals[i].goal));
+			       bench_verdict(m, goals[i].goal));
 		}
 		printf("| task storage per tracked task (sizeof(struct sf_task)) | %zu bytes | | <= 64 | %s |\n",
 		       sizeof(struct sf_task), sizeof(struct sf_task) <= 64 ? "met" : "missed");
@@ -489,7 +350,7 @@ int main(int argc, char **argv)
 		       "runtime open %.0f ms median, attach %.1f ms median per filter\n",
 		       paired_ratio(V_FLOOR, V_NONE, rounds),
 		       paired_ratio(V_UNTRACKED, V_NONE, rounds),
-		       median(open_ms, rounds), median(attach_ms, rounds));
+		       bench_median(open_ms, rounds), bench_median(attach_ms, rounds));
 		for (r = 0, i = 0; r < rounds; r++)
 			i += foreign[r] != 0;
 		if (i)
@@ -500,13 +361,8 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < W_COUNT; i++) {
 		long zero = 0;
-		int st;
 
-		if (workers[i].dead)
-			continue;
-		if (write(workers[i].cmd, &zero, sizeof(zero)) < 0)
-			kill(workers[i].pid, SIGKILL);
-		waitpid(workers[i].pid, &st, 0);
+		bench_worker_stop(&workers[i], &zero, sizeof(zero));
 	}
 	bench_floor_bpf__destroy(skel);
 	return 0;

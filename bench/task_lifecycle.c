@@ -35,10 +35,10 @@
  */
 #define _GNU_SOURCE
 #include "runtime.h"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <linux/seccomp.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +46,7 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-
-#define RET_KILL  0x80000000U
-#define RET_ALLOW 0x7fff0000U
-#define AUDIT_ARCH_X86_64_ 0xc000003eU
-#define ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
 #define MAX_ROUNDS 64
 #define MAX_OPS 1000
@@ -63,24 +54,17 @@
 #define PROBE_ARG "--probe-ptrace" /* exec'd child: make the denied call */
 
 static struct sock_filter filter[] = {
-	/* 0 */ STMT(BPF_LD | BPF_W | BPF_ABS, 4),
-	/* 1 */ JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64_, 1, 0),
-	/* 2 */ STMT(BPF_RET | BPF_K, RET_KILL),
-	/* 3 */ STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	/* 4 */ JUMP(BPF_JMP | BPF_JEQ | BPF_K, 101 /* ptrace */, 3, 0),
-	/* 5 */ JUMP(BPF_JMP | BPF_JEQ | BPF_K, 435 /* clone3 */, 1, 0),
-	/* 6 */ JUMP(BPF_JMP | BPF_JGE | BPF_K, 336, 1, 0),
-	/* 7 */ STMT(BPF_RET | BPF_K, RET_ALLOW),
-	/* 8 */ STMT(BPF_RET | BPF_K, RET_KILL),
+	/* 0 */ BENCH_LD(4),
+	/* 1 */ BENCH_JEQ(BENCH_AUDIT_ARCH_X86_64, 1, 0),
+	/* 2 */ BENCH_RET(BENCH_RET_KILL),
+	/* 3 */ BENCH_LD(0),
+	/* 4 */ BENCH_JEQ(101 /* ptrace */, 3, 0),
+	/* 5 */ BENCH_JEQ(435 /* clone3 */, 1, 0),
+	/* 6 */ BENCH_JUMP(BPF_JMP | BPF_JGE | BPF_K, 336, 1, 0),
+	/* 7 */ BENCH_RET(BENCH_RET_ALLOW),
+	/* 8 */ BENCH_RET(BENCH_RET_KILL),
 };
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+static struct sock_fprog filter_prog = { BENCH_ARRAY_SIZE(filter), filter };
 
 /* ---- workers ------------------------------------------------------------------ */
 
@@ -90,12 +74,7 @@ static const char *const opnames[OP_COUNT] = { "fork+exit", "exec+exit" };
 enum { W_PLAIN, W_SECCOMP, W_SF, W_COUNT };
 static const char *const wnames[W_COUNT] = { "plain", "seccomp", "sf" };
 
-struct worker {
-	pid_t pid;
-	int cmd, resp;
-	bool dead;
-};
-static struct worker workers[W_COUNT];
+static struct bench_worker workers[W_COUNT];
 
 struct cmd {
 	int op;
@@ -107,7 +86,7 @@ struct cmd {
  * killed by a signal (the filter survived fork and exec), else 0. */
 static double one_op(int op)
 {
-	double t0 = now_ns(), t;
+	double t0 = bench_now_ns(), t;
 	pid_t pid = fork();
 	int st;
 
@@ -123,11 +102,13 @@ static double one_op(int op)
 		return -1;
 	if (op == OP_PROBE)
 		return WIFSIGNALED(st) ? 1 : 0;
-	t = (now_ns() - t0) / 1e3;
+	t = (bench_now_ns() - t0) / 1e3;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? t : -1;
 }
 
-static void worker_loop(int cmd, int resp, bool kseccomp)
+/* arg: the struct sock_fprog to install with seccomp(2), or NULL. A request
+ * is a struct cmd; the answer its n times, us, doubles. */
+static void worker_loop(int cmd, int resp, const void *arg)
 {
 	static double t[MAX_OPS];
 	struct cmd c;
@@ -136,12 +117,8 @@ static void worker_loop(int cmd, int resp, bool kseccomp)
 	/* Every worker has no_new_privs, so that only the filter differs. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		_exit(3);
-	if (kseccomp) {
-		struct sock_fprog p = { ARRAY_SIZE_(filter), filter };
-
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p))
-			_exit(3);
-	}
+	if (arg && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, arg))
+		_exit(3);
 	for (;;) {
 		if (read(cmd, &c, sizeof(c)) != sizeof(c) || c.n <= 0)
 			_exit(0);
@@ -152,54 +129,17 @@ static void worker_loop(int cmd, int resp, bool kseccomp)
 	}
 }
 
-static int worker_start(struct worker *w, bool kseccomp)
+static int worker_start(int w, const struct sock_fprog *p)
 {
-	int c[2], r[2];
-
-	if (pipe(c) || pipe(r))
-		return -errno;
-	fflush(stdout);
-	w->pid = fork();
-	if (w->pid < 0)
-		return -errno;
-	if (w->pid == 0) {
-		close(c[1]);
-		close(r[0]);
-		worker_loop(c[0], r[1], kseccomp);
-	}
-	close(c[0]);
-	close(r[1]);
-	w->cmd = c[1];
-	w->resp = r[0];
-	return 0;
+	return bench_worker_start(&workers[w], "task_lifecycle", wnames[w], worker_loop, p);
 }
 
 /* n operations in worker w into out[0..n); -1 if the worker died. */
-static int measure(struct worker *w, int op, int n, double *out)
+static int measure(struct bench_worker *w, int op, int n, double *out)
 {
 	struct cmd c = { op, n };
-	size_t want = n * sizeof(*out), got = 0;
-	ssize_t k;
-	int st;
 
-	if (w->dead)
-		return -1;
-	if (write(w->cmd, &c, sizeof(c)) != sizeof(c))
-		goto dead;
-	while (got < want) {
-		k = read(w->resp, (char *)out + got, want - got);
-		if (k <= 0)
-			goto dead;
-		got += k;
-	}
-	return 0;
-dead:
-	w->dead = true;
-	waitpid(w->pid, &st, 0);
-	fprintf(stderr, "task_lifecycle: worker %s died (%s %d)\n", wnames[w - workers],
-		WIFSIGNALED(st) ? "signal" : "exit",
-		WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	return -1;
+	return bench_worker_call(w, &c, sizeof(c), out, n * sizeof(*out)) ? -1 : 0;
 }
 
 /* ---- variants and results --------------------------------------------------------- */
@@ -211,40 +151,11 @@ static double *pool[OP_COUNT][V_COUNT];   /* every op, rounds * n */
 static double rmed[OP_COUNT][V_COUNT][MAX_ROUNDS]; /* per-round medians */
 static int npool[OP_COUNT][V_COUNT];
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of the positive values (v is not modified). */
-static double pct(const double *v, int n, double q)
-{
-	double *s = malloc((n ? n : 1) * sizeof(*s)), r;
-	int i, m = 0, idx;
-
-	if (!s)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (v[i] > 0)
-			s[m++] = v[i];
-	if (!m) {
-		free(s);
-		return -1;
-	}
-	qsort(s, m, sizeof(*s), cmp_double);
-	idx = (int)(q * m + 0.999999) - 1;
-	r = s[idx < 0 ? 0 : idx >= m ? m - 1 : idx];
-	free(s);
-	return r;
-}
-
 static void record(int op, int v, int r, const double *t, int n)
 {
 	memcpy(pool[op][v] + npool[op][v], t, n * sizeof(*t));
 	npool[op][v] += n;
-	rmed[op][v][r] = pct(t, n, 0.5);
+	rmed[op][v][r] = bench_pct(t, n, 0.5);
 }
 
 static int run(int op, int v, int w, int r, int n)
@@ -275,9 +186,8 @@ static bool probe_ok;
 static int phase_runtime(int r, int n, int op0)
 {
 	struct sf_runtime_opts opts = { .verbose = false };
-	struct sock_fprog p = { ARRAY_SIZE_(filter), filter };
 	struct sf_runtime *rt = NULL;
-	double t0 = now_ns();
+	double t0 = bench_now_ns();
 	uint32_t id;
 	int err, k, op;
 
@@ -286,9 +196,9 @@ static int phase_runtime(int r, int n, int op0)
 		fprintf(stderr, "task_lifecycle: sf_runtime_open: %s\n", strerror(-err));
 		return err;
 	}
-	open_ms[r] = (now_ns() - t0) / 1e6;
+	open_ms[r] = (bench_now_ns() - t0) / 1e6;
 	tier_name = sf_tier_name(sf_runtime_tier(rt));
-	err = sf_runtime_attach(rt, workers[W_SF].pid, &p, 0, &id, NULL);
+	err = sf_runtime_attach(rt, workers[W_SF].pid, &filter_prog, 0, &id, NULL);
 	if (err) {
 		fprintf(stderr, "task_lifecycle: sf_runtime_attach: %d\n", err);
 		sf_runtime_close(rt);
@@ -320,20 +230,14 @@ static int phase_runtime(int r, int n, int op0)
 /* Median over rounds of rmed[op][x][r] / rmed[op][y][r]. */
 static double paired(int op, int x, int y, int rounds)
 {
-	double q[MAX_ROUNDS];
-	int i;
-
-	for (i = 0; i < rounds; i++)
-		q[i] = rmed[op][x][i] > 0 && rmed[op][y][i] > 0 ?
-			rmed[op][x][i] / rmed[op][y][i] : -1;
-	return pct(q, rounds, 0.5);
+	return bench_paired_p50(rmed[op][x], rmed[op][y], rounds);
 }
 
 int main(int argc, char **argv)
 {
-	const char *emu = getenv("SF_EMULATED");
-	bool emulated = emu && *emu == '1';
-	int rounds = emulated ? 3 : 11, n = emulated ? 30 : 100, opt, r, v, op, i;
+	bool emulated = bench_emulated();
+	int rounds = emulated ? 3 : 11, n, r, v, op, i;
+	long ops = emulated ? 30 : 100;
 	struct utsname uts;
 
 	/* The exec'd child: exit before anything else. */
@@ -343,34 +247,21 @@ int main(int argc, char **argv)
 		syscall(SYS_ptrace, -1L, 0L, 0L, 0L); /* EIO when not filtered */
 		_exit(0);
 	}
-	while ((opt = getopt(argc, argv, "r:n:v")) != -1) {
-		switch (opt) {
-		case 'r':
-			rounds = atoi(optarg);
-			break;
-		case 'n':
-			n = atoi(optarg);
-			break;
-		case 'v':
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-r ROUNDS] [-n OPS] [-v]\n", argv[0]);
-			return 2;
-		}
-	}
-	if (rounds < 1 || rounds > MAX_ROUNDS || n < 1 || n > MAX_OPS) {
+	if (bench_round_opts(argc, argv, "OPS", &rounds, &ops, NULL))
+		return 2;
+	if (rounds < 1 || rounds > MAX_ROUNDS || ops < 1 || ops > MAX_OPS) {
 		fprintf(stderr, "task_lifecycle: rounds 1..%d, ops 1..%d\n", MAX_ROUNDS, MAX_OPS);
 		return 2;
 	}
+	n = (int)ops;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&uts);
 	for (op = 0; op < OP_COUNT; op++)
 		for (v = 0; v < V_COUNT; v++)
 			if (!(pool[op][v] = calloc((size_t)rounds * n, sizeof(double))))
 				return 1;
-	if (worker_start(&workers[W_PLAIN], false) ||
-	    worker_start(&workers[W_SECCOMP], true) ||
-	    worker_start(&workers[W_SF], false)) {
+	if (worker_start(W_PLAIN, NULL) || worker_start(W_SECCOMP, &filter_prog) ||
+	    worker_start(W_SF, NULL)) {
 		fprintf(stderr, "task_lifecycle: start workers: %s\n", strerror(errno));
 		return 1;
 	}
@@ -392,20 +283,20 @@ int main(int argc, char **argv)
 	rounds = r;
 	printf("# task lifecycle, kernel %s%s, runtime tier %s (direct runtime API), "
 	       "%d rounds x %d ops per variant, interleaved\n", uts.release,
-	       emulated ? " (emulated: TCG, ratios only)" : "", tier_name, rounds, n);
+	       emulated ? BENCH_EMULATED_NOTE : "", tier_name, rounds, n);
 
-	printf("\n| op | variant | n | median us | p90 us | p99 us | median vs none (paired) |\n");
-	printf("|---|---|---|---|---|---|---|\n");
+	printf("\n");
+	bench_md_head("op | variant | n | median us | p90 us | p99 us | median vs none (paired)", -1);
 	for (op = 0; op < OP_COUNT; op++)
 		for (v = 0; v < V_COUNT; v++)
 			printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.3f |\n", opnames[op],
-			       vnames[v], npool[op][v], pct(pool[op][v], npool[op][v], 0.5),
-			       pct(pool[op][v], npool[op][v], 0.9),
-			       pct(pool[op][v], npool[op][v], 0.99),
+			       vnames[v], npool[op][v], bench_pct(pool[op][v], npool[op][v], 0.5),
+			       bench_pct(pool[op][v], npool[op][v], 0.9),
+			       bench_pct(pool[op][v], npool[op][v], 0.99),
 			       paired(op, v, V_NONE, rounds));
 
-	printf("\n| ratio (median of per-round ratios of medians) | fork+exit | exec+exit |\n");
-	printf("|---|---|---|\n");
+	printf("\n");
+	bench_md_head("ratio (median of per-round ratios of medians) | fork+exit | exec+exit", -1);
 	{
 		const struct { const char *name; int x, y; } q[] = {
 			{ "sf / none", V_SF, V_NONE },
@@ -415,14 +306,14 @@ int main(int argc, char **argv)
 			{ "untracked / none", V_UNTRACKED, V_NONE },
 		};
 
-		for (i = 0; i < (int)ARRAY_SIZE_(q); i++)
+		for (i = 0; i < (int)BENCH_ARRAY_SIZE(q); i++)
 			printf("| %s | %.3f | %.3f |\n", q[i].name,
 			       paired(OP_FORK, q[i].x, q[i].y, rounds),
 			       paired(OP_EXEC, q[i].x, q[i].y, rounds));
 	}
 	printf("\nruntime open %.0f ms median; probe (denied call in a forked+exec'd "
 	       "child kills under sf and seccomp, not unconfined): %s\n",
-	       pct(open_ms, rounds, 0.5), probe_ok ? "ok" : "FAILED");
+	       bench_pct(open_ms, rounds, 0.5), probe_ok ? "ok" : "FAILED");
 	for (op = 0, r = 0; op < OP_COUNT; op++)
 		for (v = 0; v < V_COUNT; v++)
 			for (i = 0; i < npool[op][v]; i++)
@@ -431,13 +322,8 @@ int main(int argc, char **argv)
 		printf("warning: %d operations failed (child did not exit 0); left out\n", r);
 	for (i = 0; i < W_COUNT; i++) {
 		struct cmd c = { 0, 0 };
-		int st;
 
-		if (workers[i].dead)
-			continue;
-		if (write(workers[i].cmd, &c, sizeof(c)) < 0)
-			kill(workers[i].pid, SIGKILL);
-		waitpid(workers[i].pid, &st, 0);
+		bench_worker_stop(&workers[i], &c, sizeof(c));
 	}
 	return 0;
 }

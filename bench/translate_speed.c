@@ -20,12 +20,12 @@
  */
 #include "c2e.h"
 #include "../tests/lib/corpus.h"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define ROUNDS 5
@@ -33,14 +33,6 @@
 enum mode { M_VALIDATE, M_TRANSLATE, M_BOTH, M_COUNT };
 static const char *const mode_names[M_COUNT] = { "validate", "translate",
 						  "val+xlat" };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static struct c2e_ebpf out;
 static volatile long sink;
@@ -72,7 +64,7 @@ static double measure(enum mode m, const struct corpus *c,
 		for (i = 0; i < c->n; i++)
 			per_iter += c->filters[i].len;
 	for (r = 0; r < ROUNDS; r++) {
-		double t0 = now(), t;
+		double t0 = bench_now_ns(), t;
 		long iters = 0;
 
 		do {
@@ -85,7 +77,7 @@ static double measure(enum mode m, const struct corpus *c,
 						return -1;
 			}
 			iters++;
-		} while ((t = now() - t0) < round_s);
+		} while ((t = (bench_now_ns() - t0) / 1e9) < round_s);
 		if (per_iter * (double)iters / t > best)
 			best = per_iter * (double)iters / t;
 	}
@@ -121,8 +113,7 @@ int main(int argc, char **argv)
 	printf("# best of %d rounds of >= %.2f s; million classic insns/s\n",
 	       ROUNDS, round_s);
 	if (markdown)
-		printf("| filter | classic | validate | translate | validate+translate |\n"
-		       "|---|---:|---:|---:|---:|\n");
+		bench_md_head("filter | classic | validate | translate | validate+translate", 1);
 	else
 		printf("%-26s %7s %9s %9s %9s\n", "filter", "classic",
 		       mode_names[0], mode_names[1], mode_names[2]);

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers every bench shares; see bench_util.h. */
+#include "bench_util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void bench_build_f300(struct sock_filter f[BENCH_F300_LEN])
+{
+	int i = 0, nr;
+
+	f[i++] = BENCH_LD(0);
+	for (nr = 0; nr < 300; nr++) {
+		if (nr == BENCH_NR_GETPPID)
+			continue;
+		f[i++] = BENCH_JEQ(nr, 0, 1);
+		f[i++] = BENCH_RET(BENCH_RET_ALLOW);
+	}
+	f[i++] = BENCH_JEQ(BENCH_NR_GETPPID, 0, 3);
+	f[i++] = BENCH_LD(16);
+	f[i++] = BENCH_JEQ(0, 0, 1); /* BENCH_F300_K_INDEX */
+	f[i++] = BENCH_RET(BENCH_RET_ALLOW);
+	f[i++] = BENCH_RET(BENCH_RET_KILL);
+}
+
+double bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int bench_round_opts(int argc, char **argv, const char *what, int *rounds, long *n,
+		     int *verbose)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "r:n:v")) != -1) {
+		switch (opt) {
+		case 'r':
+			*rounds = atoi(optarg);
+			break;
+		case 'n':
+			*n = atol(optarg);
+			break;
+		case 'v':
+			if (verbose)
+				*verbose = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-n %s] [-v]\n", argv[0], what);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+bool bench_emulated(void)
+{
+	const char *emu = getenv("SF_EMULATED");
+
+	return emu && *emu == '1';
+}
+
+/* ---- statistics ------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The valid samples of v, sorted, into a new array; *m their count. NULL
+ * when there are none (or no memory: a figure is then missing, not wrong). */
+static double *sorted_valid(const double *v, int n, int *m)
+{
+	double *s = malloc((n > 0 ? n : 1) * sizeof(*s));
+	int i;
+
+	*m = 0;
+	if (!s)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i] > 0)
+			s[(*m)++] = v[i];
+	if (!*m) {
+		free(s);
+		return NULL;
+	}
+	qsort(s, *m, sizeof(*s), cmp_double);
+	return s;
+}
+
+double bench_pct(const double *v, int n, double q)
+{
+	int m, idx;
+	double *s = sorted_valid(v, n, &m), r;
+
+	if (!s)
+		return -1;
+	idx = (int)(q * m + 0.999999) - 1;
+	r = s[idx < 0 ? 0 : idx >= m ? m - 1 : idx];
+	free(s);
+	return r;
+}
+
+double bench_median(const double *v, int n)
+{
+	int m;
+	double *s = sorted_valid(v, n, &m), r;
+
+	if (!s)
+		return -1;
+	r = m & 1 ? s[m / 2] : (s[m / 2 - 1] + s[m / 2]) / 2;
+	free(s);
+	return r;
+}
+
+double bench_best(const double *v, int n)
+{
+	double b = -1;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] > 0 && (b < 0 || v[i] < b))
+			b = v[i];
+	return b;
+}
+
+int bench_valid(const double *v, int n)
+{
+	int i, m = 0;
+
+	for (i = 0; i < n; i++)
+		m += v[i] > 0;
+	return m;
+}
+
+/* x[i] / y[i] into a new array (-1 where either failed); NULL on no memory. */
+static double *ratios(const double *x, const double *y, int n)
+{
+	double *q = malloc((n > 0 ? n : 1) * sizeof(*q));
+	int i;
+
+	if (q)
+		for (i = 0; i < n; i++)
+			q[i] = x[i] > 0 && y[i] > 0 ? x[i] / y[i] : -1;
+	return q;
+}
+
+double bench_paired_p50(const double *x, const double *y, int n)
+{
+	double *q = ratios(x, y, n), r;
+
+	if (!q)
+		return -1;
+	r = bench_pct(q, n, 0.5);
+	free(q);
+	return r;
+}
+
+double bench_paired_median(const double *x, const double *y, int n)
+{
+	double *q = ratios(x, y, n), r;
+
+	if (!q)
+		return -1;
+	r = bench_median(q, n);
+	free(q);
+	return r;
+}
+
+const char *bench_verdict(double v, double goal)
+{
+	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
+}
+
+/* ---- Markdown ---------------------------------------------------------------------- */
+
+void bench_md_head(const char *cols, int nleft)
+{
+	const char *p;
+	int ncols = 1, i;
+
+	for (p = cols; *p; p++)
+		ncols += *p == '|';
+	printf("| %s |\n|", cols);
+	for (i = 0; i < ncols; i++)
+		printf(nleft < 0 || i < nleft ? "---|" : "---:|");
+	printf("\n");
+}
+
+/* ---- workers ----------------------------------------------------------------------- */
+
+int bench_worker_start(struct bench_worker *w, const char *prog, const char *name,
+		       void (*loop)(int cmd, int resp, const void *arg),
+		       const void *arg)
+{
+	int c[2], r[2], err;
+
+	w->prog = prog;
+	w->name = name;
+	w->dead = false;
+	if (pipe(c))
+		return -errno;
+	if (pipe(r)) {
+		err = -errno;
+		close(c[0]);
+		close(c[1]);
+		return err;
+	}
+	/* Or the child would print the parent's buffered output again. */
+	fflush(stdout);
+	w->pid = fork();
+	if (w->pid < 0) {
+		err = -errno;
+		close(c[0]);
+		close(c[1]);
+		close(r[0]);
+		close(r[1]);
+		return err;
+	}
+	if (w->pid == 0) {
+		close(c[1]);
+		close(r[0]);
+		loop(c[0], r[1], arg);
+		_exit(0);
+	}
+	close(c[0]);
+	close(r[1]);
+	w->cmd = c[1];
+	w->resp = r[0];
+	return 0;
+}
+
+int bench_worker_call(struct bench_worker *w, const void *req, size_t req_size,
+		      void *resp, size_t resp_size)
+{
+	size_t got = 0;
+	ssize_t k;
+	int st;
+
+	if (w->dead)
+		return -EPIPE;
+	if (write(w->cmd, req, req_size) != (ssize_t)req_size)
+		goto dead;
+	/* A large answer (task_lifecycle's samples) may come in pieces. */
+	while (got < resp_size) {
+		k = read(w->resp, (char *)resp + got, resp_size - got);
+		if (k <= 0)
+			goto dead;
+		got += k;
+	}
+	return 0;
+dead:
+	w->dead = true;
+	waitpid(w->pid, &st, 0);
+	fprintf(stderr, "%s: worker %s died (%s %d)\n", w->prog, w->name,
+		WIFSIGNALED(st) ? "signal" : "exit",
+		WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	return -EPIPE;
+}
+
+void bench_worker_stop(struct bench_worker *w, const void *req, size_t req_size)
+{
+	int st;
+
+	if (w->dead)
+		return;
+	if (write(w->cmd, req, req_size) < 0)
+		kill(w->pid, SIGKILL);
+	waitpid(w->pid, &st, 0);
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers every bench shares, so that two benches that report "p50" or
+ * "median paired ratio" compute it the same way: the clock, the statistics
+ * over samples (a sample <= 0 is a failed one and never counts), the worker
+ * processes that run a measurement when told, the hand-written classic
+ * filters, and the Markdown table heads.
+ *
+ * bench/bench_util.c is linked into every bench; it is not a bench itself.
+ * Functions return 0 or a negative errno unless they say otherwise.
+ */
+#ifndef SF_BENCH_UTIL_H
+#define SF_BENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/filter.h>
+
+#define BENCH_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- classic filters ------------------------------------------------------ */
+
+#define BENCH_STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
+#define BENCH_JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+#define BENCH_LD(off)        BENCH_STMT(BPF_LD | BPF_W | BPF_ABS, off)
+#define BENCH_JEQ(k, jt, jf) BENCH_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, jt, jf)
+#define BENCH_RET(k)         BENCH_STMT(BPF_RET | BPF_K, k)
+
+#define BENCH_RET_KILL  0x80000000U /* SECCOMP_RET_KILL_PROCESS */
+#define BENCH_RET_ALLOW 0x7fff0000U /* SECCOMP_RET_ALLOW */
+#define BENCH_AUDIT_ARCH_X86_64 0xc000003eU
+#define BENCH_NR_GETPPID 110
+
+/*
+ * The 300-rule allowlist of docs/runtime-benchmarks.md: `ld nr; (jeq nr_i,
+ * 0, 1; ret ALLOW) x 299` for nr_i 0..299 but getppid, then the 300th rule,
+ * getppid with args[0] == K -> ALLOW; default KILL (604 insns). The last
+ * rule checks an argument so that no action cache can skip the filter. K
+ * is 0 as built; f[BENCH_F300_K_INDEX].k changes it.
+ */
+#define BENCH_F300_LEN (1 + 299 * 2 + 4 + 1)
+#define BENCH_F300_K_INDEX (1 + 299 * 2 + 2)
+void bench_build_f300(struct sock_filter f[BENCH_F300_LEN]);
+
+/* ---- time, options, environment ----------------------------------------------- */
+
+/* CLOCK_MONOTONIC in ns: a vDSO read, no system call, so that it can be
+ * taken inside a filtered child without the filter allowing more. */
+double bench_now_ns(void);
+
+/* The options of a bench that runs interleaved rounds: -r ROUNDS, -n COUNT
+ * (per variant per round; what names it in the usage line: "CALLS"), -v
+ * (verbose may be NULL: -v then is accepted and ignored). An option not
+ * given leaves its default. 0, or -EINVAL after printing the usage line. */
+int bench_round_opts(int argc, char **argv, const char *what, int *rounds, long *n,
+		     int *verbose);
+
+/* SF_EMULATED=1: the guest runs under TCG, where only ratios mean anything.
+ * Titles then carry BENCH_EMULATED_NOTE. */
+bool bench_emulated(void);
+#define BENCH_EMULATED_NOTE " (emulated: TCG, ratios only)"
+
+/* ---- statistics over the samples v[0..n) that are > 0 --------------------------
+ * Each returns -1 when no sample is valid. v is never modified. */
+
+/* Nearest-rank percentile, q in 0..1 (0: the minimum). */
+double bench_pct(const double *v, int n, double q);
+/* The median proper: the mean of the middle two for an even count (not
+ * bench_pct(v, n, 0.5), which takes the lower one). */
+double bench_median(const double *v, int n);
+/* The smallest valid sample. */
+double bench_best(const double *v, int n);
+/* How many samples are valid (a count, never -1). */
+int bench_valid(const double *v, int n);
+
+/* Paired ratios: x[i] / y[i] per round i (-1 where either failed), so that
+ * drift of a shared machine between rounds cancels out. _p50 reduces them
+ * with bench_pct(, 0.5), _median with bench_median(). */
+double bench_paired_p50(const double *x, const double *y, int n);
+double bench_paired_median(const double *x, const double *y, int n);
+
+/* "met", "missed", or "n/a" for a failed figure v: is v <= goal. */
+const char *bench_verdict(double v, double goal);
+
+/* ---- Markdown ------------------------------------------------------------------
+ * Prints the head of a table, "| cols |" and its rule: cols is "a | b | c"
+ * ("a | b |": the last column has no name); the first nleft columns are
+ * plain ("---"), the rest right-aligned ("---:"); nleft < 0: every column
+ * plain. */
+void bench_md_head(const char *cols, int nleft);
+
+/* ---- workers --------------------------------------------------------------------
+ * A worker is a forked child that waits for a request on one pipe, measures,
+ * and answers on another: what it measures sits in a process of its own
+ * (its own seccomp filter, its own runtime chain), apart from the parent
+ * that opens and closes the runtime around it.
+ */
+struct bench_worker {
+	const char *prog, *name; /* "syscall_cost", "sf-16": for messages */
+	pid_t pid;
+	int cmd, resp; /* the parent's ends: requests out, answers in */
+	bool dead;
+};
+
+/* Forks a worker that runs loop(cmd, resp, arg) on its ends of the pipes;
+ * loop must not return (it _exit()s). */
+int bench_worker_start(struct bench_worker *w, const char *prog, const char *name,
+		       void (*loop)(int cmd, int resp, const void *arg),
+		       const void *arg);
+/* Sends req and reads exactly resp_size bytes of answer. A worker that
+ * does not answer is reaped, reported on stderr ("PROG: worker NAME died
+ * (signal 9)") and marked dead: this and every later call return -EPIPE. */
+int bench_worker_call(struct bench_worker *w, const void *req, size_t req_size,
+		      void *resp, size_t resp_size);
+/* Sends the worker's stop request (killing it if that cannot be sent) and
+ * reaps it; nothing for a dead one. */
+void bench_worker_stop(struct bench_worker *w, const void *req, size_t req_size);
+
+#endif /* SF_BENCH_UTIL_H */
