@@ -16,9 +16,10 @@
  *   a child that calls getppid, by SIGKILL, on either tier.
  * - SIGTERM stops the daemon cleanly (exit 0, socket removed).
  *
- * The daemon is found next to this runner: ../sfilterd from
- * build/tests/sftest, or ./sfilterd beside it (the guest: run.sh -f
- * build/sfilterd); $SF_SFILTERD overrides both.
+ * The daemons are tests/lib/daemon's, found next to this runner:
+ * ../sfilterd from build/tests/sftest, or ./sfilterd beside it (the
+ * guest: run.sh -f build/sfilterd); $SF_SFILTERD overrides both. Each
+ * test's teardown checks the SIGTERM stop (SFD_AUTO_STOP).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -30,7 +31,6 @@
 #include "../loader/sfclient.h"
 
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,7 +39,6 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -47,126 +46,6 @@
 #define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-struct daemon {
-	pid_t pid;
-	char dir[64];
-	char sock[128];
-	char err[128];
-	char log[128];
-};
-
-static char daemon_path[PATH_MAX];
-
-static bool find_daemon(void)
-{
-	return sfd_find_bin("sfilterd", "SF_SFILTERD", daemon_path, sizeof(daemon_path));
-}
-
-static void show_file(const char *path)
-{
-	char buf[4096];
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	if (!f)
-		return;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	printf("    %s:\n%s", path, buf);
-}
-
-/* Starts a private daemon and points SFILTER_SOCKET at it; skips when
- * there is no binary. */
-static bool daemon_start(struct daemon *dm)
-{
-	int wait_ms = test_is_emulated() ? 240000 : 30000, waited, status, fd;
-
-	memset(dm, 0, sizeof(*dm));
-	if (!find_daemon()) {
-		test_skip("no sfilterd at ../sfilterd or ./sfilterd beside the test runner");
-		return false;
-	}
-	strcpy(dm->dir, "/tmp/sftest-daemon-XXXXXX");
-	if (!ASSERT_OK_PTR(mkdtemp(dm->dir), "mkdtemp"))
-		return false;
-	chmod(dm->dir, 0755); /* a non-root client must reach the socket */
-	snprintf(dm->sock, sizeof(dm->sock), "%s/sfilterd.sock", dm->dir);
-	snprintf(dm->err, sizeof(dm->err), "%s/stderr", dm->dir);
-	snprintf(dm->log, sizeof(dm->log), "%s/events.jsonl", dm->dir);
-	fflush(stdout);
-	dm->pid = fork();
-	if (dm->pid == 0) {
-		int e = open(dm->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		/* Goes with the test, whatever becomes of the test. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (e >= 0) {
-			dup2(e, 1);
-			dup2(e, 2);
-		}
-		/* --no-pin: a private daemon must never adopt or leave
-		 * state in the system's /sys/fs/bpf/sfilter. */
-		execl(daemon_path, "sfilterd", "--socket", dm->sock, "--foreground",
-		      "--no-pin", "--log", dm->log, (char *)NULL);
-		_exit(127);
-	}
-	if (!ASSERT_TRUE(dm->pid > 0, "fork"))
-		return false;
-	for (waited = 0; waited < wait_ms; waited += 20) {
-		fd = sfd_connect(dm->sock);
-		if (fd >= 0) {
-			close(fd);
-			setenv(SF_PROTO_SOCKET_ENV, dm->sock, 1);
-			return true;
-		}
-		if (waitpid(dm->pid, &status, WNOHANG) == dm->pid) {
-			dm->pid = 0;
-			test_fail(__FILE__, __LINE__, "sfilterd exited at start-up (status 0x%x)",
-				  status);
-			show_file(dm->err);
-			return false;
-		}
-		usleep(20000);
-	}
-	test_fail(__FILE__, __LINE__, "sfilterd did not listen on %s within %d ms",
-		  dm->sock, wait_ms);
-	show_file(dm->err);
-	return false;
-}
-
-/* SIGTERM: the daemon must exit 0 and take its socket with it. */
-static void daemon_stop(struct daemon *dm)
-{
-	int status = 0;
-
-	if (dm->pid > 0) {
-		kill(dm->pid, SIGTERM);
-		if (ASSERT_EQ(waitpid(dm->pid, &status, 0), dm->pid, "waitpid sfilterd")) {
-			ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-				    "sfilterd exits 0 on SIGTERM");
-			ASSERT_EQ(access(dm->sock, F_OK), -1, "socket removed on exit");
-		}
-		if (test_failed())
-			show_file(dm->err);
-		dm->pid = 0;
-	}
-	if (dm->dir[0]) {
-		unlink(dm->sock);
-		unlink(dm->err);
-		unlink(dm->log);
-		rmdir(dm->dir);
-	}
-	unsetenv(SF_PROTO_SOCKET_ENV);
-}
-
-static void daemon_cleanup(struct daemon *dm)
-{
-	daemon_stop(dm);
-}
-
-#define DAEMON struct daemon dm __attribute__((cleanup(daemon_cleanup))) = { 0 }
 
 /* ---- raw protocol ------------------------------------------------------- */
 
@@ -303,14 +182,14 @@ struct bad_case {
 
 TEST(daemon_malformed_requests)
 {
-	DAEMON;
+	SFD_AUTO_STOP;
 	struct reply r;
 	size_t len;
 	int idle, conn, fds[2], i;
 	uint32_t id = 100;
 	pid_t tid = syscall(SYS_gettid);
 
-	if (!daemon_start(&dm))
+	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	signal(SIGPIPE, SIG_IGN);
 	/* A client that connects and says nothing must not hold up others. */
@@ -527,12 +406,12 @@ static int child_cap_sys_admin(void *arg)
 
 TEST(daemon_sf_attach_errno)
 {
-	DAEMON;
+	SFD_AUTO_STOP;
 	struct sock_fprog prog = { ARRAY_SIZE(bad_prog), (struct sock_filter *)bad_prog };
 	char expect[256];
 	int status;
 
-	if (!daemon_start(&dm))
+	if (!sfd_start_sfilterd(&dm, false))
 		return;
 
 	/* EINVAL with the validator's own words */
@@ -660,10 +539,10 @@ static int child_not_killed(void *arg)
 
 TEST(daemon_attach_confines_caller)
 {
-	DAEMON;
+	SFD_AUTO_STOP;
 	int status;
 
-	if (!daemon_start(&dm))
+	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	status = in_child(child_not_killed, NULL);
 	ASSERT_TRUE(WIFEXITED(status), "confined child, no denied call: exits");
@@ -731,7 +610,7 @@ static bool write_text(const char *path, const char *text)
 
 TEST(sfrun_exit_statuses)
 {
-	DAEMON;
+	SFD_AUTO_STOP;
 	char allow[128], kill_uname[128], bad[128];
 	int st;
 
@@ -739,7 +618,7 @@ TEST(sfrun_exit_statuses)
 		test_skip("no sfrun at ../sfrun or ./sfrun beside the test runner");
 		return;
 	}
-	if (!daemon_start(&dm))
+	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	snprintf(allow, sizeof(allow), "%s/allow.s", dm.dir);
 	snprintf(kill_uname, sizeof(kill_uname), "%s/kill_uname.s", dm.dir);
@@ -810,11 +689,11 @@ static int child_attach_then_recv(void *arg)
 
 TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 {
-	DAEMON;
+	SFD_AUTO_STOP;
 	int i, status, rep[2], returned = 0, killed_next = 0;
 	char c;
 
-	if (!daemon_start(&dm) || !ASSERT_OK(pipe(rep), "pipe"))
+	if (!sfd_start_sfilterd(&dm, false) || !ASSERT_OK(pipe(rep), "pipe"))
 		return;
 	fcntl(rep[0], F_SETFL, O_NONBLOCK);
 	for (i = 0; i < 100; i++) {
@@ -837,19 +716,17 @@ TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 /* The event log is JSON lines; SIGHUP reopens it (log rotation). */
 TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 {
-	DAEMON;
+	SFD_AUTO_STOP;
 	char rotated[160];
-	/* 20 ms polls: 5 s, or 30 s under emulation (the event passes the
-	 * ring buffer, the daemon's loop and its log buffer). */
+	/* 20 ms polls: 5 s, or 30 s under emulation, as sfd_log_wait() (the
+	 * event passes the ring buffer, the daemon's loop and its log buffer). */
 	int i, status, polls = test_is_emulated() ? 1500 : 250;
 
-	if (!daemon_start(&dm))
+	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	status = in_child(child_killed, NULL);
 	ASSERT_TRUE(WIFSIGNALED(status), "first kill");
-	for (i = 0; i < polls && !sfd_file_has(dm.log, "\"syscall\":\"getppid\""); i++)
-		usleep(20000);
-	ASSERT_TRUE(sfd_file_has(dm.log, "\"syscall\":\"getppid\""), "the kill is logged");
+	ASSERT_TRUE(sfd_log_wait(&dm, "\"syscall\":\"getppid\""), "the kill is logged");
 
 	snprintf(rotated, sizeof(rotated), "%s.1", dm.log);
 	if (!ASSERT_OK(rename(dm.log, rotated), "rotate"))
@@ -860,49 +737,23 @@ TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 	ASSERT_OK(access(dm.log, F_OK), "a new log file after SIGHUP");
 	status = in_child(child_killed, NULL);
 	ASSERT_TRUE(WIFSIGNALED(status), "second kill");
-	for (i = 0; i < polls && !sfd_file_has(dm.log, "\"syscall\":\"getppid\""); i++)
-		usleep(20000);
-	ASSERT_TRUE(sfd_file_has(dm.log, "\"syscall\":\"getppid\""), "the second kill is in the new file");
+	ASSERT_TRUE(sfd_log_wait(&dm, "\"syscall\":\"getppid\""),
+		    "the second kill is in the new file");
 	unlink(rotated);
 }
 
 /* systemd socket activation: the daemon serves the socket it is given as
- * fd 3 (LISTEN_PID / LISTEN_FDS), as dist/sfilterd.socket hands it over. */
+ * fd 3 (LISTEN_PID / LISTEN_FDS), as dist/sfilterd.socket hands it over;
+ * --socket then names the path for clients and logs only. */
 TEST(daemon_serves_a_socket_activated_listener)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	char dir[] = "/tmp/sftest-act-XXXXXX", sock[96];
+	SFD_AUTO;
 	struct sock_fprog prog = { ARRAY_SIZE(allow_prog), (struct sock_filter *)allow_prog };
-	int lfd, status = 0, i, connected = 0;
-	pid_t pid;
+	int status = 0, i, connected = 0;
 
-	if (!find_daemon() || !ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+	dm.activated = true;
+	if (!sfd_start_sfilterd(&dm, false))
 		return;
-	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
-	lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	if (!ASSERT_OK(bind(lfd, (struct sockaddr *)&addr, sizeof(addr)), "bind") ||
-	    !ASSERT_OK(listen(lfd, 16), "listen"))
-		return;
-	pid = fork();
-	if (pid == 0) {
-		char pidbuf[16];
-		int devnull = open("/dev/null", O_WRONLY);
-
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		dup2(lfd, 3);
-		dup2(devnull, 1);
-		dup2(devnull, 2);
-		snprintf(pidbuf, sizeof(pidbuf), "%d", getpid());
-		setenv("LISTEN_PID", pidbuf, 1);
-		setenv("LISTEN_FDS", "1", 1);
-		/* --socket names the path for clients and logs only. */
-		execl(daemon_path, "sfilterd", "--foreground", "--no-pin",
-		      "--socket", sock, "--log", "/dev/null", (char *)NULL);
-		_exit(127);
-	}
-	close(lfd);
-	setenv("SFILTER_SOCKET", sock, 1);
 	for (i = 0; i < 200 && !connected; i++) {
 		pid_t c = fork();
 
@@ -916,8 +767,4 @@ TEST(daemon_serves_a_socket_activated_listener)
 			usleep(25000);
 	}
 	ASSERT_TRUE(connected, "sf_attach through the activated socket");
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
-	unlink(sock);
-	rmdir(dir);
 }

@@ -72,11 +72,33 @@ static void show_file(const char *path)
 	printf("    %s:\n%s\n", path, buf);
 }
 
+/* The listener a socket-activated daemon is handed (dm->activated). */
+static int listener(const char *sock)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	size_t len = strlen(sock) + 1;
+	int fd;
+
+	if (len > sizeof(addr.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(addr.sun_path, sock, len);
+	unlink(sock); /* a restart: the last daemon's listener is gone */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
+			listen(fd, 16) < 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static bool launch(struct sfd *dm)
 {
 	int wait_ms = test_is_emulated() ? 240000 : 30000, waited, status, fd;
 	const char *argv[16];
-	int n = 0;
+	int n = 0, lfd = -1;
 
 	argv[n++] = "sfilterd";
 	argv[n++] = "--socket";
@@ -91,6 +113,14 @@ static bool launch(struct sfd *dm)
 		argv[n++] = "--no-pin";
 	}
 	argv[n] = NULL;
+	if (dm->activated) {
+		lfd = listener(dm->sock);
+		if (lfd < 0) {
+			test_fail(__FILE__, __LINE__, "listen on %s: %s", dm->sock,
+				  strerror(errno));
+			return false;
+		}
+	}
 	fflush(stdout);
 	dm->pid = fork();
 	if (dm->pid == 0) {
@@ -101,11 +131,25 @@ static bool launch(struct sfd *dm)
 			dup2(e, 1);
 			dup2(e, 2);
 		}
+		if (lfd >= 0) {
+			char pid[16];
+
+			/* dup2() onto itself would leave close-on-exec set. */
+			if (lfd == 3)
+				fcntl(3, F_SETFD, 0);
+			else
+				dup2(lfd, 3);
+			snprintf(pid, sizeof(pid), "%d", getpid());
+			setenv("LISTEN_PID", pid, 1);
+			setenv("LISTEN_FDS", "1", 1);
+		}
 		for (char *const *v = dm->env; v && *v; v++)
 			putenv(*v);
 		execv(dm->bin, (char *const *)argv);
 		_exit(127);
 	}
+	if (lfd >= 0)
+		close(lfd); /* the daemon holds the only listener: it goes with it */
 	if (!ASSERT_TRUE(dm->pid > 0, "fork sfilterd")) {
 		dm->pid = 0;
 		return false;
@@ -161,6 +205,15 @@ bool sfd_start(struct sfd *dm, bool pin)
 	return launch(dm);
 }
 
+bool sfd_start_sfilterd(struct sfd *dm, bool pin)
+{
+	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin))) {
+		test_skip("no sfilterd at ../sfilterd or ./sfilterd beside the test runner");
+		return false;
+	}
+	return sfd_start(dm, pin);
+}
+
 bool sfd_restart(struct sfd *dm)
 {
 	return launch(dm);
@@ -178,6 +231,28 @@ int sfd_signal(struct sfd *dm, int sig)
 	dm->pid = 0;
 	dm->exit_status = status;
 	return status;
+}
+
+bool sfd_stop(struct sfd *dm)
+{
+	bool exited, removed;
+	int status;
+
+	if (dm->pid <= 0)
+		return true;
+	status = sfd_signal(dm, SIGTERM);
+	if (!ASSERT_NEQ(status, -1, "waitpid sfilterd"))
+		return false;
+	exited = ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			     "sfilterd exits 0 on SIGTERM");
+	removed = ASSERT_EQ(access(dm->sock, F_OK), -1, "socket removed on exit");
+	return exited && removed;
+}
+
+void sfd_stop_cleanup(struct sfd *dm)
+{
+	sfd_stop(dm);
+	sfd_cleanup(dm);
 }
 
 void sfd_cleanup(struct sfd *dm)

@@ -25,6 +25,7 @@ struct sfd {
 	char sock[128], log[128], err[128];
 	char pin[96];           /* private pin dir; "" = --no-pin */
 	char *const *env;       /* extra NAME=VALUE for the daemon, or NULL */
+	bool activated;         /* socket activation: see sfd_start() */
 	int exit_status;        /* wait status of the last stop */
 };
 
@@ -34,8 +35,15 @@ int sfd_connect(const char *sock);
 /* Makes the directories and starts the daemon (dm->bin must be set):
  * pinned under /sys/fs/bpf/sfilter-test-<pid> when pin, else --no-pin.
  * Points SFILTER_SOCKET at it. Fails the test and returns false when it
- * does not listen. */
+ * does not listen.
+ * With dm->activated, sfd_start() binds and listens on the socket itself
+ * and hands it over as fd 3 with LISTEN_PID and LISTEN_FDS, as systemd's
+ * socket activation does; the socket then listens before the daemon runs,
+ * so whether the daemon serves it is for the test to see. */
 bool sfd_start(struct sfd *dm, bool pin);
+/* sfd_start() of the sfilterd beside the runner ($SF_SFILTERD); skips the
+ * test and returns false when there is none. */
+bool sfd_start_sfilterd(struct sfd *dm, bool pin);
 /* Starts it again on the same socket, log and pin dir. */
 bool sfd_restart(struct sfd *dm);
 /* Sends sig and reaps it; returns the wait status (-1 if not running). */
@@ -44,6 +52,15 @@ int sfd_signal(struct sfd *dm, int sig);
  * temporary directory; prints the daemon's stderr when the test failed. */
 void sfd_cleanup(struct sfd *dm);
 #define SFD_AUTO struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 }
+/* Stops it with SIGTERM and checks that the stop is clean: the daemon
+ * exits 0 and has removed its socket. True when it was, or when it was not
+ * running. */
+bool sfd_stop(struct sfd *dm);
+/* sfd_stop(), then sfd_cleanup(). */
+void sfd_stop_cleanup(struct sfd *dm);
+/* SFD_AUTO whose teardown checks the clean stop first: every test with it
+ * also specifies how the daemon ends. */
+#define SFD_AUTO_STOP struct sfd dm __attribute__((cleanup(sfd_stop_cleanup))) = { 0 }
 
 /* Whether the first 64 KiB of the file at path contain needle. */
 bool sfd_file_has(const char *path, const char *needle);
