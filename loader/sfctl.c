@@ -254,6 +254,14 @@ static int cmd_status(void)
 			printf("tasks:    unknown (%s)\n", get_str(o, "message"));
 		printf("events:   %" PRId64 " since start\nuptime:   %" PRId64 " s\n",
 		       get_int(o, "events", 0), get_int(o, "uptime_s", 0));
+		{
+			struct json_object *a = NULL;
+
+			if (json_object_object_get_ex(o, "sf_attach", &a) && a)
+				printf("sf_attach: %" PRId64 " direct, %" PRId64 " armed, %" PRId64
+				       " settled\n", get_int(a, "direct", 0),
+				       get_int(a, "armed", 0), get_int(a, "settled", 0));
+		}
 		printf("you:      %s\n", get_int(o, "admin", 0) ? "admin" : "not admin");
 	}
 	json_object_put(o);
