@@ -569,9 +569,20 @@ static bool in_recv(pid_t pid, pid_t tid)
 
 static void settle_when_receiving(const struct client *c, pid_t tid)
 {
+	struct timespec now, end;
 	int i;
 
-	for (i = 0; i < 200; i++) { /* about 10 ms at most */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_nsec += 10 * 1000000L; /* 10 ms at most, then the arm stays */
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	for (i = 0;; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return;
 		if (in_recv(c->pid, tid)) {
 			if (sf_runtime_settle(d.rt, tid, tid == c->pid ? c->pidfd : -1) > 0)
 				d.n_settled++;

@@ -713,6 +713,68 @@ TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 	close(rep[1]);
 }
 
+/* A caller that takes its time between sending the request and waiting
+ * for the reply (here: 200 ms asleep) is not in its recv when the daemon
+ * attaches: the chain is armed, the recv still runs under the old chain,
+ * and the next call is filtered. arg: a pipe's write end. */
+static int child_slow_to_receive(void *arg)
+{
+	int report = *(int *)arg, sv[2], fd;
+	char reply[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	size_t len;
+	char c;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0, sv) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 41;
+	fd = sfd_connect(getenv(SF_PROTO_SOCKET_ENV));
+	if (fd < 0)
+		return 42;
+	len = make_req(9, kill_own_io, ARRAY_SIZE(kill_own_io), 0, 0);
+	if (send(fd, &mbuf, len, MSG_NOSIGNAL) != (ssize_t)len)
+		return 43;
+	usleep(200000);
+	if (recv(fd, reply, sizeof(reply), 0) < (ssize_t)SF_PROTO_REPLY_SIZE ||
+	    ((struct sf_attach_reply *)reply)->error != 0)
+		return 44;
+	if (write(report, "a", 1) != 1)
+		return 45;
+	recvfrom(sv[0], &c, 1, 0, NULL, NULL);
+	return 7;
+}
+
+struct text { char s[4096]; };
+static void keep_text(void *ctx, const struct sf_reply *r, const char *text)
+{
+	(void)r;
+	snprintf(((struct text *)ctx)->s, sizeof(((struct text *)ctx)->s), "%s", text);
+}
+
+TEST(a_caller_slow_to_wait_for_its_reply_is_armed_and_its_recv_runs_under_the_old_chain)
+{
+	SFD_AUTO_STOP;
+	struct sf_msg_hdr h;
+	struct text t = { "" };
+	int status, rep[2];
+	const char *armed;
+	char c;
+
+	if (!sfd_start_sfilterd(&dm, false) || !ASSERT_OK(pipe(rep), "pipe"))
+		return;
+	status = in_child(child_slow_to_receive, &rep[1]);
+	close(rep[1]);
+	ASSERT_EQ(read(rep[0], &c, 1), 1, "the caller got its reply alive");
+	close(rep[0]);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		    "the caller was killed on its next recvfrom");
+	if (ASSERT_EQ(sfd_request(dm.sock, &h, SF_MSG_STATUS, sizeof(h), keep_text, &t), 0,
+		      "status")) {
+		test_log("status: %s\n", t.s);
+		armed = strstr(t.s, "\"armed\":");
+		ASSERT_TRUE(armed && atoi(armed + 8) == 1, "the daemon armed the chain");
+	}
+}
+
 /* The event log is JSON lines; SIGHUP reopens it (log rotation). */
 TEST(daemon_log_is_json_lines_and_sighup_reopens_it)
 {
