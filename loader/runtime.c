@@ -3,6 +3,7 @@
  * The runtime from user space (loader/runtime.h): loads bpf/sfilter.bpf.c,
  * detects the enforcement tier, compiles chains (loader/runtime_chain.c),
  * gives tasks their chains through the task iterator, and reads events.
+ * Cgroup attach is loader/runtime_cgroup.c.
  *
  * Chains form a tree: a node is (parent chain, filter, attach flags), so
  * equal chains are one node, one generated program and one PROG_ARRAY slot
@@ -32,75 +33,8 @@
 #include <json-c/json.h>
 #include <seccomp.h>
 
-struct sf_node {
-	struct sf_node *parent;
-	struct sf_node *hnext;       /* hash bucket */
-	struct sock_filter *insns;
-	size_t len;
-	unsigned int flags;
-	uint32_t id;                 /* the filter's id */
-	uint32_t depth;              /* filters in the chain */
-	uint32_t path_insns;         /* sum of (kernel count + 4) over the chain */
-	uint64_t hash;
-	int slot;                    /* PROG_ARRAY slot, 0 when not loaded */
-	int prog_fd;
-	uid_t owner;                 /* sf_runtime_set_owner() */
-	bool dead;                   /* detached/replaced: never reused */
-	bool table_pending;          /* defer_tables: the row's arches from */
-	uint8_t table_next_arch;     /* table_next_arch on are all "run" */
-	bool busy;                   /* not collectable (an operation uses it) */
-	int idx;                     /* state file index */
-};
-
-struct sf_cg_app {                   /* one sf_cg_append entry */
-	uint32_t from;
-	struct sf_node *to;
-};
-
-struct sf_cgroup {
-	struct sf_cgroup *next;
-	uint64_t id;                 /* kernfs id = inode of the directory */
-	char *path;
-	struct sf_node *base;        /* the cgroup's own filters, as a chain */
-	struct sf_cg_app *app;
-	size_t n_app, cap_app;
-};
-
-#define HASH_BUCKETS 1024
-
-struct sf_runtime {
-	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
-	/* What the runtime uses, from the skeleton or from the pins. */
-	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
-	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss;
-	bool own_fds;                /* adopted: the fds above are ours */
-	struct sfilter_bpf__bss *bss;
-	uint64_t cg_pended_seen;     /* bss->sf_cg_pended at the last scan */
-	void *bss_map;               /* adopted: our mmap of the .bss map */
-	char *pin_dir;               /* NULL: not pinned */
-	char *state_path;
-	struct sf_cgroup *cgroups;
-	enum sf_tier tier;
-	bool verbose;
-	bool defer_tables;
-	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task */
-	struct sf_layout layout;
-	struct sf_const *table;      /* sf_table, mmap'd */
-	size_t table_bytes;
-	struct sf_node *slots[SF_MAX_CHAINS];
-	struct sf_node *buckets[HASH_BUCKETS];
-	uint32_t next_id;
-	struct ring_buffer *rb;
-	sf_event_fn fn;
-	void *fn_ctx;
-	pthread_mutex_t lock;
-};
-
 static bool g_verbose;
 
-static void save_state(struct sf_runtime *rt);
-static void cg_forget_slot(struct sf_runtime *rt, int slot);
-static bool cg_uses_slot(struct sf_runtime *rt, int slot);
 
 static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -327,7 +261,7 @@ static void free_user_state(struct sf_runtime *rt)
 	struct sf_cgroup *c, *cn;
 	size_t i;
 
-	for (i = 0; i < HASH_BUCKETS; i++) {
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++) {
 		struct sf_node *n = rt->buckets[i], *next;
 
 		for (; n; n = next) {
@@ -403,16 +337,11 @@ void sf_runtime_close(struct sf_runtime *rt)
 
 /* ---- the iterator ------------------------------------------------------- */
 
-struct recs {
-	struct sf_iter_rec *r;
-	size_t n;
-};
-
 /*
  * One pass of sf_iter over the thread group tgid (0: every task), applying
  * the pending entries and returning one record per task it reports.
  */
-static int iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct recs *out)
+int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out)
 {
 	size_t cap = 0;
 	char buf[4096];
@@ -483,7 +412,7 @@ static pid_t tgid_of(pid_t tid)
 	return tgid;
 }
 
-static const struct sf_iter_rec *find_rec(const struct recs *r, pid_t tid)
+static const struct sf_iter_rec *find_rec(const struct sf_rt_recs *r, pid_t tid)
 {
 	size_t i;
 
@@ -494,21 +423,21 @@ static const struct sf_iter_rec *find_rec(const struct recs *r, pid_t tid)
 }
 
 /* Reads the chain slot of every thread in tid's group. */
-static int read_group(struct sf_runtime *rt, pid_t tid, pid_t *tgid, struct recs *r)
+static int read_group(struct sf_runtime *rt, pid_t tid, pid_t *tgid, struct sf_rt_recs *r)
 {
 	int err;
 
 	*tgid = tgid_of(tid);
 	if (*tgid <= 0)
 		return -ESRCH;
-	err = iter_run(rt, *tgid, true, r);
+	err = sf_rt_iter_run(rt, *tgid, true, r);
 	if (err)
 		return err;
 	if (!find_rec(r, tid)) {
 		/* A kernel whose filtered iteration missed the thread: look
 		 * at every task instead. */
 		free(r->r);
-		err = iter_run(rt, 0, true, r);
+		err = sf_rt_iter_run(rt, 0, true, r);
 		if (err)
 			return err;
 		if (!find_rec(r, tid)) {
@@ -537,7 +466,7 @@ static struct sf_node *node_find(struct sf_runtime *rt, struct sf_node *parent,
 {
 	struct sf_node *n;
 
-	for (n = rt->buckets[hash % HASH_BUCKETS]; n; n = n->hnext)
+	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
 		if (n->hash == hash && n->parent == parent && n->len == len &&
 		    n->flags == flags && !n->dead && (!id || n->id == id) &&
 		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0)
@@ -555,9 +484,9 @@ static uint64_t node_hash(const struct sf_node *parent, unsigned int flags,
 
 /* The node (parent, insns, flags): an existing one, or a new one with id
  * (0: a fresh id). kcount: the filter's kernel instruction count. */
-static struct sf_node *node_get(struct sf_runtime *rt, struct sf_node *parent,
-				const struct sock_filter *insns, size_t len,
-				unsigned int flags, uint32_t id, int kcount)
+struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
+			       const struct sock_filter *insns, size_t len,
+			       unsigned int flags, uint32_t id, int kcount)
 {
 	uint64_t hash = node_hash(parent, flags, insns, len);
 	struct sf_node *node = node_find(rt, parent, insns, len, flags, hash, id);
@@ -582,8 +511,8 @@ static struct sf_node *node_get(struct sf_runtime *rt, struct sf_node *parent,
 		rt->next_id = node->id + 1;
 	node->depth = parent ? parent->depth + 1 : 1;
 	node->path_insns = (parent ? parent->path_insns : 0) + kcount + C2E_CHAIN_PENALTY;
-	node->hnext = rt->buckets[hash % HASH_BUCKETS];
-	rt->buckets[hash % HASH_BUCKETS] = node;
+	node->hnext = rt->buckets[hash % SF_RT_HASH_BUCKETS];
+	rt->buckets[hash % SF_RT_HASH_BUCKETS] = node;
 	return node;
 }
 
@@ -601,9 +530,9 @@ static bool is_ancestor_or_self(const struct sf_node *a, const struct sf_node *o
 static int collect_slots(struct sf_runtime *rt)
 {
 	bool used[SF_MAX_CHAINS] = { false };
-	struct recs r;
+	struct sf_rt_recs r;
 	size_t i;
-	int err = iter_run(rt, 0, false, &r), freed = 0;
+	int err = sf_rt_iter_run(rt, 0, false, &r), freed = 0;
 
 	if (err)
 		return err;
@@ -613,8 +542,8 @@ static int collect_slots(struct sf_runtime *rt)
 	free(r.r);
 	for (i = 1; i < SF_MAX_CHAINS; i++)
 		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
-		    !cg_uses_slot(rt, i)) {
-			cg_forget_slot(rt, i);
+		    !sf_rt_cg_uses_slot(rt, i)) {
+			sf_rt_cg_forget_slot(rt, i);
 			node_unload(rt, rt->slots[i]);
 			freed++;
 		}
@@ -741,7 +670,7 @@ static int node_filters(const struct sf_node *node, struct sf_chain_filter **cfp
 }
 
 /* Generates, loads and installs the chain program of n. */
-static int node_load(struct sf_runtime *rt, struct sf_node *node)
+int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node)
 {
 	struct sf_chain_filter *cf;
 	struct sock_fprog *fp;
@@ -787,7 +716,7 @@ static int node_load(struct sf_runtime *rt, struct sf_node *node)
 	rt->slots[slot] = node;
 	/* Recorded before any task gets the slot: an adopting runtime knows
 	 * every chain a task can have. */
-	save_state(rt);
+	sf_rt_save_state(rt);
 out:
 	c2e_ebpf_free(&prog);
 	free(cf);
@@ -830,7 +759,7 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 /* Moves every listed thread from its chain (expect) to slot, in one
  * iterator pass. Returns how many were applied, or -errno. */
 static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *want,
-		 size_t n, int slot, pid_t arm_tid, struct recs *after)
+		 size_t n, int slot, pid_t arm_tid, struct sf_rt_recs *after)
 {
 	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
@@ -845,7 +774,7 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *wa
 		if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY))
 			return -errno;
 	}
-	err = iter_run(rt, tgid, true, after);
+	err = sf_rt_iter_run(rt, tgid, true, after);
 	if (err == 0 && rt->iter_filter) {
 		/* Some tid not visited by a filtered pass: look everywhere. */
 		for (i = 0; i < n; i++)
@@ -853,7 +782,7 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *wa
 				break;
 		if (i < n) {
 			free(after->r);
-			err = iter_run(rt, 0, true, after);
+			err = sf_rt_iter_run(rt, 0, true, after);
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -872,7 +801,7 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 			 const struct sock_fprog *prog, unsigned int flags,
 			 uint32_t *filter_id)
 {
-	struct recs group = { 0 }, after = { 0 };
+	struct sf_rt_recs group = { 0 }, after = { 0 };
 	struct sf_node *parent = NULL, *node;
 	const struct sf_iter_rec *me;
 	pid_t tgid;
@@ -918,13 +847,14 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 		}
 	}
 
-	node = node_get(rt, parent, prog->filter, prog->len, flags & ~SF_ATTACH_ARM, 0, kcount);
+	node = sf_rt_node_get(rt, parent, prog->filter, prog->len, flags & ~SF_ATTACH_ARM, 0,
+			      kcount);
 	if (!node) {
 		err = -ENOMEM;
 		goto out;
 	}
 	if (!node->slot) {
-		err = node_load(rt, node);
+		err = sf_rt_node_load(rt, node);
 		if (err)
 			goto out;
 	}
@@ -1007,7 +937,7 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 		return -ESRCH;
 	pthread_mutex_lock(&rt->lock);
 	ret = attach_locked(rt, tid, prog, flags, filter_id);
-	save_state(rt);
+	sf_rt_save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return ret;
 }
@@ -1015,7 +945,7 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd)
 {
 	struct sf_pending p = { .chain = SF_PENDING_SETTLE };
-	struct recs after = { 0 };
+	struct sf_rt_recs after = { 0 };
 	uint32_t key = (uint32_t)tid;
 	struct sf_task t;
 	pid_t tgid;
@@ -1038,7 +968,7 @@ int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd)
 		err = -errno;
 		goto out;
 	}
-	err = iter_run(rt, tgid, true, &after);
+	err = sf_rt_iter_run(rt, tgid, true, &after);
 	bpf_map_delete_elem(rt->fd_pending, &key);
 out:
 	free(after.r);
@@ -1279,7 +1209,7 @@ struct st_app {
 	int32_t to;
 };
 
-static void save_state(struct sf_runtime *rt)
+void sf_rt_save_state(struct sf_runtime *rt)
 {
 	struct st_head h = { STATE_MAGIC, STATE_VERSION, rt->tier, rt->next_id, 0, 0 };
 	struct sf_cgroup *c;
@@ -1290,7 +1220,7 @@ static void save_state(struct sf_runtime *rt)
 
 	if (!rt->state_path)
 		return;
-	for (i = 0; i < HASH_BUCKETS; i++) {
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++) {
 		struct sf_node *n;
 
 		for (n = rt->buckets[i]; n; n = n->hnext)
@@ -1306,7 +1236,7 @@ static void save_state(struct sf_runtime *rt)
 		return;
 	}
 	fwrite(&h, sizeof(h), 1, f);
-	for (i = 0; i < HASH_BUCKETS; i++) {
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++) {
 		struct sf_node *n;
 
 		for (n = rt->buckets[i]; n; n = n->hnext) {
@@ -1397,8 +1327,8 @@ static int load_state(struct sf_runtime *rt)
 		n->prog_fd = -1;
 		if (n->slot)
 			rt->slots[n->slot] = n;
-		n->hnext = rt->buckets[n->hash % HASH_BUCKETS];
-		rt->buckets[n->hash % HASH_BUCKETS] = n;
+		n->hnext = rt->buckets[n->hash % SF_RT_HASH_BUCKETS];
+		rt->buckets[n->hash % SF_RT_HASH_BUCKETS] = n;
 		all[r.idx] = n;
 		parents[r.idx] = r.parent;
 	}
@@ -1560,7 +1490,7 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 			rm_pins(pin_dir);
 			goto fail;
 		}
-		save_state(rt);
+		sf_rt_save_state(rt);
 	}
 	err = finish_open(rt);
 	if (err)
@@ -1614,7 +1544,7 @@ int sf_runtime_uninstall(struct sf_runtime *rt)
  * detach/replace act on every chain node carrying it.
  */
 
-static bool path_has(const struct sf_node *n, uint32_t id)
+bool sf_rt_path_has(const struct sf_node *n, uint32_t id)
 {
 	for (; n; n = n->parent)
 		if (n->id == id)
@@ -1653,7 +1583,7 @@ static int rebuild(struct sf_runtime *rt, struct sf_node *n, uint32_t id,
 			return kcount;
 		if ((uint64_t)kcount + (cur ? cur->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
 			return -ENOMEM;
-		cur = node_get(rt, cur, insns, len, o->flags, o->id, kcount);
+		cur = sf_rt_node_get(rt, cur, insns, len, o->flags, o->id, kcount);
 		if (!cur)
 			return -ENOMEM;
 	}
@@ -1669,9 +1599,9 @@ static int move_tasks(struct sf_runtime *rt, const int *to)
 	int pfd = rt->fd_pending, round;
 
 	for (round = 0; round < 16; round++) {
-		struct recs r, after;
+		struct sf_rt_recs r, after;
 		size_t i, n = 0;
-		int err = iter_run(rt, 0, false, &r);
+		int err = sf_rt_iter_run(rt, 0, false, &r);
 
 		if (err)
 			return err;
@@ -1693,7 +1623,7 @@ static int move_tasks(struct sf_runtime *rt, const int *to)
 			free(r.r);
 			return 0;
 		}
-		err = iter_run(rt, 0, false, &after);
+		err = sf_rt_iter_run(rt, 0, false, &after);
 		for (i = 0; i < n; i++) {
 			uint32_t key = r.r[i].tid;
 
@@ -1707,8 +1637,6 @@ static int move_tasks(struct sf_runtime *rt, const int *to)
 	return -EAGAIN;
 }
 
-static void cg_sync(struct sf_runtime *rt, struct sf_cgroup *c);
-
 static int change_locked(struct sf_runtime *rt, uint32_t id,
 			 const struct sock_fprog *repl)
 {
@@ -1719,7 +1647,7 @@ static int change_locked(struct sf_runtime *rt, uint32_t id,
 	bool found = false;
 	int err = 0;
 
-	for (i = 0; i < HASH_BUCKETS; i++) {
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++) {
 		struct sf_node *x;
 
 		for (x = rt->buckets[i]; x; x = x->hnext)
@@ -1731,16 +1659,16 @@ static int change_locked(struct sf_runtime *rt, uint32_t id,
 	for (i = 0; i < SF_MAX_CHAINS; i++)
 		to[i] = -1;
 	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (rt->slots[i] && path_has(rt->slots[i], id)) {
+		if (rt->slots[i] && sf_rt_path_has(rt->slots[i], id)) {
 			rt->slots[i]->busy = true;
 			aff[n++] = rt->slots[i];
 		}
 	/* Every node carrying the id, loaded or not, is never reused. */
-	for (i = 0; i < HASH_BUCKETS; i++) {
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++) {
 		struct sf_node *x;
 
 		for (x = rt->buckets[i]; x; x = x->hnext)
-			if (path_has(x, id))
+			if (sf_rt_path_has(x, id))
 				x->dead = true;
 	}
 	for (i = 0; i < n; i++) {
@@ -1748,7 +1676,7 @@ static int change_locked(struct sf_runtime *rt, uint32_t id,
 		if (err)
 			goto out;
 		if (nw[i] && !nw[i]->slot) {
-			err = node_load(rt, nw[i]);
+			err = sf_rt_node_load(rt, nw[i]);
 			if (err)
 				goto out;
 		}
@@ -1757,19 +1685,19 @@ static int change_locked(struct sf_runtime *rt, uint32_t id,
 		to[aff[i]->slot] = nw[i] ? nw[i]->slot : 0;
 	}
 	for (c = rt->cgroups; c; c = c->next)
-		if (path_has(c->base, id)) {
+		if (sf_rt_path_has(c->base, id)) {
 			struct sf_node *b;
 
 			err = rebuild(rt, c->base, id, repl, &b);
 			if (err)
 				goto out;
-			if (b && !b->slot && (err = node_load(rt, b)))
+			if (b && !b->slot && (err = sf_rt_node_load(rt, b)))
 				goto out;
 			c->base = b;
 		}
 	/* The cgroups' prepared appends name old chains: start over. */
 	for (c = rt->cgroups; c; c = c->next)
-		cg_sync(rt, c);
+		sf_rt_cg_sync(rt, c);
 	err = move_tasks(rt, to);
 	if (err)
 		goto out;
@@ -1787,7 +1715,7 @@ out:
 	for (i = 1; i < SF_MAX_CHAINS; i++)
 		if (rt->slots[i])
 			rt->slots[i]->busy = false;
-	save_state(rt);
+	sf_rt_save_state(rt);
 	return err;
 }
 
@@ -1820,540 +1748,16 @@ int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 	return err;
 }
 
-/* ---- cgroups (issue 4) ---------------------------------------------------- */
-
-static bool cg_uses_slot(struct sf_runtime *rt, int slot)
-{
-	struct sf_cgroup *c;
-	size_t i;
-
-	for (c = rt->cgroups; c; c = c->next) {
-		if (c->base && c->base->slot == slot)
-			return true;
-		for (i = 0; i < c->n_app; i++)
-			if (c->app[i].to->slot == slot)
-				return true;
-	}
-	return false;
-}
-
-/* A slot is going away: drop the appends that start from it. */
-static void cg_forget_slot(struct sf_runtime *rt, int slot)
-{
-	struct sf_cgroup *c;
-	size_t i;
-
-	for (c = rt->cgroups; c; c = c->next)
-		for (i = 0; i < c->n_app;) {
-			if (c->app[i].from == (uint32_t)slot) {
-				struct sf_cg_key k = { .cgid = c->id, .chain = slot };
-
-				bpf_map_delete_elem(rt->fd_cgapp, &k);
-				c->app[i] = c->app[--c->n_app];
-			} else {
-				i++;
-			}
-		}
-}
-
-/* The kernel maps follow c: its base chain, no prepared appends. */
-static void cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
-{
-	struct sf_cg v = { .chain = c->base ? c->base->slot : 0 };
-	size_t i;
-
-	for (i = 0; i < c->n_app; i++) {
-		struct sf_cg_key k = { .cgid = c->id, .chain = c->app[i].from };
-
-		bpf_map_delete_elem(rt->fd_cgapp, &k);
-	}
-	c->n_app = 0;
-	if (v.chain)
-		bpf_map_update_elem(rt->fd_cgroups, &c->id, &v, BPF_ANY);
-	else
-		bpf_map_delete_elem(rt->fd_cgroups, &c->id);
-}
-
-/* from's chain with c's filters appended (those it lacks), loaded. */
-static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
-		     struct sf_node *from, struct sf_node **out)
-{
-	struct sf_node *path[4096 + 8], *cur = from, *b;
-	size_t depth = 0;
-	int err;
-
-	for (b = c->base; b; b = b->parent) {
-		if (depth == sizeof(path) / sizeof(path[0]))
-			return -E2BIG;
-		path[depth++] = b;
-	}
-	while (depth--) {
-		b = path[depth];
-		if (path_has(from, b->id))
-			continue;
-		if ((uint64_t)(b->path_insns - (b->parent ? b->parent->path_insns : 0)) +
-		    (cur ? cur->path_insns : 0) > C2E_MAX_CHAIN_INSNS + C2E_CHAIN_PENALTY)
-			return -ENOMEM;
-		cur = node_get(rt, cur, b->insns, b->len, b->flags, b->id,
-			       b->path_insns - (b->parent ? b->parent->path_insns : 0) -
-			       C2E_CHAIN_PENALTY);
-		if (!cur)
-			return -ENOMEM;
-	}
-	if (cur && !cur->slot && (err = node_load(rt, cur)))
-		return err;
-	*out = cur;
-	return 0;
-}
-
-static int cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,
-		      struct sf_node *to)
-{
-	struct sf_cg_key k = { .cgid = c->id, .chain = from };
-	uint32_t v = to->slot;
-	size_t i;
-
-	for (i = 0; i < c->n_app; i++)
-		if (c->app[i].from == from) {
-			c->app[i].to = to;
-			goto map;
-		}
-	if (c->n_app == c->cap_app) {
-		size_t cap = c->cap_app ? 2 * c->cap_app : 8;
-		struct sf_cg_app *a = realloc(c->app, cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		c->app = a;
-		c->cap_app = cap;
-	}
-	c->app[c->n_app++] = (struct sf_cg_app){ from, to };
-map:
-	if (bpf_map_update_elem(rt->fd_cgapp, &k, &v, BPF_ANY))
-		return -errno;
-	return 0;
-}
-
-/* Moves the listed tids (0-terminated: tids[n]) onto "their chain + c's
- * filters"; with from_tgid, every thread of those groups. */
-static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
-		      const pid_t *tids, size_t ntids, bool groups)
-{
-	int to[SF_MAX_CHAINS], err = 0, round;
-	size_t i, k;
-
-	for (round = 0; round < 8; round++) {
-		struct recs r, after;
-		size_t n = 0;
-
-		err = iter_run(rt, 0, true, &r);
-		if (err)
-			return err;
-		for (i = 0; i < SF_MAX_CHAINS; i++)
-			to[i] = -1;
-		for (i = 0; i < r.n; i++) {
-			struct sf_node *from, *nw;
-			uint32_t ch = r.r[i].chain, key = r.r[i].tid;
-			struct sf_pending p;
-			bool want = false;
-
-			for (k = 0; k < ntids && !want; k++)
-				want = groups ? (pid_t)r.r[i].tgid == tids[k]
-					      : (pid_t)r.r[i].tid == tids[k];
-			if (!want || ch >= SF_MAX_CHAINS)
-				continue;
-			from = ch ? rt->slots[ch] : NULL;
-			if (ch && !from)
-				continue; /* not ours */
-			if (to[ch] < 0) {
-				err = cg_append(rt, c, from, &nw);
-				if (err)
-					goto fail;
-				to[ch] = nw ? nw->slot : 0;
-				if (nw && nw != from)
-					nw->busy = true;
-				if (nw && ch && (err = cg_add_app(rt, c, ch, nw)))
-					goto fail;
-			}
-			if ((uint32_t)to[ch] == ch)
-				continue;
-			p.chain = to[ch];
-			p.expect = ch;
-			if (bpf_map_update_elem(rt->fd_pending, &key, &p, BPF_ANY)) {
-				err = -errno;
-				goto fail;
-			}
-			r.r[n++] = r.r[i];
-		}
-		if (n == 0) {
-			free(r.r);
-			break;
-		}
-		err = iter_run(rt, 0, true, &after);
-		for (i = 0; i < n; i++) {
-			uint32_t key = r.r[i].tid;
-
-			bpf_map_delete_elem(rt->fd_pending, &key);
-		}
-		free(r.r);
-		if (err)
-			goto out;
-		free(after.r);
-		continue;
-fail:
-		free(r.r);
-		goto out;
-	}
-out:
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (rt->slots[i])
-			rt->slots[i]->busy = false;
-	return err;
-}
-
-/* Appends the tasks of dir (not of its sub-cgroups) to *out. */
-static int read_tids_one(const char *dir, pid_t **out, size_t *n, size_t *capp)
-{
-	char path[PATH_MAX];
-	size_t cap = *capp;
-	FILE *f;
-	int v;
-
-	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		f = fopen(path, "r");
-	}
-	if (!f)
-		return -errno;
-	while (fscanf(f, "%d", &v) == 1) {
-		if (*n == cap) {
-			pid_t *p;
-
-			cap = 2 * cap + 64;
-			p = realloc(*out, cap * sizeof(*p));
-			if (!p) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			*out = p;
-		}
-		(*out)[(*n)++] = v;
-	}
-	*capp = cap;
-	fclose(f);
-	return 0;
-}
-
-static int read_tids_tree(const char *dir, pid_t **out, size_t *n, size_t *cap,
-			  int depth)
-{
-	char sub[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
-	int err;
-
-	if (depth > 64)
-		return -ELOOP;
-	err = read_tids_one(dir, out, n, cap);
-	if (err)
-		return err;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno; /* removed meanwhile */
-	while (!err && (e = readdir(d))) {
-		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		err = read_tids_tree(sub, out, n, cap, depth + 1);
-		if (err == -ENOENT) /* a sub-cgroup removed meanwhile */
-			err = 0;
-	}
-	closedir(d);
-	return err;
-}
-
-/* Every task in the cgroup at dir and in its sub-cgroups: attaching to a
- * cgroup covers its subtree, as every cgroup v2 controller does. */
-static int read_tids(const char *dir, pid_t **out, size_t *n)
-{
-	size_t cap = 0;
-	int err;
-
-	*out = NULL;
-	*n = 0;
-	err = read_tids_tree(dir, out, n, &cap, 0);
-	if (err) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
-	return err;
-}
-
-/* Whether the cgroup directory path lies strictly below the cgroup whose
- * kernfs id is ancestor_id (same cgroup2 mount: same st_dev). */
-static bool cg_is_below(const char *path, uint64_t ancestor_id)
-{
-	char buf[PATH_MAX], *slash;
-	struct stat st, top;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
-		return false;
-	while ((slash = strrchr(buf, '/')) && slash != buf) {
-		*slash = '\0';
-		if (stat(buf, &st) || st.st_dev != top.st_dev)
-			return false;
-		if ((uint64_t)st.st_ino == ancestor_id)
-			return true;
-	}
-	return false;
-}
-
-/* The attached cgroup nearest above path (strictly), or NULL. */
-static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *path)
-{
-	char buf[PATH_MAX], *slash;
-	struct stat st, top;
-	struct sf_cgroup *c;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
-		return NULL;
-	while ((slash = strrchr(buf, '/')) && slash != buf) {
-		*slash = '\0';
-		if (stat(buf, &st) || st.st_dev != top.st_dev)
-			return NULL;
-		for (c = rt->cgroups; c; c = c->next)
-			if (c->id == (uint64_t)st.st_ino && c->base)
-				return c;
-	}
-	return NULL;
-}
-
-static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
-				const struct sock_fprog *prog, unsigned int flags,
-				uint32_t *filter_id)
-{
-	struct sf_cgroup *c, **pp;
-	struct sf_node *node;
-	bool fresh = false;
-	struct stat st;
-	pid_t *tids;
-	size_t n;
-	int kcount, err, round;
-
-	if (stat(path, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	for (c = rt->cgroups; c; c = c->next)
-		if (c->id == (uint64_t)st.st_ino)
-			break;
-	if (!c) {
-		struct sf_cgroup *above = cg_nearest_above(rt, path);
-		char *real = realpath(path, NULL);
-
-		c = calloc(1, sizeof(*c));
-		if (!c || !real) {
-			free(c);
-			free(real);
-			return -ENOMEM;
-		}
-		c->path = real;
-		c->id = st.st_ino;
-		/* The filters of the cgroups above come first, as if the
-		 * joiner had joined each of them in turn. */
-		c->base = above ? above->base : NULL;
-		c->next = rt->cgroups;
-		rt->cgroups = c;
-		fresh = true;
-	}
-	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
-	if (kcount < 0) {
-		err = kcount;
-		goto undo;
-	}
-	if ((uint64_t)kcount + (c->base ? c->base->path_insns : 0) > C2E_MAX_CHAIN_INSNS) {
-		err = -ENOMEM;
-		goto undo;
-	}
-	/* A fresh id: the cgroup's filter is its own attach. */
-	node = node_get(rt, c->base, prog->filter, prog->len,
-			flags & ~SF_ATTACH_TSYNC, rt->next_id, kcount);
-	if (!node) {
-		err = -ENOMEM;
-		goto undo;
-	}
-	if (!node->slot && (err = node_load(rt, node)))
-		goto undo;
-	/* Attached cgroups below this one get the new filter too: a joiner
-	 * there takes only the nearest attached cgroup's chain. All are
-	 * prepared before any is changed, so a failure changes nothing. */
-	{
-		struct sf_cgroup *d, **below = NULL;
-		struct sf_node **nb = NULL;
-		size_t nd = 0, i;
-
-		for (d = rt->cgroups; d; d = d->next)
-			nd += d != c && d->base && cg_is_below(d->path, c->id);
-		if (nd) {
-			below = calloc(nd, sizeof(*below));
-			nb = calloc(nd, sizeof(*nb));
-			if (!below || !nb) {
-				free(below);
-				free(nb);
-				err = -ENOMEM;
-				goto undo;
-			}
-			nd = 0;
-			for (d = rt->cgroups; d; d = d->next)
-				if (d != c && d->base && cg_is_below(d->path, c->id))
-					below[nd++] = d;
-		}
-		for (i = 0, err = 0; i < nd && !err; i++)
-			err = cg_append(rt, below[i], node, &nb[i]);
-		for (i = 0; i < nd && !err; i++) {
-			below[i]->base = nb[i];
-			cg_sync(rt, below[i]);
-		}
-		free(below);
-		free(nb);
-		if (err)
-			goto undo;
-	}
-	c->base = node;
-	/* Joiners from now on: the tracepoint. Then everyone already in,
-	 * until a pass finds nobody left without the filter. */
-	cg_sync(rt, c);
-	for (round = 0; round < 8; round++) {
-		err = read_tids(path, &tids, &n);
-		if (err)
-			return err;
-		err = cg_confine(rt, c, tids, n, false);
-		free(tids);
-		if (err)
-			return err;
-		err = read_tids(path, &tids, &n);
-		if (err)
-			return err;
-		{
-			struct recs r;
-			size_t i, missing = 0;
-
-			err = iter_run(rt, 0, true, &r);
-			if (err) {
-				free(tids);
-				return err;
-			}
-			for (i = 0; i < r.n; i++) {
-				size_t k;
-
-				for (k = 0; k < n; k++)
-					if ((pid_t)r.r[i].tid == tids[k])
-						break;
-				if (k < n && !(r.r[i].chain < SF_MAX_CHAINS &&
-					       rt->slots[r.r[i].chain] &&
-					       path_has(rt->slots[r.r[i].chain], node->id)))
-					missing++;
-			}
-			free(r.r);
-			free(tids);
-			if (!missing)
-				break;
-		}
-	}
-	if (filter_id)
-		*filter_id = node->id;
-	return round < 8 ? 0 : -EAGAIN;
-undo:
-	/* Nothing was put in force: a cgroup new to us is forgotten. */
-	if (fresh) {
-		for (pp = &rt->cgroups; *pp != c; pp = &(*pp)->next)
-			;
-		*pp = c->next;
-		free(c->path);
-		free(c->app);
-		free(c);
-	}
-	return err;
-}
-
-int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
-			     const struct sock_fprog *prog, unsigned int flags,
-			     uint32_t *filter_id, struct c2e_error *cerr)
-{
-	int err;
-
-	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
-		return -EINVAL;
-	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS)
-		return -EINVAL;
-	if (c2e_validate(prog->filter, prog->len, cerr))
-		return -EINVAL;
-	if (!cgroup_path)
-		return -EINVAL;
-	pthread_mutex_lock(&rt->lock);
-	err = attach_cgroup_locked(rt, cgroup_path, prog, flags, filter_id);
-	save_state(rt);
-	pthread_mutex_unlock(&rt->lock);
-	return err;
-}
-
-int sf_runtime_process_pending(struct sf_runtime *rt)
-{
-	struct sf_cg_pend p;
-	uint32_t key, next;
-	uint64_t pended;
-	int err = 0, done = 0;
-
-	pthread_mutex_lock(&rt->lock);
-	/* Read before the scan: an entry added during it bumps the count
-	 * again, so the next call looks once more. */
-	pended = __atomic_load_n(&rt->bss->sf_cg_pended, __ATOMIC_ACQUIRE);
-	if (pended == rt->cg_pended_seen) {
-		pthread_mutex_unlock(&rt->lock);
-		return 0;
-	}
-	rt->cg_pended_seen = pended;
-	while (bpf_map_get_next_key(rt->fd_cgpend, NULL, &next) == 0) {
-		struct sf_cgroup *c;
-		pid_t who;
-		int e;
-
-		key = next;
-		if (bpf_map_lookup_elem(rt->fd_cgpend, &key, &p)) {
-			bpf_map_delete_elem(rt->fd_cgpend, &key);
-			continue;
-		}
-		bpf_map_delete_elem(rt->fd_cgpend, &key);
-		for (c = rt->cgroups; c; c = c->next)
-			if (c->id == p.cgid)
-				break;
-		if (!c || !c->base)
-			continue;
-		who = p.threadgroup ? (pid_t)p.tgid : (pid_t)key;
-		e = cg_confine(rt, c, &who, 1, p.threadgroup);
-		if (e && !err)
-			err = e;
-		done++;
-	}
-	if (done)
-		save_state(rt);
-	pthread_mutex_unlock(&rt->lock);
-	return err ? err : done;
-}
-
 /* ---- introspection (issue 4) ---------------------------------------------- */
 
 int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 {
-	struct recs r;
+	struct sf_rt_recs r;
 	size_t i;
 	int err;
 
 	pthread_mutex_lock(&rt->lock);
-	err = iter_run(rt, 0, false, &r);
+	err = sf_rt_iter_run(rt, 0, false, &r);
 	if (err) {
 		pthread_mutex_unlock(&rt->lock);
 		return err;
@@ -2401,7 +1805,7 @@ static struct sf_node *node_by_id(struct sf_runtime *rt, uint32_t id)
 	struct sf_node *n, *dead = NULL;
 	size_t i;
 
-	for (i = 0; i < HASH_BUCKETS; i++)
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
 		for (n = rt->buckets[i]; n; n = n->hnext)
 			if (n->id == id) {
 				if (!n->dead)
@@ -2447,14 +1851,14 @@ int sf_runtime_set_owner(struct sf_runtime *rt, uint32_t filter_id, uid_t owner)
 	int found = 0;
 
 	pthread_mutex_lock(&rt->lock);
-	for (i = 0; i < HASH_BUCKETS; i++)
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
 		for (n = rt->buckets[i]; n; n = n->hnext)
 			if (n->id == filter_id) {
 				n->owner = owner;
 				found = 1;
 			}
 	if (found)
-		save_state(rt);
+		sf_rt_save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return found ? 0 : -ENOENT;
 }

@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cgroup attach (loader/runtime.h: sf_runtime_attach_cgroup): a cgroup's
+ * filters as a chain of its own, its tasks moved onto "their chain + the
+ * cgroup's filters", and the maps the BPF side reads when a task enters
+ * (sf_cgroups: the base chain; sf_cg_append: prepared appends; sf_cg_pend:
+ * joins left to sf_runtime_process_pending()).
+ */
+#define _GNU_SOURCE
+#include "runtime.h"
+#include "runtime_internal.h"
+#include "sfilter.skel.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <limits.h>
+#include <bpf/bpf.h>
+
+bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot)
+{
+	struct sf_cgroup *c;
+	size_t i;
+
+	for (c = rt->cgroups; c; c = c->next) {
+		if (c->base && c->base->slot == slot)
+			return true;
+		for (i = 0; i < c->n_app; i++)
+			if (c->app[i].to->slot == slot)
+				return true;
+	}
+	return false;
+}
+
+/* A slot is going away: drop the appends that start from it. */
+void sf_rt_cg_forget_slot(struct sf_runtime *rt, int slot)
+{
+	struct sf_cgroup *c;
+	size_t i;
+
+	for (c = rt->cgroups; c; c = c->next)
+		for (i = 0; i < c->n_app;) {
+			if (c->app[i].from == (uint32_t)slot) {
+				struct sf_cg_key k = { .cgid = c->id, .chain = slot };
+
+				bpf_map_delete_elem(rt->fd_cgapp, &k);
+				c->app[i] = c->app[--c->n_app];
+			} else {
+				i++;
+			}
+		}
+}
+
+/* The kernel maps follow c: its base chain, no prepared appends. */
+void sf_rt_cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
+{
+	struct sf_cg v = { .chain = c->base ? c->base->slot : 0 };
+	size_t i;
+
+	for (i = 0; i < c->n_app; i++) {
+		struct sf_cg_key k = { .cgid = c->id, .chain = c->app[i].from };
+
+		bpf_map_delete_elem(rt->fd_cgapp, &k);
+	}
+	c->n_app = 0;
+	if (v.chain)
+		bpf_map_update_elem(rt->fd_cgroups, &c->id, &v, BPF_ANY);
+	else
+		bpf_map_delete_elem(rt->fd_cgroups, &c->id);
+}
+
+/* from's chain with c's filters appended (those it lacks), loaded. */
+static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
+		     struct sf_node *from, struct sf_node **out)
+{
+	struct sf_node *path[4096 + 8], *cur = from, *b;
+	size_t depth = 0;
+	int err;
+
+	for (b = c->base; b; b = b->parent) {
+		if (depth == sizeof(path) / sizeof(path[0]))
+			return -E2BIG;
+		path[depth++] = b;
+	}
+	while (depth--) {
+		b = path[depth];
+		if (sf_rt_path_has(from, b->id))
+			continue;
+		if ((uint64_t)(b->path_insns - (b->parent ? b->parent->path_insns : 0)) +
+		    (cur ? cur->path_insns : 0) > C2E_MAX_CHAIN_INSNS + C2E_CHAIN_PENALTY)
+			return -ENOMEM;
+		cur = sf_rt_node_get(rt, cur, b->insns, b->len, b->flags, b->id,
+				     b->path_insns - (b->parent ? b->parent->path_insns : 0) -
+				     C2E_CHAIN_PENALTY);
+		if (!cur)
+			return -ENOMEM;
+	}
+	if (cur && !cur->slot && (err = sf_rt_node_load(rt, cur)))
+		return err;
+	*out = cur;
+	return 0;
+}
+
+static int cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,
+		      struct sf_node *to)
+{
+	struct sf_cg_key k = { .cgid = c->id, .chain = from };
+	uint32_t v = to->slot;
+	size_t i;
+
+	for (i = 0; i < c->n_app; i++)
+		if (c->app[i].from == from) {
+			c->app[i].to = to;
+			goto map;
+		}
+	if (c->n_app == c->cap_app) {
+		size_t cap = c->cap_app ? 2 * c->cap_app : 8;
+		struct sf_cg_app *a = realloc(c->app, cap * sizeof(*a));
+
+		if (!a)
+			return -ENOMEM;
+		c->app = a;
+		c->cap_app = cap;
+	}
+	c->app[c->n_app++] = (struct sf_cg_app){ from, to };
+map:
+	if (bpf_map_update_elem(rt->fd_cgapp, &k, &v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* Moves the listed tids (0-terminated: tids[n]) onto "their chain + c's
+ * filters"; with from_tgid, every thread of those groups. */
+static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
+		      const pid_t *tids, size_t ntids, bool groups)
+{
+	int to[SF_MAX_CHAINS], err = 0, round;
+	size_t i, k;
+
+	for (round = 0; round < 8; round++) {
+		struct sf_rt_recs r, after;
+		size_t n = 0;
+
+		err = sf_rt_iter_run(rt, 0, true, &r);
+		if (err)
+			return err;
+		for (i = 0; i < SF_MAX_CHAINS; i++)
+			to[i] = -1;
+		for (i = 0; i < r.n; i++) {
+			struct sf_node *from, *nw;
+			uint32_t ch = r.r[i].chain, key = r.r[i].tid;
+			struct sf_pending p;
+			bool want = false;
+
+			for (k = 0; k < ntids && !want; k++)
+				want = groups ? (pid_t)r.r[i].tgid == tids[k]
+					      : (pid_t)r.r[i].tid == tids[k];
+			if (!want || ch >= SF_MAX_CHAINS)
+				continue;
+			from = ch ? rt->slots[ch] : NULL;
+			if (ch && !from)
+				continue; /* not ours */
+			if (to[ch] < 0) {
+				err = cg_append(rt, c, from, &nw);
+				if (err)
+					goto fail;
+				to[ch] = nw ? nw->slot : 0;
+				if (nw && nw != from)
+					nw->busy = true;
+				if (nw && ch && (err = cg_add_app(rt, c, ch, nw)))
+					goto fail;
+			}
+			if ((uint32_t)to[ch] == ch)
+				continue;
+			p.chain = to[ch];
+			p.expect = ch;
+			if (bpf_map_update_elem(rt->fd_pending, &key, &p, BPF_ANY)) {
+				err = -errno;
+				goto fail;
+			}
+			r.r[n++] = r.r[i];
+		}
+		if (n == 0) {
+			free(r.r);
+			break;
+		}
+		err = sf_rt_iter_run(rt, 0, true, &after);
+		for (i = 0; i < n; i++) {
+			uint32_t key = r.r[i].tid;
+
+			bpf_map_delete_elem(rt->fd_pending, &key);
+		}
+		free(r.r);
+		if (err)
+			goto out;
+		free(after.r);
+		continue;
+fail:
+		free(r.r);
+		goto out;
+	}
+out:
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i])
+			rt->slots[i]->busy = false;
+	return err;
+}
+
+/* Appends the tasks of dir (not of its sub-cgroups) to *out. */
+static int read_tids_one(const char *dir, pid_t **out, size_t *n, size_t *capp)
+{
+	char path[PATH_MAX];
+	size_t cap = *capp;
+	FILE *f;
+	int v;
+
+	snprintf(path, sizeof(path), "%s/cgroup.threads", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		f = fopen(path, "r");
+	}
+	if (!f)
+		return -errno;
+	while (fscanf(f, "%d", &v) == 1) {
+		if (*n == cap) {
+			pid_t *p;
+
+			cap = 2 * cap + 64;
+			p = realloc(*out, cap * sizeof(*p));
+			if (!p) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			*out = p;
+		}
+		(*out)[(*n)++] = v;
+	}
+	*capp = cap;
+	fclose(f);
+	return 0;
+}
+
+static int read_tids_tree(const char *dir, pid_t **out, size_t *n, size_t *cap,
+			  int depth)
+{
+	char sub[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+	int err;
+
+	if (depth > 64)
+		return -ELOOP;
+	err = read_tids_one(dir, out, n, cap);
+	if (err)
+		return err;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno; /* removed meanwhile */
+	while (!err && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		err = read_tids_tree(sub, out, n, cap, depth + 1);
+		if (err == -ENOENT) /* a sub-cgroup removed meanwhile */
+			err = 0;
+	}
+	closedir(d);
+	return err;
+}
+
+/* Every task in the cgroup at dir and in its sub-cgroups: attaching to a
+ * cgroup covers its subtree, as every cgroup v2 controller does. */
+static int read_tids(const char *dir, pid_t **out, size_t *n)
+{
+	size_t cap = 0;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = read_tids_tree(dir, out, n, &cap, 0);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+/* Whether the cgroup directory path lies strictly below the cgroup whose
+ * kernfs id is ancestor_id (same cgroup2 mount: same st_dev). */
+static bool cg_is_below(const char *path, uint64_t ancestor_id)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st, top;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
+		return false;
+	while ((slash = strrchr(buf, '/')) && slash != buf) {
+		*slash = '\0';
+		if (stat(buf, &st) || st.st_dev != top.st_dev)
+			return false;
+		if ((uint64_t)st.st_ino == ancestor_id)
+			return true;
+	}
+	return false;
+}
+
+/* The attached cgroup nearest above path (strictly), or NULL. */
+static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *path)
+{
+	char buf[PATH_MAX], *slash;
+	struct stat st, top;
+	struct sf_cgroup *c;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
+		return NULL;
+	while ((slash = strrchr(buf, '/')) && slash != buf) {
+		*slash = '\0';
+		if (stat(buf, &st) || st.st_dev != top.st_dev)
+			return NULL;
+		for (c = rt->cgroups; c; c = c->next)
+			if (c->id == (uint64_t)st.st_ino && c->base)
+				return c;
+	}
+	return NULL;
+}
+
+static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
+				const struct sock_fprog *prog, unsigned int flags,
+				uint32_t *filter_id)
+{
+	struct sf_cgroup *c, **pp;
+	struct sf_node *node;
+	bool fresh = false;
+	struct stat st;
+	pid_t *tids;
+	size_t n;
+	int kcount, err, round;
+
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	for (c = rt->cgroups; c; c = c->next)
+		if (c->id == (uint64_t)st.st_ino)
+			break;
+	if (!c) {
+		struct sf_cgroup *above = cg_nearest_above(rt, path);
+		char *real = realpath(path, NULL);
+
+		c = calloc(1, sizeof(*c));
+		if (!c || !real) {
+			free(c);
+			free(real);
+			return -ENOMEM;
+		}
+		c->path = real;
+		c->id = st.st_ino;
+		/* The filters of the cgroups above come first, as if the
+		 * joiner had joined each of them in turn. */
+		c->base = above ? above->base : NULL;
+		c->next = rt->cgroups;
+		rt->cgroups = c;
+		fresh = true;
+	}
+	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
+	if (kcount < 0) {
+		err = kcount;
+		goto undo;
+	}
+	if ((uint64_t)kcount + (c->base ? c->base->path_insns : 0) > C2E_MAX_CHAIN_INSNS) {
+		err = -ENOMEM;
+		goto undo;
+	}
+	/* A fresh id: the cgroup's filter is its own attach. */
+	node = sf_rt_node_get(rt, c->base, prog->filter, prog->len,
+			      flags & ~SF_ATTACH_TSYNC, rt->next_id, kcount);
+	if (!node) {
+		err = -ENOMEM;
+		goto undo;
+	}
+	if (!node->slot && (err = sf_rt_node_load(rt, node)))
+		goto undo;
+	/* Attached cgroups below this one get the new filter too: a joiner
+	 * there takes only the nearest attached cgroup's chain. All are
+	 * prepared before any is changed, so a failure changes nothing. */
+	{
+		struct sf_cgroup *d, **below = NULL;
+		struct sf_node **nb = NULL;
+		size_t nd = 0, i;
+
+		for (d = rt->cgroups; d; d = d->next)
+			nd += d != c && d->base && cg_is_below(d->path, c->id);
+		if (nd) {
+			below = calloc(nd, sizeof(*below));
+			nb = calloc(nd, sizeof(*nb));
+			if (!below || !nb) {
+				free(below);
+				free(nb);
+				err = -ENOMEM;
+				goto undo;
+			}
+			nd = 0;
+			for (d = rt->cgroups; d; d = d->next)
+				if (d != c && d->base && cg_is_below(d->path, c->id))
+					below[nd++] = d;
+		}
+		for (i = 0, err = 0; i < nd && !err; i++)
+			err = cg_append(rt, below[i], node, &nb[i]);
+		for (i = 0; i < nd && !err; i++) {
+			below[i]->base = nb[i];
+			sf_rt_cg_sync(rt, below[i]);
+		}
+		free(below);
+		free(nb);
+		if (err)
+			goto undo;
+	}
+	c->base = node;
+	/* Joiners from now on: the tracepoint. Then everyone already in,
+	 * until a pass finds nobody left without the filter. */
+	sf_rt_cg_sync(rt, c);
+	for (round = 0; round < 8; round++) {
+		err = read_tids(path, &tids, &n);
+		if (err)
+			return err;
+		err = cg_confine(rt, c, tids, n, false);
+		free(tids);
+		if (err)
+			return err;
+		err = read_tids(path, &tids, &n);
+		if (err)
+			return err;
+		{
+			struct sf_rt_recs r;
+			size_t i, missing = 0;
+
+			err = sf_rt_iter_run(rt, 0, true, &r);
+			if (err) {
+				free(tids);
+				return err;
+			}
+			for (i = 0; i < r.n; i++) {
+				size_t k;
+
+				for (k = 0; k < n; k++)
+					if ((pid_t)r.r[i].tid == tids[k])
+						break;
+				if (k < n && !(r.r[i].chain < SF_MAX_CHAINS &&
+					       rt->slots[r.r[i].chain] &&
+					       sf_rt_path_has(rt->slots[r.r[i].chain], node->id)))
+					missing++;
+			}
+			free(r.r);
+			free(tids);
+			if (!missing)
+				break;
+		}
+	}
+	if (filter_id)
+		*filter_id = node->id;
+	return round < 8 ? 0 : -EAGAIN;
+undo:
+	/* Nothing was put in force: a cgroup new to us is forgotten. */
+	if (fresh) {
+		for (pp = &rt->cgroups; *pp != c; pp = &(*pp)->next)
+			;
+		*pp = c->next;
+		free(c->path);
+		free(c->app);
+		free(c);
+	}
+	return err;
+}
+
+int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
+			     const struct sock_fprog *prog, unsigned int flags,
+			     uint32_t *filter_id, struct c2e_error *cerr)
+{
+	int err;
+
+	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
+		return -EINVAL;
+	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS)
+		return -EINVAL;
+	if (c2e_validate(prog->filter, prog->len, cerr))
+		return -EINVAL;
+	if (!cgroup_path)
+		return -EINVAL;
+	pthread_mutex_lock(&rt->lock);
+	err = attach_cgroup_locked(rt, cgroup_path, prog, flags, filter_id);
+	sf_rt_save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+int sf_runtime_process_pending(struct sf_runtime *rt)
+{
+	struct sf_cg_pend p;
+	uint32_t key, next;
+	uint64_t pended;
+	int err = 0, done = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	/* Read before the scan: an entry added during it bumps the count
+	 * again, so the next call looks once more. */
+	pended = __atomic_load_n(&rt->bss->sf_cg_pended, __ATOMIC_ACQUIRE);
+	if (pended == rt->cg_pended_seen) {
+		pthread_mutex_unlock(&rt->lock);
+		return 0;
+	}
+	rt->cg_pended_seen = pended;
+	while (bpf_map_get_next_key(rt->fd_cgpend, NULL, &next) == 0) {
+		struct sf_cgroup *c;
+		pid_t who;
+		int e;
+
+		key = next;
+		if (bpf_map_lookup_elem(rt->fd_cgpend, &key, &p)) {
+			bpf_map_delete_elem(rt->fd_cgpend, &key);
+			continue;
+		}
+		bpf_map_delete_elem(rt->fd_cgpend, &key);
+		for (c = rt->cgroups; c; c = c->next)
+			if (c->id == p.cgid)
+				break;
+		if (!c || !c->base)
+			continue;
+		who = p.threadgroup ? (pid_t)p.tgid : (pid_t)key;
+		e = cg_confine(rt, c, &who, 1, p.threadgroup);
+		if (e && !err)
+			err = e;
+		done++;
+	}
+	if (done)
+		sf_rt_save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return err ? err : done;
+}
