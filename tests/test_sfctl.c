@@ -221,6 +221,20 @@ static int run(const char *cmd, char *out, size_t size)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The admin side: root, sfctl found (into sfctl), a private daemon. */
+static bool start_admin(struct sfd *dm, char *sfctl, size_t size)
+{
+	if (geteuid() != 0) {
+		test_skip("needs root");
+		return false;
+	}
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, size)) {
+		test_skip("no sfctl beside the test runner");
+		return false;
+	}
+	return start_daemon(dm);
+}
+
 TEST(sfctl_admin_attach_running)
 {
 	char sfctl[PATH_MAX], cmd[PATH_MAX * 2], out[4096], file[128];
@@ -230,15 +244,7 @@ TEST(sfctl_admin_attach_running)
 	unsigned id;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root");
-		return;
-	}
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
-		return;
-	}
-	if (!start_daemon(&dm))
+	if (!start_admin(&dm, sfctl, sizeof(sfctl)))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
 	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
@@ -314,15 +320,7 @@ TEST(sfctl_cgroup_attach_reaches_a_confined_task_that_joins_later)
 	char c;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root");
-		return;
-	}
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
-		return;
-	}
-	if (!start_daemon(&dm) || !tcg_make(cg, sizeof(cg), "sfilter-sfctl"))
+	if (!start_admin(&dm, sfctl, sizeof(sfctl)) || !tcg_make(cg, sizeof(cg), "sfilter-sfctl"))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
 	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
