@@ -108,11 +108,7 @@ TEST(daemon_concurrency_200_clients)
 		test_skip("needs root (bpffs pins)");
 		return;
 	}
-	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", dm.bin, sizeof(dm.bin))) {
-		test_skip("no sfilterd beside the test runner");
-		return;
-	}
-	if (!sfd_start(&dm, true))
+	if (!sfd_start_sfilterd(&dm, true))
 		return;
 	if (!ASSERT_OK(pipe2(barrier, O_CLOEXEC), "pipe") ||
 	    !ASSERT_OK(pipe2(rep, O_CLOEXEC), "pipe"))

@@ -151,12 +151,8 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 		test_skip("needs root (bpffs pins)");
 		return;
 	}
-	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", dm.bin, sizeof(dm.bin))) {
-		test_skip("no sfilterd beside the test runner");
-		return;
-	}
 	have_sfctl = sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl));
-	if (!sfd_start(&dm, true))
+	if (!sfd_start_sfilterd(&dm, true))
 		return;
 	for (i = 0; i < N_TASKS; i++)
 		cmd[i][0] = cmd[i][1] = -1;
