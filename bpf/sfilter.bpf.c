@@ -51,6 +51,10 @@ __u32 sf_iter_tid;   /* visit only this tid (0: any) */
 __u32 sf_iter_tgid;  /* visit only this thread group (0: any) */
 __u32 sf_iter_all;   /* report tasks that have no chain too */
 
+/* SF_ABI_VERSION, written by the runtime that loaded these programs and
+ * read by one that adopts their pins. */
+__u32 sf_abi;
+
 /* Counters user space may read. */
 __u64 sf_events_dropped;
 __u64 sf_fork_failed;

@@ -18,6 +18,13 @@
 #define SF_SLOT_ENFORCE 0
 #define SF_MAX_CHAINS   256
 
+/* What user space and the pinned BPF objects must agree on: the layout of
+ * the maps' values and the meaning of sf_pending. A runtime refuses to
+ * adopt pins of another ABI (their filters stay in force). Bump on any
+ * change to a struct below or to what a program does with it.
+ * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE. */
+#define SF_ABI_VERSION  2
+
 /* The action table: for every chain slot, 3 arches x 512 syscall numbers. */
 #define SF_TABLE_NR    512
 #define SF_ARCH_X86_64 0  /* AUDIT_ARCH_X86_64, nr < 512 */

@@ -182,6 +182,7 @@ static int load_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *opts)
 		return err;
 	}
 	take_skel_fds(rt);
+	rt->bss->sf_abi = SF_ABI_VERSION;
 	return 0;
 }
 
@@ -1425,6 +1426,16 @@ static int adopt(struct sf_runtime *rt)
 		return -errno;
 	rt->bss_map = m;
 	rt->bss = m;
+	if (rt->bss->sf_abi != SF_ABI_VERSION) {
+		/* Driving programs of another layout could loosen a filter
+		 * (an arm read as a chain slot); they keep enforcing alone. */
+		fprintf(stderr, "sfilter: %s holds the pinned state of another sfilter "
+			"version (ABI %u, this one is %u): not adopting it. Its filters "
+			"stay in force; stop with the sfilterd that made it, or "
+			"sfilterd --uninstall to detach them all\n",
+			rt->pin_dir, rt->bss->sf_abi, SF_ABI_VERSION);
+		return -EPROTO;
+	}
 	{
 		char probe[PATH_MAX];
 

@@ -107,6 +107,8 @@ int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd);
  * the chain/filter records) instead of loading anew, so a SIGKILLed daemon
  * can be restarted without any confined task ever being unconfined, and
  * close leaves everything attached. sf_runtime_uninstall() tears it down.
+ * Pins made by another SF_ABI_VERSION are not adopted: -EPROTO, and they
+ * stay as they are (sf_runtime_uninstall_dir() removes them).
  */
 #define SF_PIN_DIR "/sys/fs/bpf/sfilter"
 int sf_runtime_open_pinned(struct sf_runtime **out,

@@ -1673,6 +1673,17 @@ static int do_uninstall(const struct sf_runtime_opts *opts)
 	if (fd >= 0)
 		close(fd);
 	r = sf_runtime_open_pinned(&rt, opts, d.pin_dir, &adopted);
+	if (r == -EPROTO) {
+		/* Another version's pins: removing them is all we can do. */
+		r = sf_runtime_uninstall_dir(d.pin_dir);
+		if (r < 0) {
+			diag("uninstall %s: %s", d.pin_dir, strerror(-r));
+			return 1;
+		}
+		diag("%s: pinned state of another version torn down; every filter is detached",
+		     d.pin_dir);
+		return 0;
+	}
 	if (r < 0) {
 		diag("cannot open the pinned state in %s: %s", d.pin_dir, strerror(-r));
 		return 1;

@@ -14,8 +14,14 @@
 #include "runtime.h"
 #include "c2e.h"
 #include "cgroup.h"
+#include "daemon.h"
+#include "sfilter.h"
+#include "sfilter.skel.h" /* struct sfilter_bpf__bss: where sf_abi sits */
 
 #include <fcntl.h>
+#include <stddef.h>
+#include <bpf/bpf.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <linux/sched.h>
@@ -251,6 +257,60 @@ TEST(runtime_admin_restart_survival)
 out:
 	for (i = 0; i <= N_VICTIMS; i++)
 		victim_end(&v[i]);
+	sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+}
+
+/* Pins left by another sfilter version are not adopted (driving programs
+ * of another layout could loosen a filter): the open fails with EPROTO,
+ * and the old programs go on enforcing until they are uninstalled. */
+TEST(runtime_admin_pins_of_another_abi_are_refused_and_keep_enforcing)
+{
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	char pin[64], path[128], bin[PATH_MAX], cmd[PATH_MAX + 256];
+	bool adopted = true;
+	uint32_t *abi;
+	void *m;
+	int fd;
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-abi-%d", getpid());
+	sf_runtime_uninstall_dir(pin);
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "open pinned") ||
+	    !ASSERT_TRUE(victim_start(&v), "victim") ||
+	    !ASSERT_OK(attach(rt, v.pid, deny(0, SYS_getppid), 0, NULL), "attach"))
+		goto out;
+	sf_runtime_close(rt);
+	rt = NULL;
+	/* What an older version's pins look like to this one. */
+	snprintf(path, sizeof(path), "%s/map_bss", pin);
+	fd = bpf_obj_get(path);
+	if (!ASSERT_TRUE(fd >= 0, "pinned .bss"))
+		goto out;
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (!ASSERT_TRUE(m != MAP_FAILED, "mmap .bss"))
+		goto out;
+	abi = (uint32_t *)((char *)m + offsetof(struct sfilter_bpf__bss, sf_abi));
+	ASSERT_EQ(*abi, SF_ABI_VERSION, "the loader recorded its ABI");
+	*abi = SF_ABI_VERSION - 1;
+	munmap(m, 4096);
+
+	ASSERT_EQ(sf_runtime_open_pinned(&rt, &o, pin, &adopted), -EPROTO,
+		  "pins of another ABI: not adopted");
+	ASSERT_TRUE(rt == NULL, "no runtime");
+	ASSERT_EQ(victim_do(&v, 'C'), 1, "allowed call");
+	ASSERT_EQ(victim_do(&v, 'A'), 0, "the old programs still enforce");
+	/* sfilterd --uninstall still takes them down. */
+	if (sfd_find_bin("sfilterd", "SF_SFILTERD", bin, sizeof(bin))) {
+		snprintf(cmd, sizeof(cmd), "'%s' --pin-dir %s --socket /nonexistent/s --uninstall "
+			 ">/dev/null 2>&1", bin, pin);
+		ASSERT_EQ(system(cmd), 0, "sfilterd --uninstall of another ABI's pins");
+		ASSERT_TRUE(access(path, F_OK) != 0, "pins removed");
+	}
+out:
+	victim_end(&v);
 	sf_runtime_close(rt);
 	sf_runtime_uninstall_dir(pin);
 }
