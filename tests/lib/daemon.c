@@ -97,8 +97,8 @@ static int listener(const char *sock)
 static bool launch(struct sfd *dm)
 {
 	int wait_ms = test_is_emulated() ? 240000 : 30000, waited, status, fd;
-	const char *argv[16];
-	int n = 0, lfd = -1;
+	const char *argv[24];
+	int n = 0, lfd = -1, i;
 
 	argv[n++] = "sfilterd";
 	argv[n++] = "--socket";
@@ -112,6 +112,8 @@ static bool launch(struct sfd *dm)
 	} else {
 		argv[n++] = "--no-pin";
 	}
+	for (i = 0; dm->args && dm->args[i] && i < 8; i++)
+		argv[n++] = dm->args[i];
 	argv[n] = NULL;
 	if (dm->activated) {
 		lfd = listener(dm->sock);

@@ -25,6 +25,7 @@ struct sfd {
 	char sock[128], log[128], err[128];
 	char pin[96];           /* private pin dir; "" = --no-pin */
 	char *const *env;       /* extra NAME=VALUE for the daemon, or NULL */
+	const char *const *args;/* extra arguments (NULL-terminated, at most 8) */
 	bool activated;         /* socket activation: see sfd_start() */
 	int exit_status;        /* wait status of the last stop */
 };
