@@ -921,7 +921,7 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 {
 	int ret;
 
-	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM))
 		return -EINVAL;
 	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS) {
 		if (err) {

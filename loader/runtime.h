@@ -90,9 +90,9 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 /* sfilterd's, for a caller on its way into the recv() that brings the
  * reply (sf_attach()): thread tid takes the chain at its next syscall,
  * and if that is a recvfrom/recvmsg, after it (see struct sf_task.armed).
- * Not a protocol flag. */
+ * sf_runtime_attach() only; not a protocol flag (ADMIN_ATTACH refuses it). */
 #define SF_ATTACH_ARM          0x10000
-#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_ATTACH_ARM)
+#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN)
 
 /* Thread tid is past the entry of the recv that SF_ATTACH_ARM waited
  * for: puts an armed chain in force now (nothing when none is armed).

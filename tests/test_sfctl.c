@@ -29,6 +29,7 @@
 #include "c2e.h"
 #include "../loader/proto.h"
 #include "../loader/sfclient.h"
+#include "runtime.h" /* SF_ATTACH_ARM */
 
 #include <fcntl.h>
 #include <libgen.h>
@@ -66,10 +67,11 @@ static const struct sock_filter kill_getppid[] = {
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
-static int admin_attach_raw(const char *sock, pid_t pid)
+static int admin_attach_raw(const char *sock, pid_t pid, uint32_t flags)
 {
 	struct { struct sf_admin_attach_req r; struct sock_filter f[1]; } m = { 0 };
 
+	m.r.flags = flags;
 	m.r.pid = pid;
 	m.r.n_insns = 1;
 	m.f[0] = allow_prog[0];
@@ -99,9 +101,9 @@ static int unprivileged(const char *sock, pid_t root_pid, uint32_t root_filter)
 
 	if (setgid(65534) || setuid(65534))
 		return 10;
-	if (admin_attach_raw(sock, root_pid) != EPERM)
+	if (admin_attach_raw(sock, root_pid, 0) != EPERM)
 		return 11; /* another user's process */
-	if (admin_attach_raw(sock, getpid()) != EPERM)
+	if (admin_attach_raw(sock, getpid(), 0) != EPERM)
 		return 12; /* its own */
 	if (sfd_request(sock, &det, SF_MSG_DETACH, sizeof(det), NULL, NULL) != EPERM)
 		return 13;
@@ -263,6 +265,9 @@ TEST(sfctl_admin_attach_running)
 		_exit(0);
 	}
 	close(go[0]);
+	/* The runtime's own flag for sf_attach() callers is not the wire's. */
+	ASSERT_EQ(admin_attach_raw(dm.sock, victim, SF_ATTACH_ARM), EINVAL,
+		  "ADMIN_ATTACH with the runtime-internal ARM flag: EINVAL");
 	snprintf(cmd, sizeof(cmd), "%s --socket %s --json attach --pid %d --filter %s",
 		 sfctl, dm.sock, victim, file);
 	rc = run(cmd, out, sizeof(out));
