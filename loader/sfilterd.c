@@ -548,6 +548,14 @@ static int check_limits(uid_t uid, uint32_t n_insns, char *msg, size_t msz)
  * recv() within the bound keeps its arm, which is right unless it was
  * inside recv() all along without blocking, which it cannot be for long.
  */
+static double mono_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static bool in_recv(pid_t pid, pid_t tid)
 {
 	char path[64], buf[64];
@@ -563,26 +571,16 @@ static bool in_recv(pid_t pid, pid_t tid)
 	if (n <= 0)
 		return false;
 	buf[n] = '\0';
-	nr = atoi(buf);
-	return (nr == SYS_recvfrom || nr == SYS_recvmsg) && buf[0] != 'r';
+	nr = atoi(buf); /* "running" reads as 0 */
+	return nr == SYS_recvfrom || nr == SYS_recvmsg;
 }
 
 static void settle_when_receiving(const struct client *c, pid_t tid)
 {
-	struct timespec now, end;
+	double end = mono_s() + 0.010; /* 10 ms at most, then the arm stays */
 	int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_nsec += 10 * 1000000L; /* 10 ms at most, then the arm stays */
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	for (i = 0;; i++) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec ||
-		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
-			return;
+	for (i = 0; mono_s() < end; i++) {
 		if (in_recv(c->pid, tid)) {
 			if (sf_runtime_settle(d.rt, tid, tid == c->pid ? c->pidfd : -1) > 0)
 				d.n_settled++;
@@ -1836,9 +1834,10 @@ int main(int argc, char **argv)
 
 	while (!d.stop) {
 		struct epoll_event evs[64];
-		/* At most 100 ms idle: cgroup joins that user space must
-		 * finish (tasks that already had a chain, see
-		 * sf_runtime_process_pending()) wait no longer than that. */
+		/* Cgroup joins that user space must finish (tasks that
+		 * already had a chain, see sf_runtime_process_pending())
+		 * wake us through the event ring; the 100 ms timeout bounds
+		 * the wait should that wake-up be lost (ring full). */
 		int n = epoll_wait(d.epfd, evs, 64, tables_pending ? 1 : 100);
 
 		if (n < 0 && errno != EINTR) {
