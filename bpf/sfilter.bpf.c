@@ -336,7 +336,6 @@ static __always_inline void cg_pend(struct task_struct *task, __u64 cgid,
  * its id in *cgid), or NULL. Attaching to a cgroup covers its subtree;
  * user space makes an attached cgroup's chain contain the filters of every
  * attached cgroup above it, so the nearest one is all a joiner needs. */
-#define SF_CG_MAX_DEPTH 32
 static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 *cgid)
 {
 	struct sf_cg *e;
@@ -350,6 +349,8 @@ static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 
 		/* cgroup_parent(): self is the first member of struct cgroup. */
 		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
 	}
+	if (cg) /* deeper than we look: counted, user space can see it */
+		__sync_fetch_and_add(&sf_cg_failed, 1);
 	return NULL;
 }
 

@@ -25,6 +25,10 @@
  * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE. */
 #define SF_ABI_VERSION  2
 
+/* How far above the cgroup a task enters the BPF side looks for an
+ * attached one (a bounded loop); user space walks the same depth. */
+#define SF_CG_MAX_DEPTH 32
+
 /* The action table: for every chain slot, 3 arches x 512 syscall numbers. */
 #define SF_TABLE_NR    512
 #define SF_ARCH_X86_64 0  /* AUDIT_ARCH_X86_64, nr < 512 */

@@ -54,6 +54,16 @@ enum sf_tier sf_runtime_tier(const struct sf_runtime *rt)
 	return rt->tier;
 }
 
+void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
+{
+	*out = (struct sf_counters){
+		.events_dropped = __atomic_load_n(&rt->bss->sf_events_dropped, __ATOMIC_RELAXED),
+		.fork_failed = __atomic_load_n(&rt->bss->sf_fork_failed, __ATOMIC_RELAXED),
+		.tailcall_failed = __atomic_load_n(&rt->bss->sf_tailcall_failed, __ATOMIC_RELAXED),
+		.cg_failed = __atomic_load_n(&rt->bss->sf_cg_failed, __ATOMIC_RELAXED),
+	};
+}
+
 int sf_runtime_event_fd(const struct sf_runtime *rt)
 {
 	return ring_buffer__epoll_fd(rt->rb);

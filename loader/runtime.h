@@ -50,6 +50,18 @@ void sf_runtime_close(struct sf_runtime *rt);
 enum sf_tier sf_runtime_tier(const struct sf_runtime *rt);
 const char *sf_tier_name(enum sf_tier tier); /* "tracepoint", "lsm" */
 
+/* What the BPF side counts instead of failing a task (since it was loaded,
+ * across restarts): each is a task, event or join sfilter could not handle. */
+struct sf_counters {
+	uint64_t events_dropped;  /* ring buffer full: an event not logged */
+	uint64_t fork_failed;     /* a child of a confined task got no task
+				     storage and runs unconfined */
+	uint64_t tailcall_failed; /* a chain slot was empty: the task killed */
+	uint64_t cg_failed;       /* a cgroup join not finished in the kernel
+				     (no storage, full queue, too deep) */
+};
+void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out);
+
 /*
  * Appends a validated copy of prog to thread tid's chain, effective from
  * that thread's next syscall and before this call returns. With

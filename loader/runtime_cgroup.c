@@ -3,8 +3,8 @@
  * Cgroup attach (loader/runtime.h: sf_runtime_attach_cgroup): a cgroup's
  * filters as a chain of its own, its tasks moved onto "their chain + the
  * cgroup's filters", and the maps the BPF side reads when a task enters
- * (sf_cgroups: the base chain; sf_cg_append: prepared appends; sf_cg_pend:
- * joins left to sf_runtime_process_pending()).
+ * (sf_cgroups: the base chain; sf_cg_append: prepared appends;
+ * sf_cg_pending: joins left to sf_runtime_process_pending()).
  */
 #define _GNU_SOURCE
 #include "runtime.h"
@@ -291,42 +291,49 @@ static int read_tids(const char *dir, pid_t **out, size_t *n)
 	return err;
 }
 
-/* Whether the cgroup directory path lies strictly below the cgroup whose
- * kernfs id is ancestor_id (same cgroup2 mount: same st_dev). */
-static bool cg_is_below(const char *path, uint64_t ancestor_id)
+/* The kernfs ids (inode numbers) of the cgroup directories strictly above
+ * path in its cgroup2 mount (same st_dev), nearest first, as far up as the
+ * BPF side looks; how many. */
+static size_t cg_ancestor_ids(const char *path, uint64_t *ids)
 {
 	char buf[PATH_MAX], *slash;
 	struct stat st, top;
+	size_t n = 0;
 
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
-		return false;
-	while ((slash = strrchr(buf, '/')) && slash != buf) {
+		return 0;
+	/* The BPF side's SF_CG_MAX_DEPTH counts the entered cgroup itself. */
+	while (n < SF_CG_MAX_DEPTH - 1 && (slash = strrchr(buf, '/')) && slash != buf) {
 		*slash = '\0';
 		if (stat(buf, &st) || st.st_dev != top.st_dev)
-			return false;
-		if ((uint64_t)st.st_ino == ancestor_id)
-			return true;
+			break;
+		ids[n++] = st.st_ino;
 	}
+	return n;
+}
+
+static bool cg_is_below(const char *path, uint64_t ancestor_id)
+{
+	uint64_t ids[SF_CG_MAX_DEPTH];
+	size_t i, n = cg_ancestor_ids(path, ids);
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == ancestor_id)
+			return true;
 	return false;
 }
 
 /* The attached cgroup nearest above path (strictly), or NULL. */
 static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *path)
 {
-	char buf[PATH_MAX], *slash;
-	struct stat st, top;
+	uint64_t ids[SF_CG_MAX_DEPTH];
+	size_t i, n = cg_ancestor_ids(path, ids);
 	struct sf_cgroup *c;
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
-		return NULL;
-	while ((slash = strrchr(buf, '/')) && slash != buf) {
-		*slash = '\0';
-		if (stat(buf, &st) || st.st_dev != top.st_dev)
-			return NULL;
+	for (i = 0; i < n; i++)
 		for (c = rt->cgroups; c; c = c->next)
-			if (c->id == (uint64_t)st.st_ino && c->base)
+			if (c->id == ids[i] && c->base)
 				return c;
-	}
 	return NULL;
 }
 
@@ -390,26 +397,24 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	 * there takes only the nearest attached cgroup's chain. All are
 	 * prepared before any is changed, so a failure changes nothing. */
 	{
-		struct sf_cgroup *d, **below = NULL;
-		struct sf_node **nb = NULL;
+		struct sf_cgroup *d, **below;
+		struct sf_node **nb;
 		size_t nd = 0, i;
 
 		for (d = rt->cgroups; d; d = d->next)
-			nd += d != c && d->base && cg_is_below(d->path, c->id);
-		if (nd) {
-			below = calloc(nd, sizeof(*below));
-			nb = calloc(nd, sizeof(*nb));
-			if (!below || !nb) {
-				free(below);
-				free(nb);
-				err = -ENOMEM;
-				goto undo;
-			}
-			nd = 0;
-			for (d = rt->cgroups; d; d = d->next)
-				if (d != c && d->base && cg_is_below(d->path, c->id))
-					below[nd++] = d;
+			nd++;
+		below = calloc(nd, sizeof(*below));
+		nb = calloc(nd, sizeof(*nb));
+		if (!below || !nb) {
+			free(below);
+			free(nb);
+			err = -ENOMEM;
+			goto undo;
 		}
+		nd = 0;
+		for (d = rt->cgroups; d; d = d->next)
+			if (d != c && d->base && cg_is_below(d->path, c->id))
+				below[nd++] = d;
 		for (i = 0, err = 0; i < nd && !err; i++)
 			err = cg_append(rt, below[i], node, &nb[i]);
 		for (i = 0; i < nd && !err; i++) {

@@ -261,6 +261,12 @@ static int cmd_status(void)
 				printf("sf_attach: %" PRId64 " direct, %" PRId64 " armed, %" PRId64
 				       " settled\n", get_int(a, "direct", 0),
 				       get_int(a, "armed", 0), get_int(a, "settled", 0));
+			if (json_object_object_get_ex(o, "kernel_counters", &a) && a)
+				printf("kernel:   %" PRId64 " events dropped, %" PRId64
+				       " forks unconfined, %" PRId64 " empty chain slots, %" PRId64
+				       " cgroup joins failed\n", get_int(a, "events_dropped", 0),
+				       get_int(a, "fork_failed", 0), get_int(a, "tailcall_failed", 0),
+				       get_int(a, "cgroup_join_failed", 0));
 		}
 		printf("you:      %s\n", get_int(o, "admin", 0) ? "admin" : "not admin");
 	}

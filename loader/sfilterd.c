@@ -1101,6 +1101,17 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 		json_object_object_add(a, "settled", json_object_new_int64(d.n_settled));
 		json_object_object_add(o, "sf_attach", a);
 	}
+	{
+		struct json_object *k = json_object_new_object();
+		struct sf_counters cnt;
+
+		sf_runtime_counters(d.rt, &cnt);
+		json_object_object_add(k, "events_dropped", json_object_new_int64(cnt.events_dropped));
+		json_object_object_add(k, "fork_failed", json_object_new_int64(cnt.fork_failed));
+		json_object_object_add(k, "tailcall_failed", json_object_new_int64(cnt.tailcall_failed));
+		json_object_object_add(k, "cgroup_join_failed", json_object_new_int64(cnt.cg_failed));
+		json_object_object_add(o, "kernel_counters", k);
+	}
 	json_object_object_add(o, "admin", json_object_new_boolean(admin));
 	r = sf_runtime_for_each_task(d.rt, collect_tasks, &l);
 	if (r == 0) {

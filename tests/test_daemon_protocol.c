@@ -752,17 +752,19 @@ static void keep_text(void *ctx, const struct sf_reply *r, const char *text)
 	snprintf(((struct text *)ctx)->s, sizeof(((struct text *)ctx)->s), "%s", text);
 }
 
-/* The daemon's count of armed sf_attach calls, or -1. */
-static int armed_count(const char *sock)
+/* A number from the daemon's STATUS, found by its JSON key, or -1. */
+static int status_number(const char *sock, const char *key)
 {
 	struct sf_msg_hdr h;
 	struct text t = { "" };
+	char k[64];
 	const char *p;
 
 	if (sfd_request(sock, &h, SF_MSG_STATUS, sizeof(h), keep_text, &t) != 0)
 		return -1;
-	p = strstr(t.s, "\"armed\":");
-	return p ? atoi(p + 8) : -1;
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(t.s, k);
+	return p ? atoi(p + strlen(k)) : -1;
 }
 
 TEST(a_caller_slow_to_wait_for_its_reply_is_armed_and_its_recv_runs_under_the_old_chain)
@@ -788,10 +790,13 @@ TEST(a_caller_slow_to_wait_for_its_reply_is_armed_and_its_recv_runs_under_the_ol
 		close(rep[0]);
 		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 			    "the caller was killed on its next recvfrom");
-		armed = armed_count(dm.sock);
+		armed = status_number(dm.sock, "armed");
 		test_log("asleep %u us: %d armed so far\n", (unsigned)slow_us, armed);
 	}
 	ASSERT_GE(armed, 1, "the daemon armed the chain");
+	/* The kernel side's failure counters are in STATUS; none moved. */
+	ASSERT_EQ(status_number(dm.sock, "tailcall_failed"), 0, "no empty chain slot was hit");
+	ASSERT_EQ(status_number(dm.sock, "fork_failed"), 0, "no fork went unconfined");
 }
 
 /* The event log is JSON lines; SIGHUP reopens it (log rotation). */
