@@ -55,6 +55,12 @@ __u32 sf_iter_all;   /* report tasks that have no chain too */
  * read by one that adopts their pins. */
 __u32 sf_abi;
 
+/* Set by the runtime that tears everything down, before it releases
+ * anything: from the next syscall on no task is judged, and an empty chain
+ * slot is no longer a reason to kill (see stop_enforcing() in
+ * loader/runtime.c). Read only on paths that found task storage. */
+__u32 sf_stopped;
+
 /* Counters user space may read. */
 __u64 sf_events_dropped;
 __u64 sf_fork_failed;
@@ -148,6 +154,8 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 		return 0;
 	if (s->deny)
 		s->deny = 0;
+	if (sf_stopped)
+		return 0;
 	chain = s->chain;
 	if (s->armed) {
 		/* sfilterd armed the chain while the task was on its way
@@ -188,7 +196,10 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 	}
 	bpf_tail_call(ctx, &sf_progs, chain);
 fail:
-	/* No program in the slot: fail closed. */
+	/* No program in the slot: fail closed, unless the runtime is being
+	 * torn down (then nothing is judged any more). */
+	if (sf_stopped)
+		return 0;
 	__sync_fetch_and_add(&sf_tailcall_failed, 1);
 	bpf_send_signal(SIGKILL);
 	return 0;
@@ -476,6 +487,7 @@ int sf_iter(struct bpf_iter__task *ctx)
 		s = bpf_task_storage_get(&sf_tasks, t, 0, 0);
 	}
 	rec.chain = s ? SF_TASK_CHAIN(s) : 0;
+	rec.old = s && s->armed ? s->chain : 0;
 	if (!rec.chain && !rec.applied && !sf_iter_all && !sf_iter_tid)
 		return 0;
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
@@ -498,7 +510,7 @@ static __always_inline int denied(void)
 	if (!s)
 		return 0;
 	err = s->deny;
-	if (!err)
+	if (!err || sf_stopped)
 		return 0;
 	if (err > MAX_ERRNO)
 		err = MAX_ERRNO;

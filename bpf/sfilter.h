@@ -22,8 +22,9 @@
  * the maps' values and the meaning of sf_pending. A runtime refuses to
  * adopt pins of another ABI (their filters stay in force). Bump on any
  * change to a struct below or to what a program does with it.
- * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE. */
-#define SF_ABI_VERSION  2
+ * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE.
+ * 3: .bss sf_stopped (teardown), sf_iter_rec.old. */
+#define SF_ABI_VERSION  3
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -131,6 +132,8 @@ struct sf_iter_rec {
 	__u32 tgid;
 	__u32 chain;      /* SF_TASK_CHAIN(); 0 = no chain */
 	__u32 applied;    /* a pending entry for this tid was applied */
+	__u32 old;        /* armed: the chain its recv may still run under
+			     (sf_task.chain), which must stay loaded; else 0 */
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the

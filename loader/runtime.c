@@ -212,12 +212,46 @@ static int finish_open(struct sf_runtime *rt)
 	return 0;
 }
 
+/* The map-in-map sf_rt_quiesce() writes to: an update of an ARRAY_OF_MAPS
+ * from user space returns only after every BPF program run that started
+ * before it has ended (maybe_wait_bpf_programs(), kernel/bpf/syscall.c). */
+static int make_sync_maps(struct sf_runtime *rt)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o);
+
+	rt->fd_sync_inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "sf_sync_in", 4, 4, 1, NULL);
+	if (rt->fd_sync_inner < 0)
+		return -errno;
+	o.inner_map_fd = rt->fd_sync_inner;
+	rt->fd_sync = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "sf_sync", 4, 4, 1, &o);
+	return rt->fd_sync < 0 ? -errno : 0;
+}
+
+int sf_rt_quiesce(struct sf_runtime *rt)
+{
+	int key = 0;
+
+	if (rt->fd_sync < 0)
+		return -EBADF;
+	return bpf_map_update_elem(rt->fd_sync, &key, &rt->fd_sync_inner, BPF_ANY) ? -errno : 0;
+}
+
 static struct sf_runtime *rt_alloc(const struct sf_runtime_opts *opts)
 {
 	struct sf_runtime *rt = calloc(1, sizeof(*rt));
+	int err;
 
 	if (!rt)
 		return NULL;
+	rt->fd_sync = rt->fd_sync_inner = -1;
+	err = make_sync_maps(rt);
+	if (err) {
+		if (rt->fd_sync_inner >= 0)
+			close(rt->fd_sync_inner);
+		free(rt);
+		errno = -err;
+		return NULL;
+	}
 	pthread_mutex_init(&rt->lock, NULL);
 	rt->verbose = opts && opts->verbose;
 	rt->defer_tables = opts && opts->defer_tables;
@@ -235,7 +269,7 @@ int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
 	*out = NULL;
 	rt = rt_alloc(opts);
 	if (!rt)
-		return -ENOMEM;
+		return -errno;
 	err = sf_layout_read(&rt->layout);
 	if (err)
 		goto fail;
@@ -250,6 +284,29 @@ int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
 fail:
 	sf_runtime_close(rt);
 	return err;
+}
+
+/*
+ * The first step of every teardown. Sets the BPF side's sf_stopped, so that
+ * from the next syscall on no task is judged and an empty chain slot no
+ * longer kills, then waits until no program run that read it unset is left.
+ * Only after this may the links and the chains (the PROG_ARRAY) go: the
+ * kernel empties a PROG_ARRAY when its last user reference goes, and a
+ * dispatcher still attached then (bpffs releases an unpinned link later,
+ * from an RCU callback and a workqueue) would find every chain slot empty
+ * and kill each confined task at its next syscall, allowed or not.
+ */
+static void stop_enforcing(struct sf_runtime *rt)
+{
+	int err;
+
+	if (!rt->bss)
+		return;
+	__atomic_store_n(&rt->bss->sf_stopped, 1, __ATOMIC_SEQ_CST);
+	err = sf_rt_quiesce(rt);
+	if (err)
+		fprintf(stderr, "sfilter: waiting for running BPF programs: %s\n",
+			strerror(-err));
 }
 
 static void node_unload(struct sf_runtime *rt, struct sf_node *n)
@@ -320,16 +377,24 @@ void sf_runtime_close(struct sf_runtime *rt)
 		return;
 	ring_buffer__free(rt->rb);
 	rt->rb = NULL;
+	/* Unpinned, closing is a teardown: nobody is judged from here on,
+	 * and only then do the links and the chains go. */
+	if (rt->skel && !rt->pin_dir)
+		stop_enforcing(rt);
 	if (rt->skel && rt->pin_dir) {
-		/* Pinned: the pins hold the links; closing our fds must not
-		 * detach anything. */
+		/* Pinned: the pins hold the links. A disconnected link is not
+		 * detached by its destruction, but libbpf then leaves its fd
+		 * open too: close it, or this process keeps the links (and
+		 * every syscall's cost) alive after an uninstall by another. */
 		size_t i;
 
 		for (i = 0; i < (size_t)rt->skel->skeleton->prog_cnt; i++) {
 			struct bpf_link **l = rt->skel->skeleton->progs[i].link;
 
-			if (l && *l)
+			if (l && *l) {
 				bpf_link__disconnect(*l);
+				close(bpf_link__fd(*l));
+			}
 		}
 	}
 	/* Unpinned: destroying the skeleton detaches the programs and frees
@@ -340,6 +405,8 @@ void sf_runtime_close(struct sf_runtime *rt)
 	close_fds(rt);
 	if (rt->table)
 		munmap(rt->table, rt->table_bytes);
+	close(rt->fd_sync);
+	close(rt->fd_sync_inner);
 	free(rt->pin_dir);
 	free(rt->state_path);
 	pthread_mutex_destroy(&rt->lock);
@@ -540,25 +607,39 @@ static bool is_ancestor_or_self(const struct sf_node *a, const struct sf_node *o
 /* Frees the slots of chains no task has (an iteration over all tasks). */
 static int collect_slots(struct sf_runtime *rt)
 {
-	bool used[SF_MAX_CHAINS] = { false };
+	bool used[SF_MAX_CHAINS] = { false }, unused[SF_MAX_CHAINS] = { false };
 	struct sf_rt_recs r;
 	size_t i;
 	int err = sf_rt_iter_run(rt, 0, false, &r), freed = 0;
 
 	if (err)
 		return err;
-	for (i = 0; i < r.n; i++)
+	for (i = 0; i < r.n; i++) {
 		if (r.r[i].chain < SF_MAX_CHAINS)
 			used[r.r[i].chain] = true;
+		if (r.r[i].old < SF_MAX_CHAINS)
+			used[r.r[i].old] = true;
+	}
 	free(r.r);
 	for (i = 1; i < SF_MAX_CHAINS; i++)
 		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
 		    !sf_rt_cg_uses_slot(rt, i)) {
-			sf_rt_cg_forget_slot(rt, i);
-			node_unload(rt, rt->slots[i]);
+			unused[i] = true;
 			freed++;
 		}
-	return freed ? 0 : -ENOSPC;
+	if (!freed)
+		return -ENOSPC;
+	/* A task the last attach moved away from a slot may still be in
+	 * its dispatcher with the old slot number in hand. */
+	err = sf_rt_quiesce(rt);
+	if (err)
+		return err;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (unused[i]) {
+			sf_rt_cg_forget_slot(rt, i);
+			node_unload(rt, rt->slots[i]);
+		}
+	return 0;
 }
 
 static int alloc_slot(struct sf_runtime *rt)
@@ -1154,7 +1235,70 @@ static int pin_all(struct sf_runtime *rt)
 	return 0;
 }
 
-static int rm_pins(const char *pin_dir)
+/* Unpins dir's links, the dispatcher's first, and stores their ids in
+ * ids[] (*n of them, up to max) for wait_links_gone(). */
+static int unpin_links(const char *pin_dir, uint32_t *ids, size_t max, size_t *n)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dir = opendir(pin_dir);
+	int pass, err = 0;
+
+	*n = 0;
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	for (pass = 0; pass < 2; pass++) {
+		rewinddir(dir);
+		while ((d = readdir(dir))) {
+			bool disp = !strcmp(d->d_name, "link_sf_dispatch");
+			struct bpf_link_info info = {};
+			uint32_t len = sizeof(info);
+			int fd;
+
+			if (strncmp(d->d_name, "link_", 5) || disp != (pass == 0))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", pin_dir, d->d_name);
+			fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				if (!bpf_obj_get_info_by_fd(fd, &info, &len) && *n < max)
+					ids[(*n)++] = info.id;
+				close(fd);
+			}
+			if (unlink(path))
+				err = -errno;
+		}
+	}
+	closedir(dir);
+	return err;
+}
+
+/* Returns once none of the links ids[] exists, or after about 5 s. An
+ * unpinned link is released after an RCU grace period, from a workqueue
+ * (bpf_free_inode(), bpf_link_put()): until then its program still runs. */
+static void wait_links_gone(const uint32_t *ids, size_t n)
+{
+	size_t i = 0;
+	int waited_ms = 0;
+
+	while (i < n) {
+		int fd = bpf_link_get_fd_by_id(ids[i]);
+
+		if (fd < 0) {
+			i++;
+			continue;
+		}
+		close(fd);
+		if (waited_ms >= 5000) {
+			fprintf(stderr, "sfilter: link %u still attached after 5 s\n", ids[i]);
+			return;
+		}
+		usleep(1000);
+		waited_ms++;
+	}
+}
+
+/* Everything in pin_dir but its links, and pin_dir itself. */
+static int unpin_rest(const char *pin_dir)
 {
 	char path[PATH_MAX];
 	struct dirent *d;
@@ -1163,14 +1307,6 @@ static int rm_pins(const char *pin_dir)
 
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
-	/* Links first: tasks stop being confined before their maps go. */
-	while ((d = readdir(dir)))
-		if (!strncmp(d->d_name, "link_", 5)) {
-			snprintf(path, sizeof(path), "%s/%s", pin_dir, d->d_name);
-			if (unlink(path))
-				err = -errno;
-		}
-	rewinddir(dir);
 	while ((d = readdir(dir)))
 		if (d->d_name[0] != '.') {
 			snprintf(path, sizeof(path), "%s/%s", pin_dir, d->d_name);
@@ -1183,19 +1319,52 @@ static int rm_pins(const char *pin_dir)
 	return err;
 }
 
-int sf_runtime_uninstall_dir(const char *pin_dir)
+static void rm_state_file(const char *pin_dir)
 {
 	char *sp = state_path_of(pin_dir), *slash;
-	int err = rm_pins(pin_dir);
 
-	if (sp) {
-		unlink(sp);
-		slash = strrchr(sp, '/');
-		*slash = 0;
-		rmdir(sp);
-		free(sp);
+	if (!sp)
+		return;
+	unlink(sp);
+	slash = strrchr(sp, '/');
+	*slash = 0;
+	rmdir(sp);
+	free(sp);
+}
+
+/*
+ * Tears down what pin_dir holds, in the only order that never kills a task
+ * wrongly: the links (the dispatcher first) are detached and gone before the
+ * maps, the PROG_ARRAY among them, lose their pins. rt, when given, is the
+ * runtime that owns them; it has stopped enforcing already, and its own
+ * link fds are closed here, between the two steps.
+ */
+static int teardown_dir(const char *pin_dir, struct sf_runtime *rt)
+{
+	uint32_t ids[128];
+	size_t n;
+	int err, err2;
+
+	err = unpin_links(pin_dir, ids, sizeof(ids) / sizeof(ids[0]), &n);
+	if (rt && rt->skel) {
+		struct bpf_object_skeleton *sk = rt->skel->skeleton;
+		int i;
+
+		for (i = 0; i < sk->prog_cnt; i++)
+			if (sk->progs[i].link && *sk->progs[i].link) {
+				bpf_link__destroy(*sk->progs[i].link);
+				*sk->progs[i].link = NULL;
+			}
 	}
-	return err;
+	wait_links_gone(ids, n);
+	err2 = unpin_rest(pin_dir);
+	rm_state_file(pin_dir);
+	return err ? err : err2;
+}
+
+int sf_runtime_uninstall_dir(const char *pin_dir)
+{
+	return teardown_dir(pin_dir, NULL);
 }
 
 /* State file: header, nodes, cgroups. */
@@ -1401,6 +1570,19 @@ static int obj_get(const char *dir, const char *kind, const char *name)
 	return bpf_obj_get(path);
 }
 
+/* A runtime that died between writing compare-and-set entries and the
+ * iterator pass that applies them left them behind; a later pass would
+ * apply them, perhaps onto a slot freed or reused since. No change is in
+ * flight when a runtime adopts the pins, so none of them is wanted. */
+static void clear_pending(struct sf_runtime *rt)
+{
+	uint32_t key;
+
+	while (bpf_map_get_next_key(rt->fd_pending, NULL, &key) == 0)
+		if (bpf_map_delete_elem(rt->fd_pending, &key))
+			break;
+}
+
 /* Everything from the pins; nothing is loaded or attached. */
 static int adopt(struct sf_runtime *rt)
 {
@@ -1446,6 +1628,7 @@ static int adopt(struct sf_runtime *rt)
 			rt->pin_dir, rt->bss->sf_abi, SF_ABI_VERSION);
 		return -EPROTO;
 	}
+	clear_pending(rt);
 	{
 		char probe[PATH_MAX];
 
@@ -1470,7 +1653,7 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 		return sf_runtime_open(out, opts);
 	rt = rt_alloc(opts);
 	if (!rt)
-		return -ENOMEM;
+		return -errno;
 	rt->pin_dir = strdup(pin_dir);
 	rt->state_path = state_path_of(pin_dir);
 	if (!rt->pin_dir || !rt->state_path) {
@@ -1508,7 +1691,7 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 			err = pin_all(rt);
 		if (err) {
 			fprintf(stderr, "sfilter: pinning under %s: %s\n", pin_dir, strerror(-err));
-			rm_pins(pin_dir);
+			teardown_dir(pin_dir, NULL);
 			goto fail;
 		}
 		sf_rt_save_state(rt);
@@ -1536,23 +1719,12 @@ int sf_runtime_uninstall(struct sf_runtime *rt)
 	if (!rt->pin_dir)
 		return -EINVAL;
 	pthread_mutex_lock(&rt->lock);
-	err = sf_runtime_uninstall_dir(rt->pin_dir);
+	stop_enforcing(rt);
+	err = teardown_dir(rt->pin_dir, rt);
 	free(rt->state_path);
 	rt->state_path = NULL;
 	free(rt->pin_dir);
 	rt->pin_dir = NULL;
-	/* Our own links (fresh load) are detached now, not at close; an
-	 * adopted runtime holds none, so unpinning detached them. */
-	if (rt->skel) {
-		struct bpf_object_skeleton *sk = rt->skel->skeleton;
-		int i;
-
-		for (i = 0; i < sk->prog_cnt; i++)
-			if (sk->progs[i].link && *sk->progs[i].link) {
-				bpf_link__destroy(*sk->progs[i].link);
-				*sk->progs[i].link = NULL;
-			}
-	}
 	pthread_mutex_unlock(&rt->lock);
 	return err;
 }
@@ -1614,7 +1786,9 @@ static int rebuild(struct sf_runtime *rt, struct sf_node *n, uint32_t id,
 }
 
 /* Moves every task whose chain is a key of to[] (to[old] >= 0) to its new
- * chain, compare-and-set per task, until none is left (forks racing). */
+ * chain, compare-and-set per task, until none is left (forks racing). An
+ * armed task whose recv would still run under such a chain takes its armed
+ * chain now instead (then moves, if that one is a key too). */
 static int move_tasks(struct sf_runtime *rt, const int *to)
 {
 	int pfd = rt->fd_pending, round;
@@ -1627,13 +1801,18 @@ static int move_tasks(struct sf_runtime *rt, const int *to)
 		if (err)
 			return err;
 		for (i = 0; i < r.n; i++) {
-			uint32_t c = r.r[i].chain, key = r.r[i].tid;
+			uint32_t c = r.r[i].chain, o = r.r[i].old, key = r.r[i].tid;
 			struct sf_pending p;
 
-			if (c >= SF_MAX_CHAINS || to[c] < 0)
+			if (o && o < SF_MAX_CHAINS && to[o] >= 0) {
+				p.chain = SF_PENDING_SETTLE;
+				p.expect = 0;
+			} else if (c >= SF_MAX_CHAINS || to[c] < 0) {
 				continue;
-			p.chain = to[c];
-			p.expect = c;
+			} else {
+				p.chain = to[c];
+				p.expect = c;
+			}
 			if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY)) {
 				free(r.r);
 				return -errno;
@@ -1720,6 +1899,11 @@ static int change_locked(struct sf_runtime *rt, uint32_t id,
 	for (c = rt->cgroups; c; c = c->next)
 		sf_rt_cg_sync(rt, c);
 	err = move_tasks(rt, to);
+	if (err)
+		goto out;
+	/* A moved task may still be in its dispatcher with the old slot
+	 * number in hand: let every such run end before the slot empties. */
+	err = sf_rt_quiesce(rt);
 	if (err)
 		goto out;
 	for (i = 0; i < n; i++) {

@@ -44,7 +44,11 @@ struct sf_runtime_opts {
 };
 
 int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts);
-/* Detaches everything: confined tasks are unconfined afterwards. */
+/* Unpinned: detaches everything, and confined tasks are unconfined
+ * afterwards. Teardown never kills: the BPF side first stops judging
+ * anyone, every program run still under way ends, and only then do the
+ * links (dispatcher first) and the chains go. Pinned: leaves everything in
+ * force for the next runtime to adopt. */
 void sf_runtime_close(struct sf_runtime *rt);
 
 enum sf_tier sf_runtime_tier(const struct sf_runtime *rt);
@@ -136,11 +140,15 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
  * /run/<basename of pin_dir>/state (/run/sfilter/state for SF_PIN_DIR),
  * rewritten by write + rename after every change and before a newly
  * loaded chain slot is given to any task.
- * Uninstall unpins everything, removes the state file, and detaches this
- * runtime's own links now: every confined task is unconfined. The runtime
- * stays valid (unpinned); sf_runtime_close() it afterwards.
+ * Uninstall stops judging anyone, waits for program runs under way, then
+ * unpins the links (dispatcher first) and returns once the kernel has
+ * released them, and only then unpins the maps and removes the state file:
+ * every confined task is unconfined, and none is killed on the way. The
+ * runtime stays valid (unpinned); sf_runtime_close() it afterwards.
  * sf_runtime_uninstall_dir() does the same without a runtime (cleanup of a
- * pin dir whose adoption failed).
+ * pin dir whose adoption failed; pins of another version cannot be told
+ * to stop judging, so there the links' release is all it waits for).
+ * Adopting drops compare-and-set entries a dead runtime left in sf_pending.
  */
 int sf_runtime_uninstall(struct sf_runtime *rt);
 int sf_runtime_uninstall_dir(const char *pin_dir);

@@ -99,6 +99,7 @@ struct sf_runtime {
 	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
 	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss;
 	bool own_fds;                /* adopted: the fds above are ours */
+	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	struct sfilter_bpf__bss *bss;
 	uint64_t cg_pended_seen;     /* bss->sf_cg_pended at the last scan */
 	void *bss_map;               /* adopted: our mmap of the .bss map */
@@ -126,6 +127,9 @@ struct sf_rt_recs {                  /* one record per task an iteration saw */
 	size_t n;
 };
 
+/* Returns once every run of a BPF program (sys_enter dispatcher, chain,
+ * LSM hook) that began before the call has ended. 0 or -errno. */
+int sf_rt_quiesce(struct sf_runtime *rt);
 /* One sf_iter pass over tgid's group (0: every task), applying pending entries. */
 int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out);
 /* Whether the filter id is in n's chain. */

@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "progs.h"
 #include "daemon.h"
 #include "../loader/sfclient.h"
 
@@ -29,21 +30,6 @@
 
 #define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-
-/* n instructions (n >= 4): kill on syscall nr, allow the rest; the
- * padding makes distinct lengths distinct filters. */
-static struct sock_fprog deny_nr(struct sock_filter *f, int n, int nr)
-{
-	int i = 0;
-
-	f[i++] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
-	while (i < n - 3)
-		f[i++] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
-	f[i++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
-	f[i++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-	f[i++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	return (struct sock_fprog){ (unsigned short)n, f };
-}
 
 /* A user's process that attaches and reports the errno (0: attached) on
  * rep, then, if attached, waits for a byte on hold and makes the denied
@@ -64,7 +50,7 @@ static bool holder_start(struct holder *h, uid_t uid, int n_insns, int nr)
 	h->pid = fork();
 	if (h->pid == 0) {
 		struct sock_filter f[64];
-		struct sock_fprog p = deny_nr(f, n_insns, nr);
+		struct sock_fprog p = progs_kill_on(f, n_insns, nr);
 		char c, msg[256] = "";
 		int e = 0;
 
@@ -223,7 +209,7 @@ static int burst(uid_t uid, int n)
 		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 			_exit(255);
 		for (i = 0; i < n; i++) {
-			struct sock_fprog p = deny_nr(f, 4 + i % 8, SYS_getppid);
+			struct sock_fprog p = progs_kill_on(f, 4 + i % 8, SYS_getppid);
 
 			if (sf_attach(&p, 0) == 0)
 				continue;

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "progs.h"
 #include "runtime.h"
 #include "c2e.h"
 #include "cgroup.h"
@@ -108,16 +109,10 @@ static void victim_end(struct victim *v)
 
 static struct sock_filter deny_insns[3][4];
 
-/* Kills on syscall nr, allows the rest. */
+/* Kills on syscall nr, allows the rest (which: one of 3 filters at once). */
 static struct sock_fprog deny(int which, int nr)
 {
-	struct sock_filter *f = deny_insns[which];
-
-	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
-	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
-	f[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x80000000U);
-	f[3] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x7fff0000U);
-	return (struct sock_fprog){ 4, f };
+	return progs_kill_on(deny_insns[which], 4, nr);
 }
 
 static int attach(struct sf_runtime *rt, pid_t tid, struct sock_fprog p,

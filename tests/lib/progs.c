@@ -877,3 +877,16 @@ int progs_gen(struct progs_rng *r, enum progs_family f, size_t size,
 	}
 	return err;
 }
+
+struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr)
+{
+	int i = 0;
+
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	while (i < n - 3)
+		f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x80000000U); /* KILL_PROCESS */
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x7fff0000U); /* ALLOW */
+	return (struct sock_fprog){ (unsigned short)n, f };
+}

@@ -70,6 +70,10 @@ struct progs_prog {
 				      the program as a whole or when unknown */
 };
 
+/* n instructions (n >= 4) in f: kill the process on syscall nr, allow the
+ * rest; the padding makes distinct lengths distinct filters. */
+struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr);
+
 const char *progs_family_name(enum progs_family f);
 /* 1 accepted, 0 refused, -1 unknown. */
 int progs_family_expect(enum progs_family f);

@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tearing down, restarting and changing filters while confined tasks are
+ * busy in system calls. Nothing may kill a task that should live:
+ *   - after sf_runtime_uninstall() (a fresh pinned runtime, or one that
+ *     adopted the pins) and after closing an unpinned runtime, every task
+ *     makes the call its filter denied, and lives;
+ *   - while the runtime's owner is SIGKILLed in the middle of attaching,
+ *     replacing and detaching, and the next owner adopts the pins, every
+ *     task stays alive and confined;
+ *   - while a task's filters are replaced and detached again and again, it
+ *     never dies for a call its filters allow.
+ *
+ * Spinners are forked children that call getgid and sched_yield until told
+ * to make one last call, then exit 0. The filters deny getppid (the last
+ * call) or calls no spinner makes.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "progs.h"
+#include "runtime.h"
+#include "c2e.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define N_SPIN 20
+
+struct board {
+	volatile int go[N_SPIN];     /* spinner i: make the last call, exit */
+	volatile int last_nr;        /* that call */
+	volatile int started;
+};
+
+struct spinners {
+	pid_t pid[N_SPIN];
+	int n;
+	struct board *b;
+};
+
+static void spin_body(struct board *b, int i)
+{
+	__atomic_fetch_add(&b->started, 1, __ATOMIC_SEQ_CST);
+	while (!b->go[i]) {
+		syscall(SYS_getgid);
+		sched_yield();
+	}
+	syscall(b->last_nr);
+	_exit(0);
+}
+
+static bool spinners_start(struct spinners *s, int n)
+{
+	int i;
+
+	s->b = mmap(NULL, sizeof(*s->b), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s->b == MAP_FAILED) {
+		s->b = NULL;
+		return false;
+	}
+	memset(s->b, 0, sizeof(*s->b));
+	s->n = 0;
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			return false;
+		if (p == 0)
+			spin_body(s->b, i);
+		s->pid[s->n++] = p;
+	}
+	while (s->b->started < n)
+		usleep(1000);
+	return true;
+}
+
+/* Tells spinners [from, to) to make call nr and exit, and reaps them.
+ * Returns how many died by SIGKILL; -1 if one ended any other way than
+ * that or exit(0). */
+static int spinners_finish(struct spinners *s, int from, int to, int nr)
+{
+	int i, status, killed = 0, bad = 0;
+
+	s->b->last_nr = nr;
+	for (i = from; i < to; i++)
+		__atomic_store_n(&s->b->go[i], 1, __ATOMIC_SEQ_CST);
+	for (i = from; i < to; i++) {
+		if (waitpid(s->pid[i], &status, 0) != s->pid[i])
+			bad++;
+		else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+			killed++;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			bad++;
+		s->pid[i] = 0;
+	}
+	return bad ? -1 : killed;
+}
+
+/* How many spinners have died so far (reaps nothing). */
+static int spinners_dead(const struct spinners *s)
+{
+	int i, dead = 0;
+	siginfo_t si;
+
+	for (i = 0; i < s->n; i++) {
+		if (s->pid[i] <= 0)
+			continue;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, s->pid[i], &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == s->pid[i])
+			dead++;
+	}
+	return dead;
+}
+
+static void spinners_kill(struct spinners *s)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->pid[i] > 0) {
+			kill(s->pid[i], SIGKILL);
+			waitpid(s->pid[i], NULL, 0);
+		}
+	s->n = 0;
+	if (s->b)
+		munmap(s->b, sizeof(*s->b));
+	s->b = NULL;
+}
+
+static struct sock_filter deny_insns[4][4];
+
+/* Kills on syscall nr, allows the rest (which: one of 4 filters at once). */
+static struct sock_fprog deny(int which, int nr)
+{
+	return progs_kill_on(deny_insns[which], 4, nr);
+}
+
+static int attach(struct sf_runtime *rt, pid_t tid, struct sock_fprog p, uint32_t *id)
+{
+	struct c2e_error e;
+
+	return sf_runtime_attach(rt, tid, &p, 0, id, &e);
+}
+
+static const struct sf_runtime_opts *opts(void)
+{
+	static struct sf_runtime_opts o;
+
+	o.verbose = getenv("SF_VERBOSE") != NULL;
+	return &o;
+}
+
+/* A child confined like the spinners that makes the denied call at once:
+ * proof that the filter is in force. 1 when it was killed. */
+static int canary_killed(struct sf_runtime *rt, int nr)
+{
+	int go[2], status;
+	pid_t p;
+	char c = 'g';
+
+	if (pipe(go))
+		return -1;
+	p = fork();
+	if (p == 0) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		syscall(nr);
+		_exit(0);
+	}
+	close(go[0]);
+	if (p < 0 || attach(rt, p, deny(0, nr), NULL)) {
+		close(go[1]);
+		if (p > 0) {
+			kill(p, SIGKILL);
+			waitpid(p, NULL, 0);
+		}
+		return -1;
+	}
+	if (write(go[1], &c, 1) != 1)
+		c = 0;
+	close(go[1]);
+	waitpid(p, &status, 0);
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+}
+
+/* ---- uninstall ----------------------------------------------------------- */
+
+enum teardown { FRESH_UNINSTALL, ADOPTED_UNINSTALL, UNPINNED_CLOSE, N_TEARDOWNS };
+
+static const char *teardown_name[] = {
+	"uninstall by the runtime that pinned",
+	"uninstall by a runtime that adopted the pins",
+	"close of an unpinned runtime",
+};
+
+static bool one_teardown(enum teardown how, const char *pin, int round)
+{
+	struct sf_runtime *rt = NULL;
+	struct spinners s = { 0 };
+	bool adopted = false, ok = false;
+	int i, killed;
+
+	if (!ASSERT_TRUE(spinners_start(&s, N_SPIN), "spinners"))
+		return false;
+	if (how == UNPINNED_CLOSE) {
+		if (!ASSERT_OK(sf_runtime_open(&rt, opts()), "open"))
+			goto out;
+	} else if (!ASSERT_OK(sf_runtime_open_pinned(&rt, opts(), pin, &adopted), "open pinned")) {
+		goto out;
+	}
+	for (i = 0; i < s.n; i++)
+		if (!ASSERT_OK(attach(rt, s.pid[i], deny(0, SYS_getppid), NULL), "attach"))
+			goto out;
+	if (!ASSERT_EQ(canary_killed(rt, SYS_getppid), 1, "the filter is in force"))
+		goto out;
+	if (how == ADOPTED_UNINSTALL) {
+		sf_runtime_close(rt);
+		rt = NULL;
+		if (!ASSERT_OK(sf_runtime_open_pinned(&rt, opts(), pin, &adopted), "adopt") ||
+		    !ASSERT_TRUE(adopted, "adopted"))
+			goto out;
+	}
+	if (how == UNPINNED_CLOSE) {
+		sf_runtime_close(rt);
+		rt = NULL;
+	} else if (!ASSERT_OK(sf_runtime_uninstall(rt), "uninstall")) {
+		goto out;
+	}
+	if (!ASSERT_EQ(spinners_dead(&s), 0, "spinners alive through the teardown")) {
+		test_log("round %d: %s\n", round, teardown_name[how]);
+		goto out;
+	}
+	killed = spinners_finish(&s, 0, s.n, SYS_getppid);
+	ok = ASSERT_EQ(killed, 0, "spinners killed by the formerly denied call");
+	if (!ok)
+		test_log("round %d: %s\n", round, teardown_name[how]);
+out:
+	spinners_kill(&s);
+	sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+	return ok;
+}
+
+TEST(uninstalling_under_load_never_kills_a_task_and_unconfines_every_one)
+{
+	char pin[64];
+	int round;
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-teardown-%d", getpid());
+	sf_runtime_uninstall_dir(pin);
+	for (round = 0; round < 50; round++)
+		if (!one_teardown(round % N_TEARDOWNS, pin, round))
+			break;
+	test_log("%d rounds of %d busy tasks\n", round, N_SPIN);
+}
+
+/* ---- restart ------------------------------------------------------------- */
+
+/* The owner: adopts, then attaches, replaces and detaches extra filters
+ * (denying calls no spinner makes) on random spinners until SIGKILLed. */
+static void owner_body(const char *pin, const struct spinners *s, int wr)
+{
+	struct sf_runtime *rt = NULL;
+	bool adopted = false;
+	unsigned int seed = (unsigned int)getpid();
+	int extra[] = { SYS_getuid, SYS_geteuid, SYS_getegid, SYS_getpgrp };
+
+	if (sf_runtime_open_pinned(&rt, opts(), pin, &adopted) || !adopted)
+		_exit(1);
+	if (write(wr, "a", 1) != 1)
+		_exit(2);
+	for (;;) {
+		pid_t t = s->pid[rand_r(&seed) % s->n];
+		uint32_t id;
+		int nr = extra[rand_r(&seed) % 4];
+
+		if (attach(rt, t, deny(1 + rand_r(&seed) % 3, nr), &id))
+			continue;
+		if (rand_r(&seed) % 2) {
+			struct sock_fprog p = deny(3, extra[rand_r(&seed) % 4]);
+
+			sf_runtime_replace(rt, id, &p, NULL);
+		} else {
+			sf_runtime_detach(rt, id);
+		}
+	}
+}
+
+TEST(restarting_the_owner_under_load_keeps_every_task_alive_and_confined)
+{
+	struct sf_runtime *rt = NULL;
+	struct spinners s = { 0 };
+	bool adopted = true;
+	char pin[64];
+	int round, i, half, rounds = test_is_emulated() ? 20 : 40;
+	struct timespec ts;
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-restart-%d", getpid());
+	sf_runtime_uninstall_dir(pin);
+	if (!ASSERT_TRUE(spinners_start(&s, N_SPIN), "spinners") ||
+	    !ASSERT_OK(sf_runtime_open_pinned(&rt, opts(), pin, &adopted), "open pinned"))
+		goto out;
+	for (i = 0; i < s.n; i++)
+		if (!ASSERT_OK(attach(rt, s.pid[i], deny(0, SYS_getppid), NULL), "attach"))
+			goto out;
+	sf_runtime_close(rt);
+	rt = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	srand((unsigned int)ts.tv_nsec);
+	for (round = 0; round < rounds; round++) {
+		int sync[2];
+		pid_t owner;
+		char c;
+
+		if (!ASSERT_OK(pipe(sync), "pipe"))
+			goto out;
+		owner = fork();
+		if (owner == 0) {
+			close(sync[0]);
+			owner_body(pin, &s, sync[1]);
+		}
+		close(sync[1]);
+		if (!ASSERT_EQ(read(sync[0], &c, 1), 1, "the owner adopted the pins")) {
+			close(sync[0]);
+			waitpid(owner, NULL, 0);
+			goto out;
+		}
+		close(sync[0]);
+		/* Anywhere in its work: between 0 and 30 ms in. */
+		usleep(rand() % 30000);
+		kill(owner, SIGKILL);
+		waitpid(owner, NULL, 0);
+		if (!ASSERT_EQ(spinners_dead(&s), 0, "spinners alive after the owner died")) {
+			test_log("round %d\n", round);
+			goto out;
+		}
+	}
+	test_log("%d owners killed mid-work\n", rounds);
+
+	/* Still confined by the first filter: the first half dies on it. */
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, opts(), pin, &adopted), "last adopt") ||
+	    !ASSERT_TRUE(adopted, "adopted"))
+		goto out;
+	half = s.n / 2;
+	ASSERT_EQ(spinners_finish(&s, 0, half, SYS_getppid), half,
+		  "the first half died on the denied call");
+	/* Then uninstalled: the second half lives through it. */
+	ASSERT_OK(sf_runtime_uninstall(rt), "uninstall");
+	ASSERT_EQ(spinners_finish(&s, half, s.n, SYS_getppid), 0,
+		  "the second half lived after the uninstall");
+out:
+	spinners_kill(&s);
+	sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+}
+
+/* ---- replace and detach -------------------------------------------------- */
+
+TEST(replacing_and_detaching_under_load_never_kills_for_an_allowed_call)
+{
+	struct sf_runtime *rt = NULL;
+	struct spinners s = { 0 };
+	uint32_t id = 0, base = 0;
+	int round, i, rounds = 50;
+
+	if (!ASSERT_TRUE(spinners_start(&s, N_SPIN), "spinners") ||
+	    !ASSERT_OK(sf_runtime_open(&rt, opts()), "open"))
+		goto out;
+	for (i = 0; i < s.n; i++)
+		if (!ASSERT_OK(attach(rt, s.pid[i], deny(0, SYS_getppid), &base), "attach"))
+			goto out;
+	for (round = 0; round < rounds; round++) {
+		struct sock_fprog p = deny(1 + round % 2, round % 2 ? SYS_getuid : SYS_geteuid);
+
+		/* A second filter on every spinner, replaced, then detached. */
+		for (i = 0; i < s.n; i++)
+			if (!ASSERT_OK(attach(rt, s.pid[i], deny(3, SYS_getpgrp), &id), "attach"))
+				goto out;
+		if (!ASSERT_OK(sf_runtime_replace(rt, id, &p, NULL), "replace") ||
+		    !ASSERT_OK(sf_runtime_detach(rt, id), "detach"))
+			goto out;
+		if (!ASSERT_EQ(spinners_dead(&s), 0, "spinners alive")) {
+			test_log("round %d\n", round);
+			goto out;
+		}
+	}
+	test_log("%d rounds of attach, replace and detach on %d busy tasks\n", rounds, N_SPIN);
+	/* The base filter stayed in force through all of it. */
+	ASSERT_EQ(spinners_finish(&s, 0, s.n, SYS_getppid), N_SPIN, "the base filter still kills");
+out:
+	spinners_kill(&s);
+	sf_runtime_close(rt);
+}
