@@ -54,6 +54,11 @@ enum sf_tier sf_runtime_tier(const struct sf_runtime *rt)
 	return rt->tier;
 }
 
+const char *sf_runtime_tier_reason(const struct sf_runtime *rt)
+{
+	return rt->tier_why;
+}
+
 void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
 {
 	*out = (struct sf_counters){
@@ -177,12 +182,16 @@ static int load_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *opts)
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int err = -ENOSYS;
 
-	if (!(opts && opts->force_tracepoint)) {
+	if (opts && opts->force_tracepoint) {
+		snprintf(rt->tier_why, sizeof(rt->tier_why), "asked for the tracepoint tier");
+	} else if (sf_rt_lsm_programs_run(vmlinux, rt->tier_why, sizeof(rt->tier_why))) {
 		err = load_skel(rt, true, vmlinux);
-		if (err && rt->verbose)
-			fprintf(stderr, "sfilter: LSM programs refused (%s): tracepoint tier\n",
-				strerror(-err));
+		if (err)
+			snprintf(rt->tier_why, sizeof(rt->tier_why),
+				 "sfilter's LSM programs refused (%s)", strerror(-err));
 	}
+	if (err && rt->verbose)
+		fprintf(stderr, "sfilter: tracepoint tier: %s\n", rt->tier_why);
 	rt->tier = err ? SF_TIER_TRACEPOINT : SF_TIER_LSM;
 	if (err)
 		err = load_skel(rt, false, vmlinux);
@@ -1634,6 +1643,9 @@ static int adopt(struct sf_runtime *rt)
 
 		pin_name(probe, sizeof(probe), rt->pin_dir, "link", "sf_lsm_file_open");
 		rt->tier = access(probe, F_OK) == 0 ? SF_TIER_LSM : SF_TIER_TRACEPOINT;
+		if (rt->tier == SF_TIER_TRACEPOINT)
+			snprintf(rt->tier_why, sizeof(rt->tier_why),
+				 "adopted pins of a tracepoint-tier runtime");
 	}
 	return load_state(rt);
 }

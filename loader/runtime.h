@@ -52,6 +52,8 @@ int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
 void sf_runtime_close(struct sf_runtime *rt);
 
 enum sf_tier sf_runtime_tier(const struct sf_runtime *rt);
+/* Why the tier is not lsm, in a few words ("" when it is). */
+const char *sf_runtime_tier_reason(const struct sf_runtime *rt);
 const char *sf_tier_name(enum sf_tier tier); /* "tracepoint", "lsm" */
 
 /* What the BPF side counts instead of failing a task (since it was loaded,

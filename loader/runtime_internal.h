@@ -33,6 +33,11 @@ struct sf_layout {
 /* Fills l from /sys/kernel/btf/vmlinux. 0 or -errno. */
 int sf_layout_read(struct sf_layout *l);
 
+struct btf;
+/* Whether BPF LSM programs run on this kernel (not only load); if not, why
+ * says so (loader/runtime_tier.c). */
+bool sf_rt_lsm_programs_run(const struct btf *vmlinux, char *why, size_t size);
+
 /* One filter of a chain, oldest first as attached. */
 struct sf_chain_filter {
 	const struct sock_filter *insns;
@@ -107,6 +112,7 @@ struct sf_runtime {
 	char *state_path;
 	struct sf_cgroup *cgroups;
 	enum sf_tier tier;
+	char tier_why[160];          /* why not the lsm tier ("" when it is) */
 	bool verbose;
 	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task */

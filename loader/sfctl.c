@@ -243,7 +243,10 @@ static int cmd_status(void)
 	} else {
 		printf("sfilterd %s (protocol %" PRId64 "), pid %" PRId64 "\n",
 		       get_str(o, "version"), get_int(o, "protocol", 0), get_int(o, "pid", 0));
-		printf("tier:     %s\n", get_str(o, "tier"));
+		printf("tier:     %s", get_str(o, "tier"));
+		if (get_str(o, "tier_reason") && *get_str(o, "tier_reason"))
+			printf(" (%s)", get_str(o, "tier_reason"));
+		printf("\n");
 		printf("pinned:   %s%s%s\n", get_int(o, "pinned", 0) ? "yes, " : "no",
 		       get_int(o, "pinned", 0) ? get_str(o, "pin_dir") : "",
 		       get_int(o, "adopted", 0) ? " (adopted at start)" : "");

@@ -1086,6 +1086,7 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 	json_object_object_add(o, "protocol", json_object_new_int(SF_PROTO_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "tier", json_object_new_string(sf_tier_name(sf_runtime_tier(d.rt))));
+	json_object_object_add(o, "tier_reason", json_object_new_string(sf_runtime_tier_reason(d.rt)));
 	json_object_object_add(o, "pinned", json_object_new_boolean(d.pinned));
 	if (d.pinned)
 		json_object_object_add(o, "pin_dir", json_object_new_string(d.pin_dir));
@@ -1813,8 +1814,10 @@ int main(int argc, char **argv)
 	/* Detach before the signalfd and the epoll set exist: a signalfd
 	 * polled through epoll stays tied to the process that added it. */
 	if (foreground)
-		diag("tier %s, serving %s (pid %d)",
-		     sf_tier_name(sf_runtime_tier(d.rt)), d.socket_path, getpid());
+		diag("tier %s%s%s%s, serving %s (pid %d)",
+		     sf_tier_name(sf_runtime_tier(d.rt)),
+		     *sf_runtime_tier_reason(d.rt) ? " (" : "", sf_runtime_tier_reason(d.rt),
+		     *sf_runtime_tier_reason(d.rt) ? ")" : "", d.socket_path, getpid());
 	else if (daemonize() < 0)
 		return 1;
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
