@@ -7,7 +7,7 @@
 #                   build/bench/*
 #   make test       all + fuzzers, then the suite on the host, the fuzzers for
 #                   FUZZ_SHORT_SECONDS each, and the suite in the 6.1 guest
-#   make demo       the translator on demo/example.s
+#   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 

@@ -1663,6 +1663,11 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 		*adopted = false;
 	if (!pin_dir)
 		return sf_runtime_open(out, opts);
+	err = sf_bpffs_ensure(pin_dir, probe, sizeof(probe));
+	if (probe[0])
+		fprintf(stderr, "sfilter: %s\n", probe);
+	if (err)
+		return err;
 	rt = rt_alloc(opts);
 	if (!rt)
 		return -errno;

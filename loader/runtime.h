@@ -155,6 +155,18 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 int sf_runtime_uninstall(struct sf_runtime *rt);
 int sf_runtime_uninstall_dir(const char *pin_dir);
 
+/*
+ * Pins need a bpf filesystem, which machines without systemd do not mount
+ * at boot. Returns 0 when pin_dir's parent is on one, creating the
+ * directories up to that parent; msg is then empty, or says that none was
+ * mounted at SF_BPFFS_DIR and one has been (pin_dir below it, as root).
+ * Otherwise -errno, and msg (one line, no newline) says what failed and
+ * what to run. A pin_dir elsewhere is never mounted over: only named.
+ * sf_runtime_open_pinned() calls it first and prints a non-empty msg.
+ */
+#define SF_BPFFS_DIR "/sys/fs/bpf"
+int sf_bpffs_ensure(const char *pin_dir, char *msg, size_t size);
+
 /* Every task in the cgroup (v2 path) and in its sub-cgroups now, and every
  * task that enters that subtree later, before its first syscall there.
  * Entering is seen by tp_btf/cgroup_attach_task (after a migration, in the

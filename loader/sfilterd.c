@@ -173,8 +173,9 @@ static void usage(FILE *out)
 		"                      syslog = syslog(3), facility daemon; default in the\n"
 		"                      background: %s); SIGHUP reopens it\n"
 		"  --pin-dir DIR       pin (and adopt) programs, maps and links in DIR\n"
-		"                      (default %s)\n"
-		"  --no-pin            pin nothing: stopping the daemon unconfines everyone\n"
+		"                      (default %s; mounts bpffs at /sys/fs/bpf if none is)\n"
+		"  --no-pin            pin nothing, need no bpffs: stopping the daemon\n"
+		"                      unconfines everyone\n"
 		"  --uninstall         tear down the pinned state (root) and exit\n"
 		"  --max-programs-per-uid N  filters a non-admin uid may have (default 64)\n"
 		"  --max-insns-per-uid N     their classic instructions (default 65536)\n"
@@ -1682,6 +1683,11 @@ static int do_uninstall(const struct sf_runtime_opts *opts)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* Opening would load (and mount bpffs) only to tear it down. */
+	if (access(d.pin_dir, F_OK) && errno == ENOENT) {
+		diag("%s does not exist: nothing is pinned", d.pin_dir);
+		return 0;
+	}
 	r = sf_runtime_open_pinned(&rt, opts, d.pin_dir, &adopted);
 	if (r == -EPROTO) {
 		/* Another version's pins: removing them is all we can do. */
@@ -1798,6 +1804,16 @@ int main(int argc, char **argv)
 	if (no_pin) {
 		r = sf_runtime_open(&d.rt, &opts);
 	} else {
+		char msg[PATH_MAX + 256];
+
+		/* Here, not in the runtime's call, so that a failure is one
+		 * line that also offers the unpinned way. */
+		if (sf_bpffs_ensure(d.pin_dir, msg, sizeof(msg)) < 0) {
+			diag("%s, or run sfilterd --no-pin", msg);
+			return 1;
+		}
+		if (msg[0])
+			diag("%s", msg);
 		r = sf_runtime_open_pinned(&d.rt, &opts, d.pin_dir, &d.adopted);
 		d.pinned = r == 0;
 	}

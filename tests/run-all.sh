@@ -88,15 +88,9 @@ if [[ ! -x $sftest ]]; then
 	exit 2
 fi
 
-# The host gets the same mounts as the guest's /init: bpffs for pinning,
-# securityfs to read the active LSMs. Only as root; otherwise the tests
-# that need them say so in a SKIP line.
-if [[ $(id -u) == 0 ]]; then
-	mountpoint -q /sys/fs/bpf 2>/dev/null && [[ $(stat -f -c %T /sys/fs/bpf) == bpf_fs ]] ||
-		mount -t bpf bpf /sys/fs/bpf 2>/dev/null || true
-	mountpoint -q /sys/kernel/security 2>/dev/null ||
-		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null || true
-fi
+# No mounts here: the product mounts bpffs itself where none is (a test
+# checks that on a view without it), and tests that need another
+# filesystem mount it in a private namespace of their own.
 
 run_part "host: " 1 "$sftest" -p "host: "
 
@@ -109,10 +103,14 @@ if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
 	echo "${guest_prefix}SKIP boot: SF_NO_GUEST=1"
 	skipped=$((skipped + 1))
 else
-	# The tests look for these beside the runner (/sf in the guest).
+	# The tests look for these beside the runner (/sf in the guest), and
+	# tests/test_demo.c for the demo in /sf/demo.
 	extra=()
 	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan; do
 		[[ -x $bin ]] && extra+=(-f "$bin")
+	done
+	for f in demo/demo.sh demo/*.s; do
+		extra+=(-f "$f:/sf/$f")
 	done
 	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \
 		"$sftest" -p "$guest_prefix"

@@ -8,10 +8,7 @@
 
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-
-#define BPF_FS_MAGIC 0xcafe4a11
 
 /* CO-RE needs the kernel's BTF; both the 6.18 host and the 6.1 guest have it. */
 TEST(smoke_kernel_has_btf)
@@ -23,23 +20,6 @@ TEST(smoke_kernel_has_btf)
 		return;
 	}
 	ASSERT_GE(st.st_size, 1024, "vmlinux BTF size");
-}
-
-/* Pinning needs bpffs at /sys/fs/bpf (the guest's /init mounts it). */
-TEST(smoke_bpffs_mounted)
-{
-	struct statfs sfs;
-
-	if (statfs("/sys/fs/bpf", &sfs) != 0) {
-		test_skip("no /sys/fs/bpf (%s)", strerror(errno));
-		return;
-	}
-	if ((unsigned long)sfs.f_type != BPF_FS_MAGIC) {
-		test_skip("/sys/fs/bpf is not bpffs (f_type 0x%lx)",
-			  (unsigned long)sfs.f_type);
-		return;
-	}
-	ASSERT_EQ((unsigned long)sfs.f_type, BPF_FS_MAGIC, "bpffs magic");
 }
 
 /* The guest boots with lsm=...,bpf; the runtime's deny path needs it listed. */

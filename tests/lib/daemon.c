@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -291,6 +292,57 @@ void sfd_cleanup(struct sfd *dm)
 		dm->dir[0] = '\0';
 	}
 	unsetenv(SF_PROTO_SOCKET_ENV);
+}
+
+int sfd_run(const char *const argv[], bool with_stdout, int timeout_s,
+	    char *out, size_t size)
+{
+	int fd = memfd_create("sfd_run", MFD_CLOEXEC), status = -1, ms = 0;
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (size)
+		out[0] = '\0';
+	if (!ASSERT_TRUE(fd >= 0, "memfd_create"))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		setpgid(0, 0);
+		dup2(null, 0);
+		dup2(with_stdout ? fd : null, 1);
+		dup2(fd, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (!ASSERT_TRUE(pid > 0, "fork")) {
+		close(fd);
+		return -1;
+	}
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		if (ms >= timeout_s * 1000) {
+			test_fail(__FILE__, __LINE__, "%s still running after %d s", argv[0],
+				  timeout_s);
+			/* SIGTERM first: a script's traps clean up. */
+			kill(-pid, SIGTERM);
+			usleep(2000000);
+			kill(-pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			break;
+		}
+		usleep(50000);
+		ms += 50;
+	}
+	lseek(fd, 0, SEEK_SET);
+	while (size && got < size - 1 && (n = read(fd, out + got, size - 1 - got)) > 0)
+		got += n;
+	if (size)
+		out[got] = '\0';
+	close(fd);
+	return status;
 }
 
 int sfd_count_fds(pid_t pid)

@@ -69,6 +69,14 @@ bool sfd_file_has(const char *path, const char *needle);
  * emulation. */
 bool sfd_log_wait(const struct sfd *dm, const char *needle);
 
+/* Runs argv[0] (a path) in a process group of its own, stdin from
+ * /dev/null, and collects its stderr (and its stdout, interleaved, when
+ * with_stdout; else stdout goes to /dev/null) into out. After timeout_s
+ * seconds the group gets SIGTERM, then SIGKILL, and the test fails.
+ * Returns the wait status, or -1 when it could not run. */
+int sfd_run(const char *const argv[], bool with_stdout, int timeout_s,
+	    char *out, size_t size);
+
 /* Counts the open descriptors of pid (/proc/PID/fd); -1 on error. */
 int sfd_count_fds(pid_t pid);
 
