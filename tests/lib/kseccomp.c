@@ -16,8 +16,8 @@
  *    same value in si_call_addr, the filter's data in si_errno, sd->nr in
  *    si_syscall and the audit arch in si_arch.
  *
- * What the kernel is expected to do with each call is in
- * kseccomp_expect.c.
+ * What the kernel is expected to do with each call, and the calls that
+ * may run at all, are in kseccomp_expect.c.
  */
 #define _GNU_SOURCE
 #include "kseccomp.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the real kernel seccomp is expected to do (see kseccomp.h): the
- * harmless calls and their unfiltered outcomes, and the outcome each
- * filter verdict predicts.
+ * harmless calls and their unfiltered outcomes, which ABIs this kernel
+ * runs, and the outcome each filter verdict predicts.
  *
  * Kernel facts this file relies on (kernel/seccomp.c, the same in 6.1 and
  * 6.18):
@@ -15,6 +15,7 @@
  *    with SIGSYS.
  */
 #include "kseccomp.h"
+#include "probe.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -66,6 +67,52 @@ static int harmless_index(const struct ksec_call *c)
 	return -1;
 }
 
+const char *ksec_abi_name(enum ksec_abi abi)
+{
+	static const char *const names[] = { "x86_64", "i386", "x32" };
+
+	return (unsigned int)abi < 3 ? names[abi] : "unknown-abi";
+}
+
+int ksec_abi_runs(enum ksec_abi abi, char *why, size_t size)
+{
+	if (abi == KSEC_ABI_I386)
+		return probe_int80(why, size);
+	/* x32 counts even where the kernel answers -ENOSYS: seccomp has
+	 * run the filter on the call by then. */
+	if (why && size)
+		snprintf(why, size, "%s calls run", ksec_abi_name(abi));
+	return 1;
+}
+
+/* The unfiltered calls, each issued only where the kernel takes its ABI:
+ * int $0x80 where it is refused would just record a SIGSEGV. */
+static int observe_baseline(void)
+{
+	struct ksec_call calls[N_HARMLESS];
+	struct ksec_outcome out[N_HARMLESS];
+	size_t i, n = 0;
+	char why[160];
+	int err;
+
+	for (i = 0; i < N_HARMLESS; i++)
+		if (ksec_abi_runs(harmless[i].abi, why, sizeof(why)) == 1)
+			calls[n++] = harmless[i];
+	err = ksec_observe(NULL, 0, calls, n, out);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		struct ksec_outcome *o = &base.out[harmless_index(&calls[i])];
+
+		*o = out[i];
+		/* getpid/gettid answer the calling child's own pid, which
+		 * differs between children. */
+		o->ret_is_pid = o->kind == KSEC_RETURNED && o->ret == o->pid;
+	}
+	base.ready = 1;
+	return 0;
+}
+
 int ksec_baseline(const struct ksec_call *c, struct ksec_outcome *out)
 {
 	int i = harmless_index(c), err;
@@ -73,28 +120,33 @@ int ksec_baseline(const struct ksec_call *c, struct ksec_outcome *out)
 	if (i < 0)
 		return -EINVAL;
 	if (!base.ready) {
-		err = ksec_observe(NULL, 0, harmless, N_HARMLESS, base.out);
+		err = observe_baseline();
 		if (err)
 			return err;
-		for (i = 0; i < (int)N_HARMLESS; i++) {
-			struct ksec_outcome *o = &base.out[i];
-
-			/* getpid/gettid answer the calling child's own pid,
-			 * which differs between children. */
-			o->ret_is_pid = o->kind == KSEC_RETURNED && o->ret == o->pid;
-		}
-		base.ready = 1;
-		i = harmless_index(c);
 	}
 	*out = base.out[i];
 	return 0;
 }
 
-bool ksec_available(const struct ksec_call *c)
+int ksec_runnable(const struct ksec_call *c, char *why, size_t size)
 {
 	struct ksec_outcome o;
+	char buf[200], obuf[200];
+	int r = ksec_abi_runs(c->abi, why, size), err;
 
-	return ksec_baseline(c, &o) == 0 && o.kind == KSEC_RETURNED;
+	if (r != 1)
+		return r;
+	err = ksec_baseline(c, &o);
+	if (err) {
+		snprintf(why, size, "baseline of the harmless calls: %s", strerror(-err));
+		return -1;
+	}
+	if (o.kind != KSEC_RETURNED) {
+		snprintf(why, size, "unfiltered %s: %s", ksec_call_str(c, buf, sizeof(buf)),
+			 ksec_outcome_str(&o, obuf, sizeof(obuf)));
+		return -1;
+	}
+	return 1;
 }
 
 void ksec_predict(uint32_t ret, const struct ksec_call *c,
@@ -181,11 +233,9 @@ const char *ksec_outcome_str(const struct ksec_outcome *o, char *buf,
 
 const char *ksec_call_str(const struct ksec_call *c, char *buf, size_t size)
 {
-	static const char *const abi[] = { "x86_64", "i386", "x32" };
-
 	snprintf(buf, size,
 		 "%s nr %u (0x%x) args 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx",
-		 abi[c->abi], c->nr & ~(c->abi == KSEC_ABI_X32 ? X32_BIT : 0),
+		 ksec_abi_name(c->abi), c->nr & ~(c->abi == KSEC_ABI_X32 ? X32_BIT : 0),
 		 c->nr, (unsigned long long)c->args[0],
 		 (unsigned long long)c->args[1], (unsigned long long)c->args[2],
 		 (unsigned long long)c->args[3], (unsigned long long)c->args[4],
