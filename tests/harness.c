@@ -14,10 +14,21 @@
 
 enum { RESULT_PASS, RESULT_FAIL, RESULT_SKIP };
 
+/* Parts of a test that test_skip_part() recorded; more distinct parts
+ * than this fail the test rather than vanish. */
+#define MAX_SKIPPED_PARTS 8
+
+struct skipped_part {
+	char name[64];
+	char reason[256];
+};
+
 /* Shared with the forked test child so its verdict survives its exit. */
 struct shared_state {
 	int result;
 	char skip_reason[256];
+	int nparts;
+	struct skipped_part parts[MAX_SKIPPED_PARTS];
 };
 
 static struct sf_test *tests_head, **tests_tail = &tests_head;
@@ -53,6 +64,43 @@ void test_skip(const char *fmt, ...)
 	va_end(ap);
 	if (state->result != RESULT_FAIL)
 		state->result = RESULT_SKIP;
+}
+
+void test_skip_part(const char *part, const char *fmt, ...)
+{
+	struct skipped_part *p;
+	va_list ap;
+	int i;
+
+	for (i = 0; i < state->nparts; i++)
+		if (!strcmp(state->parts[i].name, part))
+			return;
+	if (state->nparts == MAX_SKIPPED_PARTS) {
+		printf("    more than %d skipped parts: %s not recorded\n",
+		       MAX_SKIPPED_PARTS, part);
+		state->result = RESULT_FAIL;
+		return;
+	}
+	p = &state->parts[state->nparts++];
+	snprintf(p->name, sizeof(p->name), "%s", part);
+	va_start(ap, fmt);
+	vsnprintf(p->reason, sizeof(p->reason), fmt, ap);
+	va_end(ap);
+}
+
+bool test_require(const char *file, int line, int probe, const char *part,
+		  const char *why)
+{
+	if (probe > 0)
+		return true;
+	if (probe < 0)
+		test_fail(file, line, "probe%s%s failed: %s", part ? " for " : "",
+			  part ? part : "", why);
+	else if (part)
+		test_skip_part(part, "%s", why);
+	else
+		test_skip("%s", why);
+	return false;
 }
 
 void test_log(const char *fmt, ...)
@@ -122,7 +170,7 @@ static int run_one(struct sf_test *t)
 int main(int argc, char **argv)
 {
 	const char *pattern = NULL, *prefix = "";
-	int passed = 0, failed = 0, skipped = 0, opt;
+	int passed = 0, failed = 0, skipped = 0, opt, i;
 	struct utsname uts;
 	struct sf_test *t;
 
@@ -172,6 +220,10 @@ int main(int argc, char **argv)
 			printf("%sFAIL %s\n", prefix, t->name);
 			failed++;
 		}
+		for (i = 0; i < state->nparts; i++)
+			printf("%sSKIP %s/%s: %s\n", prefix, t->name,
+			       state->parts[i].name, state->parts[i].reason);
+		skipped += state->nparts;
 	}
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;

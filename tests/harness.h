@@ -10,7 +10,11 @@
  *   PASS name
  *   FAIL name
  *   SKIP name: reason
- * and the closing line "N passed, N failed, N skipped".
+ * then one line per part of it that was skipped (test_skip_part(), like
+ * test_progs' subtests):
+ *   SKIP name/part: reason
+ * and, last, the closing line "N passed, N failed, N skipped", where every
+ * skipped part counts as one skip.
  */
 #ifndef SF_TEST_HARNESS_H
 #define SF_TEST_HARNESS_H
@@ -32,6 +36,25 @@ void sf_test_register(struct sf_test *t);
 void test_fail(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Skips one part of the test, which goes on with its other parts and still
+ * passes or fails on them: for a step or an input class the kernel refuses
+ * (part "i386-real-kernel", reason "int $0x80 from a 64-bit task is
+ * refused by this kernel (SIGSEGV)"). A part skipped twice is recorded
+ * once, with its first reason. The reason names the missing feature.
+ */
+void test_skip_part(const char *part, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * A probe's answer (tests/lib/probe.h: 1 the kernel has the feature, 0 it
+ * refuses it, -1 the probe itself failed) as the test's verdict: true when
+ * the feature is there; otherwise a skip of the whole test (part NULL) or
+ * of the part, with reason why, or a failure when the probe failed.
+ */
+bool test_require(const char *file, int line, int probe, const char *part,
+		  const char *why);
+#define TEST_REQUIRE(probe, part, why) \
+	test_require(__FILE__, __LINE__, (probe), (part), (why))
 /* Diagnostic output, shown with -v or when the test fails. */
 void test_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool test_failed(void);

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cgroup.h"
 #include "harness.h"
+#include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,39 +13,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool tcg_root(char *out, size_t size)
+int tcg_root(char *out, size_t size, char *why, size_t wsize)
 {
-	char line[512], dev[128], dir[256], type[64];
-	FILE *f = fopen("/proc/mounts", "r");
-	bool found = false;
+	int r = probe_cgroup2(out, size, why, wsize);
 
-	if (f) {
-		while (!found && fgets(line, sizeof(line), f))
-			if (sscanf(line, "%127s %255s %63s", dev, dir, type) == 3 &&
-			    !strcmp(type, "cgroup2")) {
-				snprintf(out, size, "%s", dir);
-				found = true;
-			}
-		fclose(f);
-	}
-	if (found || !test_is_emulated())
-		return found;
+	if (r || !test_is_emulated())
+		return r;
 	/* The guest's /init leaves it to us. */
 	mkdir("/sys/fs/cgroup", 0755);
-	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL))
-		return false;
+	if (mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL)) {
+		snprintf(why, wsize, "cgroup v2 not mounted, and mounting it refused: %s",
+			 strerror(errno));
+		return 0;
+	}
 	snprintf(out, size, "/sys/fs/cgroup");
-	return true;
+	return 1;
 }
 
 bool tcg_make(char *out, size_t size, const char *name)
 {
-	char root[256];
+	char root[256], why[256];
 
-	if (!tcg_root(root, sizeof(root))) {
-		test_skip("cgroup v2 not mounted");
+	if (!TEST_REQUIRE(tcg_root(root, sizeof(root), why, sizeof(why)), NULL, why))
 		return false;
-	}
 	snprintf(out, size, "%s/%s-%d", root, name, getpid());
 	return ASSERT_OK(mkdir(out, 0755) ? -errno : 0, "mkdir cgroup");
 }

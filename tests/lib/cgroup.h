@@ -10,10 +10,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* The cgroup2 mount point; in the guest it is mounted on first use. */
-bool tcg_root(char *out, size_t size);
+/* The cgroup2 mount point (probe_cgroup2(); in the guest it is mounted on
+ * first use): 1, or 0 / -1 with why, as a probe answers (probe.h). */
+int tcg_root(char *out, size_t size, char *why, size_t wsize);
 /* Makes ROOT/NAME-PID into out; false with a SKIP when there is no
- * cgroup v2, or a FAIL when mkdir fails. */
+ * cgroup v2, or a FAIL when the probe or mkdir fails. */
 bool tcg_make(char *out, size_t size, const char *name);
 /* Writes pid to dir/cgroup.procs; true when the kernel took it. */
 bool tcg_move(const char *dir, pid_t pid);

@@ -15,10 +15,9 @@
  *    user IP after the syscall instruction; seccomp_init_siginfo() puts the
  *    same value in si_call_addr, the filter's data in si_errno, sd->nr in
  *    si_syscall and the audit arch in si_arch.
- *  - __seccomp_filter(): ERRNO caps data at MAX_ERRNO; TRACE without a
- *    tracer and USER_NOTIF without a listener return -ENOSYS; KILL_THREAD,
- *    KILL_PROCESS and unknown actions end the (single-threaded) process
- *    with SIGSYS.
+ *
+ * What the kernel is expected to do with each call, and the calls that
+ * may run at all, are in kseccomp_expect.c.
  */
 #define _GNU_SOURCE
 #include "kseccomp.h"
@@ -42,7 +41,6 @@
 
 #define AUDIT_ARCH_X86_64_ 0xc000003eU
 #define AUDIT_ARCH_I386_   0x40000003U
-#define X32_BIT            0x40000000U
 #define MAX_INSNS_PER_PATH 32768
 #define MAX_PROBE_LEN      65535  /* sock_fprog.len is an unsigned short */
 
@@ -396,33 +394,6 @@ int ksec_validates(const struct sock_filter *insns, size_t len)
 
 /* ---- behaviour ----------------------------------------------------------- */
 
-static const struct ksec_call harmless[] = {
-	{ KSEC_ABI_X86_64, 39, { 0 } },   /* getpid */
-	{ KSEC_ABI_X86_64, 110, { 0 } },  /* getppid */
-	{ KSEC_ABI_X86_64, 102, { 0 } },  /* getuid */
-	{ KSEC_ABI_X86_64, 104, { 0 } },  /* getgid */
-	{ KSEC_ABI_X86_64, 107, { 0 } },  /* geteuid */
-	{ KSEC_ABI_X86_64, 108, { 0 } },  /* getegid */
-	{ KSEC_ABI_X86_64, 186, { 0 } },  /* gettid */
-	{ KSEC_ABI_X86_64, 24, { 0 } },   /* sched_yield */
-	{ KSEC_ABI_X86_64, 111, { 0 } },  /* getpgrp */
-	{ KSEC_ABI_I386, 20, { 0 } },     /* getpid */
-	{ KSEC_ABI_I386, 64, { 0 } },     /* getppid */
-	{ KSEC_ABI_I386, 224, { 0 } },    /* gettid */
-	{ KSEC_ABI_I386, 158, { 0 } },    /* sched_yield */
-	{ KSEC_ABI_I386, 199, { 0 } },    /* getuid32 */
-	{ KSEC_ABI_I386, 200, { 0 } },    /* getgid32 */
-	{ KSEC_ABI_X32, 39 | X32_BIT, { 0 } },  /* getpid */
-	{ KSEC_ABI_X32, 110 | X32_BIT, { 0 } }, /* getppid */
-};
-#define N_HARMLESS (sizeof(harmless) / sizeof(harmless[0]))
-
-const struct ksec_call *ksec_harmless(size_t *n)
-{
-	*n = N_HARMLESS;
-	return harmless;
-}
-
 struct oshared {
 	volatile int next;         /* the call in progress */
 	volatile int done;
@@ -630,146 +601,4 @@ out:
 	}
 	munmap(sh, map_size);
 	return err;
-}
-
-static struct {
-	int ready;
-	struct ksec_outcome out[N_HARMLESS];
-} base;
-
-static int harmless_index(const struct ksec_call *c)
-{
-	size_t i;
-
-	for (i = 0; i < N_HARMLESS; i++)
-		if (harmless[i].abi == c->abi && harmless[i].nr == c->nr)
-			return i;
-	return -1;
-}
-
-int ksec_baseline(const struct ksec_call *c, struct ksec_outcome *out)
-{
-	int i = harmless_index(c), err;
-
-	if (i < 0)
-		return -EINVAL;
-	if (!base.ready) {
-		err = ksec_observe(NULL, 0, harmless, N_HARMLESS, base.out);
-		if (err)
-			return err;
-		for (i = 0; i < (int)N_HARMLESS; i++) {
-			struct ksec_outcome *o = &base.out[i];
-
-			/* getpid/gettid answer the calling child's own pid,
-			 * which differs between children. */
-			o->ret_is_pid = o->kind == KSEC_RETURNED && o->ret == o->pid;
-		}
-		base.ready = 1;
-		i = harmless_index(c);
-	}
-	*out = base.out[i];
-	return 0;
-}
-
-bool ksec_available(const struct ksec_call *c)
-{
-	struct ksec_outcome o;
-
-	return ksec_baseline(c, &o) == 0 && o.kind == KSEC_RETURNED;
-}
-
-void ksec_predict(uint32_t ret, const struct ksec_call *c,
-		  const struct ksec_outcome *baseline,
-		  struct ksec_outcome *e)
-{
-	uint32_t data = ret & SECCOMP_RET_DATA;
-
-	memset(e, 0, sizeof(*e));
-	switch (ret & SECCOMP_RET_ACTION_FULL) {
-	case SECCOMP_RET_ALLOW:
-	case SECCOMP_RET_LOG:
-		*e = *baseline;
-		break;
-	case SECCOMP_RET_ERRNO:
-		e->kind = KSEC_RETURNED;
-		e->ret = -(long)(data > 4095 ? 4095 : data);
-		break;
-	case SECCOMP_RET_TRAP:
-		e->kind = KSEC_TRAPPED;
-		e->trap_errno = data;
-		e->trap_syscall = (int)c->nr;
-		e->trap_arch = c->abi == KSEC_ABI_I386 ? AUDIT_ARCH_I386_ : AUDIT_ARCH_X86_64_;
-		e->trap_addr = ksec_ip(c->abi);
-		break;
-	case SECCOMP_RET_TRACE:
-	case SECCOMP_RET_USER_NOTIF:
-		e->kind = KSEC_RETURNED;
-		e->ret = -ENOSYS;
-		break;
-	default: /* KILL_PROCESS, KILL_THREAD, and actions the kernel lacks */
-		e->kind = KSEC_KILLED;
-		e->signo = SIGSYS;
-	}
-}
-
-bool ksec_matches(const struct ksec_outcome *o, const struct ksec_outcome *e)
-{
-	if (o->kind != e->kind)
-		return false;
-	switch (e->kind) {
-	case KSEC_RETURNED:
-		return e->ret_is_pid ? o->ret == o->pid : o->ret == e->ret;
-	case KSEC_TRAPPED:
-		return o->trap_errno == e->trap_errno &&
-		       o->trap_syscall == e->trap_syscall &&
-		       o->trap_arch == e->trap_arch &&
-		       o->trap_addr == e->trap_addr;
-	case KSEC_KILLED:
-		return o->signo == e->signo;
-	default:
-		return true;
-	}
-}
-
-const char *ksec_outcome_str(const struct ksec_outcome *o, char *buf,
-			     size_t size)
-{
-	switch (o->kind) {
-	case KSEC_RETURNED:
-		if (o->ret_is_pid)
-			snprintf(buf, size, "returned the caller's pid");
-		else
-			snprintf(buf, size, "returned %ld", o->ret);
-		break;
-	case KSEC_TRAPPED:
-		snprintf(buf, size,
-			 "SIGSYS trap (si_errno %d, si_syscall %d, si_arch 0x%x, addr 0x%llx)",
-			 o->trap_errno, o->trap_syscall, o->trap_arch,
-			 (unsigned long long)o->trap_addr);
-		break;
-	case KSEC_KILLED:
-		snprintf(buf, size, "killed by signal %d%s", o->signo,
-			 o->signo == SIGSYS ? " (SIGSYS)" : "");
-		break;
-	case KSEC_HUNG:
-		snprintf(buf, size, "hung (killed after a timeout)");
-		break;
-	default:
-		snprintf(buf, size, "not run");
-	}
-	return buf;
-}
-
-const char *ksec_call_str(const struct ksec_call *c, char *buf, size_t size)
-{
-	static const char *const abi[] = { "x86_64", "i386", "x32" };
-
-	snprintf(buf, size,
-		 "%s nr %u (0x%x) args 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx",
-		 abi[c->abi], c->nr & ~(c->abi == KSEC_ABI_X32 ? X32_BIT : 0),
-		 c->nr, (unsigned long long)c->args[0],
-		 (unsigned long long)c->args[1], (unsigned long long)c->args[2],
-		 (unsigned long long)c->args[3], (unsigned long long)c->args[4],
-		 (unsigned long long)c->args[5]);
-	return buf;
 }

@@ -92,12 +92,21 @@ int ksec_observe(const struct sock_fprog *chain, size_t n,
 		 const struct ksec_call *calls, size_t ncalls,
 		 struct ksec_outcome *out);
 
+const char *ksec_abi_name(enum ksec_abi abi);
+/* Whether the kernel runs calls of this ABI, answered as tests/lib/probe.h
+ * does (1, 0 refused with why naming the feature, -1 the probe failed).
+ * x86_64 and x32 always run: x32 may answer -ENOSYS, which still counts,
+ * the filter runs before that answer. i386 needs int $0x80, which some
+ * kernels refuse to 64-bit tasks. */
+int ksec_abi_runs(enum ksec_abi abi, char *why, size_t size);
+
 /* The unfiltered outcome of the call's (abi, nr), cached. 0 or -errno.
- * Not "available" (see below) when the kernel lacks the ABI. */
+ * KSEC_NOT_RUN for a call whose ABI the kernel refuses. */
 int ksec_baseline(const struct ksec_call *c, struct ksec_outcome *out);
-/* Whether the baseline ran the call to a normal return (x32 may answer
- * -ENOSYS, which still counts: the filter runs before that answer). */
-bool ksec_available(const struct ksec_call *c);
+/* Whether the real kernel may be given the call: 1 when its ABI runs and
+ * its baseline returned normally; 0 when the kernel refuses its ABI; -1
+ * when the ABI probe or the baseline failed otherwise. why says which. */
+int ksec_runnable(const struct ksec_call *c, char *why, size_t size);
 
 /*
  * What the kernel does with filter return value ret for call c, given the
