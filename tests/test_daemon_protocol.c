@@ -41,6 +41,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
@@ -714,10 +715,12 @@ TEST(sf_attach_makes_no_system_call_once_the_filter_is_in_force)
 }
 
 /* A caller that takes its time between sending the request and waiting
- * for the reply (asleep for slow_us) is not in its recv when the daemon
- * attaches: the chain is armed, the recv still runs under the old chain,
- * and the next call is filtered. arg: a pipe's write end. */
-static useconds_t slow_us;
+ * for the reply (busy in user space, making no system call, until the
+ * parent raises *go) is not in its recv when the daemon attaches: the chain
+ * is armed, the recv still runs under the old chain, and the next call is
+ * filtered. A sleep instead of the spin would race: an arm set before the
+ * sleep began is taken by the sleep's own syscall. arg: a pipe's write end. */
+static volatile int *slow_go;
 
 static int child_slow_to_receive(void *arg)
 {
@@ -735,7 +738,8 @@ static int child_slow_to_receive(void *arg)
 	len = make_req(9, kill_own_io, ARRAY_SIZE(kill_own_io), 0, 0);
 	if (send(fd, &mbuf, len, MSG_NOSIGNAL) != (ssize_t)len)
 		return 43;
-	usleep(slow_us);
+	while (!*slow_go)
+		__asm__ volatile("pause" ::: "memory");
 	if (recv(fd, reply, sizeof(reply), 0) < (ssize_t)SF_PROTO_REPLY_SIZE ||
 	    ((struct sf_attach_reply *)reply)->error != 0)
 		return 44;
@@ -769,29 +773,41 @@ static int status_number(const char *sock, const char *key)
 
 TEST(a_caller_slow_to_wait_for_its_reply_is_armed_and_its_recv_runs_under_the_old_chain)
 {
-	/* A daemon slower than the caller's sleep finds it in its recv
-	 * after all (a direct attach): then sleep longer. */
+	/* A daemon slower than the caller's spin finds it in its recv
+	 * after all (a direct attach): then spin longer. */
 	static const useconds_t host[] = { 200000, 1000000, 3000000 },
 				emulated[] = { 2000000, 5000000, 10000000 };
-	const useconds_t *sleeps = test_is_emulated() ? emulated : host;
+	const useconds_t *spins = test_is_emulated() ? emulated : host;
 	int status, rep[2], attempt, armed = 0;
 	SFD_AUTO_STOP;
+	pid_t child;
 	char c;
 
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
+	slow_go = mmap(NULL, sizeof(*slow_go), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(slow_go != MAP_FAILED, "mmap"))
+		return;
 	for (attempt = 0; attempt < 3 && armed < 1; attempt++) {
 		if (!ASSERT_OK(pipe(rep), "pipe"))
 			return;
-		slow_us = sleeps[attempt];
-		status = in_child(child_slow_to_receive, &rep[1]);
+		*slow_go = 0;
+		fflush(stdout);
+		child = fork();
+		if (child == 0)
+			_exit(child_slow_to_receive(&rep[1]));
+		usleep(spins[attempt]);
+		*slow_go = 1;
+		status = -1;
+		waitpid(child, &status, 0);
 		close(rep[1]);
 		ASSERT_EQ(read(rep[0], &c, 1), 1, "the caller got its reply alive");
 		close(rep[0]);
 		ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 			    "the caller was killed on its next recvfrom");
 		armed = status_number(dm.sock, "armed");
-		test_log("asleep %u us: %d armed so far\n", (unsigned)slow_us, armed);
+		test_log("spun %u us: %d armed so far\n", (unsigned)spins[attempt], armed);
 	}
 	ASSERT_GE(armed, 1, "the daemon armed the chain");
 	/* The kernel side's failure counters are in STATUS; none moved. */
