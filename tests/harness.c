@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { RESULT_PASS, RESULT_FAIL, RESULT_SKIP };
@@ -147,14 +148,20 @@ static int run_one(struct sf_test *t)
 		return RESULT_FAIL;
 	}
 	if (pid == 0) {
+		/* Its own process group: whatever it leaves running is
+		 * killed when it ends (below), not left to load the machine
+		 * under the tests after it. */
+		setpgid(0, 0);
 		/* A hung test fails alone instead of eating the CI budget. */
 		alarm(test_is_emulated() ? 1800 : 600);
 		t->fn();
 		fflush(stdout);
 		_exit(0);
 	}
+	setpgid(pid, pid);
 	if (waitpid(pid, &status, 0) < 0)
 		return RESULT_FAIL;
+	kill(-pid, SIGKILL);
 	if (WIFSIGNALED(status)) {
 		printf("    test process killed by signal %d%s\n", WTERMSIG(status),
 		       WTERMSIG(status) == SIGALRM ? " (timed out)" : "");
@@ -170,7 +177,9 @@ static int run_one(struct sf_test *t)
 int main(int argc, char **argv)
 {
 	const char *pattern = NULL, *prefix = "";
-	int passed = 0, failed = 0, skipped = 0, opt, i;
+	int passed = 0, failed = 0, skipped = 0, opt, i, result;
+	struct timespec t0, t1;
+	double secs;
 	struct utsname uts;
 	struct sf_test *t;
 
@@ -207,9 +216,14 @@ int main(int argc, char **argv)
 	for (t = tests_head; t; t = t->next) {
 		if (pattern && fnmatch(pattern, t->name, 0) != 0)
 			continue;
-		switch (run_one(t)) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		result = run_one(t);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		/* The time each took, so the suite's budget can be watched. */
+		secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+		switch (result) {
 		case RESULT_PASS:
-			printf("%sPASS %s\n", prefix, t->name);
+			printf("%sPASS %s (%.1f s)\n", prefix, t->name, secs);
 			passed++;
 			break;
 		case RESULT_SKIP:
@@ -217,7 +231,7 @@ int main(int argc, char **argv)
 			skipped++;
 			break;
 		default:
-			printf("%sFAIL %s\n", prefix, t->name);
+			printf("%sFAIL %s (%.1f s)\n", prefix, t->name, secs);
 			failed++;
 		}
 		for (i = 0; i < state->nparts; i++)

@@ -7,8 +7,8 @@
  * (test_skip("no BPF LSM")), never a silent pass.
  *
  * The runner (harness.c) prints one line per test:
- *   PASS name
- *   FAIL name
+ *   PASS name (seconds)
+ *   FAIL name (seconds)
  *   SKIP name: reason
  * then one line per part of it that was skipped (test_skip_part(), like
  * test_progs' subtests):
