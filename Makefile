@@ -250,7 +250,8 @@ SFCTL_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFCTL_SRCS))
 # Weak stand-ins for runtime calls not written yet (issue 4), linked after
 # libsfruntime.a so that a member is only pulled in for a missing symbol.
 LIBSFSTUBS := $(if $(wildcard loader/sfctl_rtstubs.c),$(OUTPUT)/libsfstubs.a)
-LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o sfilterd.o sfrun.o) \
+LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o proto_client.o \
+		 proto_client.pic.o sfilterd.o sfrun.o) \
 	       $(SFCTL_OBJS)
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
@@ -275,14 +276,16 @@ $(LOADER_OBJDIR)/%.pic.o: loader/%.c | $(DEPS_STAMP)
 # skeletons like the other user code.
 $(LOADER_OBJDIR)/sfilterd.o: | $(BPF_SKELS)
 
-$(LIBSFCLIENT): $(LOADER_OBJDIR)/sfclient.o | $(OUTPUT)
+# The protocol's client side goes into the library (hidden in the .so).
+$(LIBSFCLIENT): $(LOADER_OBJDIR)/sfclient.o $(LOADER_OBJDIR)/proto_client.o | $(OUTPUT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(LIBSFCLIENT_SO): $(LOADER_OBJDIR)/sfclient.pic.o loader/libsfclient.map | $(OUTPUT)
+$(LIBSFCLIENT_SO): $(LOADER_OBJDIR)/sfclient.pic.o $(LOADER_OBJDIR)/proto_client.pic.o \
+		  loader/libsfclient.map | $(OUTPUT)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
-		-Wl,--version-script=loader/libsfclient.map $< -o $@
+		-Wl,--version-script=loader/libsfclient.map $(filter %.o,$^) -o $@
 	$(Q)ln -sf libsfclient.so $@.0
 
 $(SFCLIENT_PC): Makefile | $(OUTPUT)
@@ -304,9 +307,10 @@ $(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LIBSFRUNTIME) $(LIBSFSTUBS) $(
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 
-# sfctl speaks the protocol and disassembles with libc2e; no runtime.
+# sfctl speaks the protocol (libsfclient's client side) and disassembles
+# with libc2e; no runtime.
 $(SFCTL_OBJS): | $(BPF_SKELS)
-$(SFCTL): $(SFCTL_OBJS) $(LIBC2E)
+$(SFCTL): $(SFCTL_OBJS) $(LIBSFCLIENT) $(LIBC2E)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 

@@ -30,6 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define SIGKILL 9
 #define SIGSYS  31
 #define EPERM   1
+#define EACCES  13
 #define ENOSYS  38
 #define MAX_ERRNO 4095
 
@@ -66,6 +67,16 @@ __u64 sf_events_dropped;
 __u64 sf_fork_failed;
 __u64 sf_tailcall_failed;
 __u64 sf_cg_failed;
+/* Entries in sf_orphans, and a gate: while it is 0 (nearly always) the
+ * untracked path stays one BTF load and one .bss load. */
+__u64 sf_orphans_pending;
+/* Orphans killed at their first syscall: no storage even then. */
+__u64 sf_orphans_killed;
+/* Entries in sf_tsync (TSYNC attaches under way). */
+__u64 sf_tsync_pending;
+/* For the test suite only: task storage for a fork child, and for an
+ * orphan's adoption, "cannot be allocated" (see sf_runtime_test_knob()). */
+__u32 sf_test_no_storage;
 /* Bumped on every sf_cg_pending write, so that user space looks at that map
  * (a 64k-bucket hash: finding its first key walks every bucket, ~0.2 ms)
  * only when something was put in it. */
@@ -122,6 +133,24 @@ struct {
 	__type(value, struct sf_cg_pend);
 } sf_cg_pending SEC(".maps");
 
+/* Children of confined tasks that got no task storage at fork, by tid.
+ * Preallocated: recording one never allocates. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct sf_orphan);
+} sf_orphans SEC(".maps");
+
+/* TSYNC under way in a thread group (tgid): the chain every thread gets,
+ * which a thread created meanwhile takes at fork (sf_runtime_attach). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u32);
+} sf_tsync SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
@@ -141,6 +170,41 @@ static __always_inline struct sf_task *tracked(struct task_struct *t)
 	return bpf_task_storage_get(&sf_tasks, t, 0, 0);
 }
 
+/* The first syscall of a confined task's child that got no storage at
+ * fork: it gets its storage and its chain now, and this call is judged;
+ * if the storage still cannot be had, it dies. Never unjudged. */
+static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
+{
+	__u32 tid = t->pid, chain;
+	struct sf_orphan *o = bpf_map_lookup_elem(&sf_orphans, &tid);
+	struct sf_task *s = NULL;
+	bool stale;
+
+	if (!o)
+		return 0;
+	chain = o->chain;
+	stale = o->start_time != t->start_time; /* a dead orphan's tid, reused */
+	if (bpf_map_delete_elem(&sf_orphans, &tid) == 0)
+		__sync_fetch_and_add(&sf_orphans_pending, -1);
+	if (stale)
+		return 0;
+	if (!sf_test_no_storage)
+		s = bpf_task_storage_get(&sf_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (s) {
+		s->chain = chain;
+		return s;
+	}
+	__sync_fetch_and_add(&sf_orphans_killed, 1);
+	bpf_send_signal(SIGKILL);
+	return 0;
+}
+
+/* The recv that brings sf_attach()'s reply: on the caller's socket. */
+static __always_inline bool reply_recv(__u32 nr, struct pt_regs *regs, __s32 fd)
+{
+	return (nr == SF_NR_RECVFROM || nr == SF_NR_RECVMSG) && (__s32)regs->di == fd;
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 {
@@ -150,23 +214,30 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 	__u32 chain, nr = (__u32)id, key;
 
 	s = tracked(t);
-	if (!s)
-		return 0;
+	if (!s) {
+		if (!sf_orphans_pending)
+			return 0;
+		s = adopt_orphan(t);
+		if (!s)
+			return 0;
+	}
 	if (s->deny)
 		s->deny = 0;
 	if (sf_stopped)
 		return 0;
 	chain = s->chain;
 	if (s->armed) {
-		/* sfilterd armed the chain while the task was on its way
-		 * into the recv that brings sf_attach()'s reply: that recv
-		 * is the last call under the old chain, as seccomp(2)'s
-		 * caller makes none after the install. */
+		/* sfilterd armed the chain during sf_attach(). Its caller's
+		 * recv of the reply on its socket to sfilterd is the last
+		 * call under the old chain, as seccomp(2)'s caller makes none
+		 * after the install; every other call, this one included,
+		 * runs under the new chain. A caller that was already in
+		 * that recv when armed meets the arm at its next call. */
 		__u32 next = s->armed;
 
 		s->armed = 0;
 		s->chain = next;
-		if (task_compat(t) || (nr != SF_NR_RECVFROM && nr != SF_NR_RECVMSG))
+		if (task_compat(t) || !reply_recv(nr, regs, s->armed_fd))
 			chain = next;
 	}
 	if (!chain || chain >= SF_MAX_CHAINS)
@@ -419,22 +490,52 @@ int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
 	return 0;
 }
 
+/* A child that must have chain but got no storage: recorded for its first
+ * syscall (adopt_orphan()). With nowhere to record it (16384 orphans none
+ * of which has made a call yet), the forking thread group is killed,
+ * which takes a new thread with it (docs/security.md). */
+static __always_inline void orphan(struct task_struct *child, __u32 chain)
+{
+	struct sf_orphan o = { .start_time = child->start_time, .chain = chain };
+	__u32 tid = child->pid;
+	bool had = bpf_map_lookup_elem(&sf_orphans, &tid) != 0;
+
+	__sync_fetch_and_add(&sf_fork_failed, 1);
+	if (bpf_map_update_elem(&sf_orphans, &tid, &o, BPF_ANY) == 0) {
+		if (!had)
+			__sync_fetch_and_add(&sf_orphans_pending, 1);
+		return;
+	}
+	bpf_send_signal(SIGKILL);
+}
+
 /* Runs in kernel_clone() before wake_up_new_task(): for fork, vfork,
  * clone and threads the child has its chain before its first instruction. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct cgroup *pcg, *ccg;
-	struct sf_task *s, *c;
+	struct sf_task *s, *c = 0;
+	__u32 chain;
 
 	s = tracked(parent);
-	if (s && SF_TASK_CHAIN(s)) {
-		c = bpf_task_storage_get(&sf_tasks, child, 0,
-					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	chain = s ? SF_TASK_CHAIN(s) : 0;
+	if (sf_tsync_pending && child->tgid == parent->tgid) {
+		/* A thread created while TSYNC moves its group: it takes the
+		 * chain the group is moving to, whatever its creator has. */
+		__u32 tgid = parent->tgid, *to = bpf_map_lookup_elem(&sf_tsync, &tgid);
+
+		if (to && *to)
+			chain = *to;
+	}
+	if (chain) {
+		if (!sf_test_no_storage)
+			c = bpf_task_storage_get(&sf_tasks, child, 0,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (c)
-			c->chain = SF_TASK_CHAIN(s);
-		else /* The child runs unconfined; user space can see this. */
-			__sync_fetch_and_add(&sf_fork_failed, 1);
+			c->chain = chain;
+		else
+			orphan(child, chain);
 	}
 	/* clone3(CLONE_INTO_CGROUP) puts the child in another cgroup without
 	 * cgroup_attach_task(): the only way a new task's cgroup differs
@@ -443,6 +544,35 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 	ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
 	if (pcg != ccg)
 		cg_join(child, ccg, false);
+	return 0;
+}
+
+#define CAP_SYS_ADMIN     21
+#define PFA_NO_NEW_PRIVS  0
+
+/*
+ * seccomp_prepare_filter()'s rule for a task installing a filter on
+ * itself, judged here, in the same step that applies the change: the task
+ * has no_new_privs or CAP_SYS_ADMIN (in its own user namespace: its
+ * effective set), else EACCES. And its process still runs the image that
+ * asked: self_exec_id is still exec_id, which sfilterd read before the
+ * request could be sent, else EPERM. The credentials are read before the
+ * exec id: begin_new_exec() bumps self_exec_id before commit_creds(), so
+ * credentials of a new image come with a new exec id.
+ */
+static __always_inline __u32 guard_refuses(struct task_struct *t, __u64 exec_id)
+{
+	const struct cred *cred = BPF_CORE_READ(t, cred);
+	__u32 caps = 0; /* the low word of kernel_cap_t: u32[2] on 6.1, u64 later */
+	__u64 flags = BPF_CORE_READ(t, atomic_flags);
+
+	bpf_probe_read_kernel(&caps, sizeof(caps),
+			      __builtin_preserve_access_index(&cred->cap_effective));
+	asm volatile("" ::: "memory");
+	if (!(flags & (1UL << PFA_NO_NEW_PRIVS)) && !(caps & (1U << CAP_SYS_ADMIN)))
+		return EACCES;
+	if (BPF_CORE_READ(t, self_exec_id) != exec_id)
+		return EPERM;
 	return 0;
 }
 
@@ -464,8 +594,13 @@ int sf_iter(struct bpf_iter__task *ctx)
 		return 0;
 	rec.tid = tid;
 	rec.tgid = t->tgid;
+	rec.leader_start = BPF_CORE_READ(t, group_leader, start_time);
 	p = bpf_map_lookup_elem(&sf_pending, &tid);
-	if (p) {
+	if (p && p->leader_start && p->leader_start != rec.leader_start)
+		p = 0; /* meant for a process that has gone, not this one */
+	if (p && (p->guard & SF_GUARD_SELF))
+		rec.refused = guard_refuses(t, p->exec_id);
+	if (p && !rec.refused) {
 		s = bpf_task_storage_get(&sf_tasks, t, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (s && p->chain == SF_PENDING_SETTLE) {
@@ -477,6 +612,7 @@ int sf_iter(struct bpf_iter__task *ctx)
 		} else if (s && SF_TASK_CHAIN(s) == p->expect) {
 			if (p->chain & SF_PENDING_ARM) {
 				s->armed = p->chain & ~SF_PENDING_ARM;
+				s->armed_fd = p->armed_fd;
 			} else {
 				s->chain = p->chain;
 				s->armed = 0;
@@ -488,7 +624,10 @@ int sf_iter(struct bpf_iter__task *ctx)
 	}
 	rec.chain = s ? SF_TASK_CHAIN(s) : 0;
 	rec.old = s && s->armed ? s->chain : 0;
-	if (!rec.chain && !rec.applied && !sf_iter_all && !sf_iter_tid)
+	rec.exec_id = BPF_CORE_READ(t, self_exec_id);
+	rec.euid = BPF_CORE_READ(t, cred, euid.val);
+	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);
+	if (!rec.chain && !rec.applied && !rec.refused && !sf_iter_all && !sf_iter_tid)
 		return 0;
 	bpf_seq_write(ctx->meta->seq, &rec, sizeof(rec));
 	return 0;

@@ -23,8 +23,9 @@
  * adopt pins of another ABI (their filters stay in force). Bump on any
  * change to a struct below or to what a program does with it.
  * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE.
- * 3: .bss sf_stopped (teardown), sf_iter_rec.old. */
-#define SF_ABI_VERSION  3
+ * 3: .bss sf_stopped (teardown), sf_iter_rec.old.
+ * 4: sf_task.armed_fd, guarded pending entries, sf_orphans, sf_tsync. */
+#define SF_ABI_VERSION  4
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -49,7 +50,7 @@
 #define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced */
 
 /*
- * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (28 bytes). A task
+ * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (32 bytes). A task
  * has an entry once it has been given a chain (or inherited one); the
  * entry goes away with the task.
  */
@@ -65,10 +66,11 @@ struct sf_task {
 	__u32 cfilter_id;/* the complain filter that decided cret; 0: no
 			    complain event pending (cleared by sf_enforce) */
 	__u32 armed;     /* sf_attach() in progress: the chain the task takes
-			    at its next sys_enter. A recvfrom/recvmsg there
-			    (the one bringing sf_attach()'s reply) still runs
-			    under the old chain; any other call runs under
-			    this one. 0 = none. */
+			    at its next sys_enter. A recvfrom/recvmsg on
+			    armed_fd there (the one bringing sf_attach()'s
+			    reply) still runs under the old chain; any other
+			    call runs under this one. 0 = none. */
+	__s32 armed_fd;  /* the caller's socket to sfilterd */
 };
 
 /* x86_64 numbers of the calls sf_attach() waits for its reply in. */
@@ -134,6 +136,16 @@ struct sf_iter_rec {
 	__u32 applied;    /* a pending entry for this tid was applied */
 	__u32 old;        /* armed: the chain its recv may still run under
 			     (sf_task.chain), which must stay loaded; else 0 */
+	__u32 refused;    /* a guarded pending entry was not applied: EACCES
+			     (neither no_new_privs nor CAP_SYS_ADMIN) or
+			     EPERM (its process exec'd since exec_id) */
+	__u64 exec_id;    /* task->self_exec_id: bumped by every execve */
+	__u64 leader_start; /* its thread-group leader's start_time: with the
+			       tgid, the process's identity (a reused pid has
+			       another; de_thread() keeps it across exec) */
+	__u32 euid;       /* its effective uid: who may see it */
+	char comm[16];
+	__u32 pad;
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the
@@ -141,11 +153,28 @@ struct sf_iter_rec {
 struct sf_pending {
 	__u32 chain;     /* | SF_PENDING_ARM: arm it (sf_task.armed) instead */
 	__u32 expect;    /* SF_TASK_CHAIN() the task must have */
+	__u32 guard;     /* SF_GUARD_SELF: apply only as seccomp(2) would
+			    install for the task itself, see sf_iter */
+	__s32 armed_fd;  /* with SF_PENDING_ARM: sf_task.armed_fd */
+	__u64 exec_id;   /* SF_GUARD_SELF: the self_exec_id the task must
+			    still have (its process has not exec'd) */
+	__u64 leader_start; /* the leader start_time the task's process must
+			       have (0: any): never a reused pid's task */
 };
 #define SF_PENDING_ARM    0x80000000U
 /* chain == SF_PENDING_SETTLE: an armed chain takes effect now (expect
  * is ignored). */
 #define SF_PENDING_SETTLE 0x40000000U
+#define SF_GUARD_SELF     0x1
+
+/* A child of a confined task that got no task storage at fork (the
+ * allocation can fail): its first syscall adopts the chain or kills it. */
+struct sf_orphan {
+	__u64 start_time; /* task->start_time: a later task with the same tid
+			     is not this one */
+	__u32 chain;
+	__u32 pad;
+};
 
 /*
  * Cgroup attach (sf_runtime_attach_cgroup). sf_cgroups: cgroup id (the

@@ -6,15 +6,21 @@
  * SF_PROTO_DEFAULT_SOCKET (SFILTER_SOCKET in the environment overrides it).
  * One datagram is one message; a message is at most SF_PROTO_MAX_MSG bytes.
  * Every message starts with struct sf_msg_hdr; all fields are in host byte
- * order (the peers share a kernel). A client sends one request and reads
- * one reply carrying the same request_id; sfclient opens one connection per
- * call, but a client may send several requests on one connection, one at a
- * time.
+ * order (the peers share a kernel).
  *
- * Version 1 started with one request, SF_MSG_ATTACH, and one reply,
- * SF_MSG_ATTACH_REPLY; issue 4 added the administration requests below
- * (new types, same version: an old daemon answers them EPROTO "unknown
- * message type"). Every request the daemon cannot parse (truncated,
+ * A connection starts with the daemon's SF_MSG_HELLO: a client waits for
+ * it, and only then sends requests (the daemon refuses a connection on
+ * which anything arrived before its hello: it could have been sent by the
+ * image the process replaced since). Then the client sends one request and
+ * reads the replies carrying the same request_id, one request at a time.
+ * Every request carries the sender's credentials (SCM_CREDENTIALS: the
+ * kernel checks them when the message is sent); sf_proto_send() attaches
+ * pid, effective uid and effective gid. What a request may do is decided
+ * from those: uid 0 (or the daemon's --admin-group) at send time is admin.
+ *
+ * Version 2 added the hello, the per-message credentials, reply_fd in the
+ * attach request and a pidfd (SCM_RIGHTS) with ADMIN_ATTACH by pid.
+ * Every request the daemon cannot parse (truncated,
  * oversized, wrong magic or version, unknown type, n_insns that does not
  * match the length, file descriptors attached) is answered with an
  * SF_MSG_ATTACH_REPLY whose error says why; the connection stays usable.
@@ -26,11 +32,14 @@
  *             struct sf_attach_req, n_insns * 8 != the rest of the message
  *   EINVAL    file descriptors (SCM_RIGHTS) attached: closed, refused
  *   EINVAL    unknown flags, n_insns 0 or above 4096
- *   ESRCH     tid is not a live thread of the sender's thread group, or the
- *             sender exited before the attach completed
- *   EACCES    the target thread has neither no_new_privs nor CAP_SYS_ADMIN
+ *   EACCES    the request came from another process than the one that
+ *             connected
  *   EINVAL    a filter seccomp(2) would refuse (message: the validator's
  *             "insn N (code 0x....): rule")
+ *   ESRCH     tid is not a live thread of the sender's process, or the
+ *             process exited before the attach completed
+ *   EACCES    the target thread has neither no_new_privs nor CAP_SYS_ADMIN
+ *   EPERM     the process has executed a new program since it connected
  *   ENOMEM    the chain would exceed the kernel's 32768-instruction rule
  *   < 0       TSYNC only: -error is the tid of the first thread whose chain
  *             is not an ancestor of the caller's (seccomp(2) returns it)
@@ -44,7 +53,7 @@
 #include <linux/filter.h> /* struct sock_filter */
 
 #define SF_PROTO_MAGIC          0x544c4653U /* "SFLT" in memory (little endian) */
-#define SF_PROTO_VERSION        1
+#define SF_PROTO_VERSION        2
 #define SF_PROTO_MAX_MSG        65536
 #define SF_PROTO_DEFAULT_SOCKET "/run/sfilter/sfilterd.sock"
 #define SF_PROTO_SOCKET_ENV     "SFILTER_SOCKET"
@@ -66,6 +75,7 @@ enum sf_msg_type {
 	SF_MSG_SHOW         = 9, /* struct sf_id_req (id = pid); same rule as PS */
 	SF_MSG_LOG          = 10,/* struct sf_log_req; events of one's own uid
 				  * unless admin */
+	SF_MSG_HELLO        = 11,/* daemon -> client, first: struct sf_hello */
 };
 
 struct sf_msg_hdr {
@@ -76,12 +86,22 @@ struct sf_msg_hdr {
 	uint32_t request_id; /* chosen by the client, echoed in the reply */
 };
 
+/* The daemon's first message on a connection. */
+struct sf_hello {
+	struct sf_msg_hdr hdr;  /* request_id 0 */
+	uint32_t daemon_pid;
+	uint32_t flags;         /* 0 */
+};
+
 struct sf_attach_req {
 	struct sf_msg_hdr hdr;
 	uint32_t flags;     /* SF_ATTACH_* (loader/runtime.h, sfclient.h) */
 	int32_t tid;        /* the thread to filter: the sender's own thread
 			     * (sfclient sends gettid()); 0 = the sender's
 			     * thread-group leader */
+	int32_t reply_fd;   /* the sender's fd of this connection: its recv
+			     * of the reply is its last call under the old
+			     * chain (-1: every later call runs under the new) */
 	uint32_t n_insns;   /* 1..4096 for a valid filter */
 	struct sock_filter insns[]; /* n_insns * 8 bytes, nothing after */
 };
@@ -98,7 +118,9 @@ struct sf_attach_reply {
 /* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime.h, including
  * SF_ATTACH_COMPLAIN (0x200); SF_ATTACH_TSYNC means "every thread of pid".
  * With path_len > 0 the target is the cgroup (v2) at path, and pid must
- * be 0. */
+ * be 0. Otherwise the message carries one descriptor (SCM_RIGHTS): a
+ * pidfd of pid's process, taken by the client, so that a pid reused since
+ * is never confined by mistake. */
 struct sf_admin_attach_req {
 	struct sf_msg_hdr hdr;
 	uint32_t flags;
@@ -147,7 +169,8 @@ struct sf_reply {
 #define SF_PROTO_REPLY_SIZE      ((uint32_t)sizeof(struct sf_attach_reply))
 
 _Static_assert(sizeof(struct sf_msg_hdr) == 16, "header is 16 bytes");
-_Static_assert(sizeof(struct sf_attach_req) == 28, "attach request is 28 bytes + insns");
+_Static_assert(sizeof(struct sf_attach_req) == 32, "attach request is 32 bytes + insns");
+_Static_assert(sizeof(struct sf_hello) == 24, "hello is 24 bytes");
 _Static_assert(sizeof(struct sf_attach_reply) == 24, "reply is 24 bytes + text");
 #define SF_PROTO_ADMIN_ATTACH_SIZE ((uint32_t)sizeof(struct sf_admin_attach_req))
 #define SF_PROTO_ID_REQ_SIZE       ((uint32_t)sizeof(struct sf_id_req))
@@ -160,7 +183,8 @@ _Static_assert(sizeof(struct sf_replace_req) == 24, "replace is 24 bytes + insns
 _Static_assert(sizeof(struct sf_log_req) == 20, "log request is 20 bytes");
 _Static_assert(sizeof(struct sf_reply) == 32, "reply is 32 bytes + text + data");
 _Static_assert(sizeof(struct sock_filter) == 8, "sock_filter is 8 bytes");
-_Static_assert(28 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
+_Static_assert(32 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
+#define SF_PROTO_HELLO_SIZE ((uint32_t)sizeof(struct sf_hello))
 
 /*
  * Request checks (loader/proto.c), shared by sfilterd and the in-process
@@ -173,5 +197,19 @@ int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz);
 int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
 				const char **path, char *msg, size_t msz);
 int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
+
+/*
+ * The client side (loader/proto_client.c), shared by libsfclient, sfctl
+ * and the tests: -errno returns, errno set too.
+ */
+struct iovec;
+/* Connects to the daemon at path and waits (up to timeout_ms) for its
+ * hello. The fd, or -EHOSTDOWN (no daemon there), -EPROTO (no hello). */
+int sf_proto_connect(const char *path, int timeout_ms);
+/* Sends one message (iov) with the sender's credentials (pid, effective
+ * uid and gid) and, when nfds > 0, descriptors. 0 or -errno. */
+int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds);
+/* Fills the header for a message of length len. */
+void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id);
 
 #endif /* SF_PROTO_H */

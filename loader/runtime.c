@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <dirent.h>
 #include <limits.h>
 #include <unistd.h>
@@ -66,6 +67,7 @@ void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
 		.fork_failed = __atomic_load_n(&rt->bss->sf_fork_failed, __ATOMIC_RELAXED),
 		.tailcall_failed = __atomic_load_n(&rt->bss->sf_tailcall_failed, __ATOMIC_RELAXED),
 		.cg_failed = __atomic_load_n(&rt->bss->sf_cg_failed, __ATOMIC_RELAXED),
+		.orphans_killed = __atomic_load_n(&rt->bss->sf_orphans_killed, __ATOMIC_RELAXED),
 	};
 }
 
@@ -125,13 +127,18 @@ fail:
 	return err < 0 ? err : -EINVAL;
 }
 
-static int iter_link(struct sf_runtime *rt, pid_t tgid)
+/* An iterator link over one process (tgid, or the process pidfd refers
+ * to) or, with neither, over every task. */
+static int iter_link(struct sf_runtime *rt, pid_t tgid, int pidfd)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, o);
 	union bpf_iter_link_info li = {};
 
-	if (tgid) {
-		li.task.pid = tgid;
+	if (tgid || pidfd >= 0) {
+		if (pidfd >= 0)
+			li.task.pid_fd = (uint32_t)pidfd;
+		else
+			li.task.pid = tgid;
 		o.iter_info = &li;
 		o.iter_info_len = sizeof(li);
 	}
@@ -140,7 +147,7 @@ static int iter_link(struct sf_runtime *rt, pid_t tgid)
 
 static int probe_iter_filter(struct sf_runtime *rt)
 {
-	int fd = iter_link(rt, getpid());
+	int fd = iter_link(rt, getpid(), -1);
 
 	if (fd < 0)
 		return 0;
@@ -171,6 +178,7 @@ static void take_skel_fds(struct sf_runtime *rt)
 	rt->fd_cgroups = bpf_map__fd(k->maps.sf_cgroups);
 	rt->fd_cgapp = bpf_map__fd(k->maps.sf_cg_append);
 	rt->fd_cgpend = bpf_map__fd(k->maps.sf_cg_pending);
+	rt->fd_tsync = bpf_map__fd(k->maps.sf_tsync);
 	rt->fd_bss = bpf_map__fd(k->maps.bss);
 	rt->fd_iter = bpf_program__fd(k->progs.sf_iter);
 	rt->bss = k->bss;
@@ -366,7 +374,7 @@ static void close_fds(struct sf_runtime *rt)
 {
 	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
 		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
-		       &rt->fd_iter, &rt->fd_bss };
+		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -425,10 +433,13 @@ void sf_runtime_close(struct sf_runtime *rt)
 /* ---- the iterator ------------------------------------------------------- */
 
 /*
- * One pass of sf_iter over the thread group tgid (0: every task), applying
- * the pending entries and returning one record per task it reports.
+ * One pass of sf_iter over the thread group tgid, or over the process pidfd
+ * refers to (pidfd >= 0; the kernel's filter, from 6.1), or over every task
+ * (neither), applying the pending entries and returning one record per
+ * task it reports.
  */
-int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out)
+static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
+		    struct sf_rt_recs *out)
 {
 	size_t cap = 0;
 	char buf[4096];
@@ -437,10 +448,12 @@ int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_rec
 
 	out->r = NULL;
 	out->n = 0;
+	if (pidfd >= 0 && !rt->iter_filter)
+		return -EOPNOTSUPP;
 	rt->bss->sf_iter_tid = 0;
-	rt->bss->sf_iter_tgid = tgid;
+	rt->bss->sf_iter_tgid = pidfd >= 0 ? 0 : tgid;
 	rt->bss->sf_iter_all = all;
-	lfd = iter_link(rt, tgid && rt->iter_filter ? tgid : 0);
+	lfd = iter_link(rt, tgid && rt->iter_filter ? tgid : 0, pidfd);
 	if (lfd < 0)
 		return -errno;
 	fd = bpf_iter_create(lfd);
@@ -481,6 +494,11 @@ out:
 	return err;
 }
 
+int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out)
+{
+	return iter_run(rt, tgid, -1, all, out);
+}
+
 /* The thread group of tid, from /proc (the daemon's pid namespace). */
 static pid_t tgid_of(pid_t tid)
 {
@@ -509,29 +527,36 @@ static const struct sf_iter_rec *find_rec(const struct sf_rt_recs *r, pid_t tid)
 	return NULL;
 }
 
-/* Reads the chain slot of every thread in tid's group. */
-static int read_group(struct sf_runtime *rt, pid_t tid, pid_t *tgid, struct sf_rt_recs *r)
+/* Reads the chain slot of every thread in the target's group. A target
+ * pinned to a process (tg->process) must still be that process: its
+ * leader's start time tells a reused pid apart. */
+static int read_group(struct sf_runtime *rt, const struct sf_target *tg, pid_t *tgid,
+		      struct sf_rt_recs *r)
 {
+	const struct sf_iter_rec *me;
 	int err;
 
-	*tgid = tgid_of(tid);
+	*tgid = tg->process ? tg->process->tgid : tgid_of(tg->tid);
 	if (*tgid <= 0)
 		return -ESRCH;
 	err = sf_rt_iter_run(rt, *tgid, true, r);
 	if (err)
 		return err;
-	if (!find_rec(r, tid)) {
+	me = find_rec(r, tg->tid);
+	if (!me && !tg->process) {
 		/* A kernel whose filtered iteration missed the thread: look
 		 * at every task instead. */
 		free(r->r);
 		err = sf_rt_iter_run(rt, 0, true, r);
 		if (err)
 			return err;
-		if (!find_rec(r, tid)) {
-			free(r->r);
-			r->r = NULL;
-			return -ESRCH;
-		}
+		me = find_rec(r, tg->tid);
+	}
+	if (!me || (pid_t)me->tgid != *tgid ||
+	    (tg->process && me->leader_start != tg->process->leader_start)) {
+		free(r->r);
+		r->r = NULL;
+		return -ESRCH;
 	}
 	return 0;
 }
@@ -857,37 +882,67 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 
 /* ---- attach ------------------------------------------------------------- */
 
-/* Moves every listed thread from its chain (expect) to slot, in one
- * iterator pass. Returns how many were applied, or -errno. */
-static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *want,
-		 size_t n, int slot, pid_t arm_tid, struct sf_rt_recs *after)
+/* The process pidfd refers to, read by the iterator, then checked alive:
+ * a process still unreaped after the pass was unreaped during it, so its
+ * pid was not yet anyone else's. */
+int sf_runtime_identify(struct sf_runtime *rt, int pidfd, struct sf_identity *out)
+{
+	struct sf_rt_recs r = { 0 };
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&rt->lock);
+	err = iter_run(rt, 0, pidfd, true, &r);
+	pthread_mutex_unlock(&rt->lock);
+	if (err)
+		return err == -EBADF ? -EBADF : -ESRCH;
+	err = -ESRCH;
+	for (i = 0; i < r.n; i++)
+		if (r.r[i].tid == r.r[i].tgid) {
+			*out = (struct sf_identity){ (pid_t)r.r[i].tgid, r.r[i].leader_start,
+						     r.r[i].exec_id };
+			err = 0;
+		}
+	free(r.r);
+	if (err == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+		err = -ESRCH;
+	return err;
+}
+
+/* One change of the attach, for a thread: from its chain (expect) to slot,
+ * armed or not, guarded or not. */
+struct want {
+	pid_t tid;
+	uint32_t from;
+	bool arm;
+};
+
+/* Writes the pending entries for want[0..n), runs one iterator pass over
+ * the group and deletes them. Returns how many were applied, or -errno;
+ * after holds the group as the pass left it. */
+static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
+		 const struct want *want, size_t n, int slot, struct sf_rt_recs *after)
 {
 	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct sf_pending p = { .chain = slot, .expect = want[i].chain };
-
-		if (arm_tid && (pid_t)want[i].tid == arm_tid)
-			p.chain |= SF_PENDING_ARM;
-		uint32_t key = want[i].tid;
+		struct sf_pending p = {
+			.chain = (uint32_t)slot | (want[i].arm ? SF_PENDING_ARM : 0),
+			.expect = want[i].from,
+			.guard = tg->self ? SF_GUARD_SELF : 0,
+			.armed_fd = tg->reply_fd,
+			.exec_id = tg->process ? tg->process->exec_id : 0,
+			.leader_start = tg->process ? tg->process->leader_start : 0,
+		};
+		uint32_t key = (uint32_t)want[i].tid;
 
 		if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY))
 			return -errno;
 	}
-	err = sf_rt_iter_run(rt, tgid, true, after);
-	if (err == 0 && rt->iter_filter) {
-		/* Some tid not visited by a filtered pass: look everywhere. */
-		for (i = 0; i < n; i++)
-			if (!find_rec(after, want[i].tid))
-				break;
-		if (i < n) {
-			free(after->r);
-			err = sf_rt_iter_run(rt, 0, true, after);
-		}
-	}
+	err = iter_run(rt, tgid, -1, true, after);
 	for (i = 0; i < n; i++) {
-		uint32_t key = want[i].tid;
+		uint32_t key = (uint32_t)want[i].tid;
 
 		bpf_map_delete_elem(pfd, &key);
 	}
@@ -898,18 +953,56 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_iter_rec *wa
 	return applied;
 }
 
-static int attach_locked(struct sf_runtime *rt, pid_t tid,
+/* Puts threads that an unfinished attach moved back on the chain they
+ * had (compare and set: a thread that changed since is left alone). */
+static void roll_back(struct sf_runtime *rt, pid_t tgid, const struct want *moved,
+		      size_t n, int slot)
+{
+	struct sf_target plain = { .reply_fd = -1 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct want back = { moved[i].tid, (uint32_t)slot, false };
+		struct sf_rt_recs after = { 0 };
+
+		apply(rt, tgid, &plain, &back, 1, (int)moved[i].from, &after);
+		free(after.r);
+	}
+}
+
+/* seccomp_can_sync_threads(): every other thread's chain is the caller's
+ * or an ancestor of it. 0, or the tid of the first that is not. */
+static pid_t tsync_conflict(struct sf_runtime *rt, const struct sf_rt_recs *group,
+			    pid_t tgid, pid_t tid, const struct sf_node *parent)
+{
+	size_t i;
+
+	for (i = 0; i < group->n; i++) {
+		const struct sf_iter_rec *g = &group->r[i];
+		struct sf_node *t = g->chain < SF_MAX_CHAINS ? rt->slots[g->chain] : NULL;
+
+		if ((pid_t)g->tid == tid || (pid_t)g->tgid != tgid)
+			continue;
+		if ((g->chain && !t) || !is_ancestor_or_self(t, parent))
+			return (pid_t)g->tid;
+	}
+	return 0;
+}
+
+static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
 			 const struct sock_fprog *prog, unsigned int flags,
 			 uint32_t *filter_id)
 {
 	struct sf_rt_recs group = { 0 }, after = { 0 };
-	struct sf_node *parent = NULL, *node;
+	struct sf_node *parent = NULL, *node = NULL;
 	const struct sf_iter_rec *me;
-	pid_t tgid;
+	struct want *want = NULL, *moved = NULL;
+	size_t i, n_moved = 0, cap_moved = 0;
+	bool tsync = flags & SF_ATTACH_TSYNC, tsync_set = false;
+	pid_t tid = tg->tid, tgid;
 	int kcount, err, round;
-	size_t i;
 
-	err = read_group(rt, tid, &tgid, &group);
+	err = read_group(rt, tg, &tgid, &group);
 	if (err)
 		return err;
 	me = find_rec(&group, tid);
@@ -931,22 +1024,8 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 		err = -ENOMEM;
 		goto out;
 	}
-	if (flags & SF_ATTACH_TSYNC) {
-		/* seccomp_can_sync_threads(): every other thread's chain is
-		 * the caller's or an ancestor of it. */
-		for (i = 0; i < group.n; i++) {
-			struct sf_node *t = group.r[i].chain < SF_MAX_CHAINS ?
-					    rt->slots[group.r[i].chain] : NULL;
-
-			if ((pid_t)group.r[i].tid == tid ||
-			    (pid_t)group.r[i].tgid != tgid)
-				continue;
-			if ((group.r[i].chain && !t) || !is_ancestor_or_self(t, parent)) {
-				err = group.r[i].tid;
-				goto out;
-			}
-		}
-	}
+	if (tsync && (err = tsync_conflict(rt, &group, tgid, tid, parent)) != 0)
+		goto out;
 
 	node = sf_rt_node_get(rt, parent, prog->filter, prog->len, flags & ~SF_ATTACH_ARM, 0,
 			      kcount);
@@ -959,30 +1038,78 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 		if (err)
 			goto out;
 	}
+	node->busy = true;
 
-	/* Give the chain: the caller alone, or (TSYNC) every thread of the
-	 * group, retried while threads appear or change under us. */
-	for (round = 0; round < 8; round++) {
-		struct sf_iter_rec *want = group.r;
+	if (tsync) {
+		/* Threads created from here on take the new chain at fork;
+		 * after the wait no fork that missed the entry is still under
+		 * way, so each round below only has threads that exist. */
+		uint32_t key = (uint32_t)tgid, val = (uint32_t)node->slot;
+
+		if (bpf_map_update_elem(rt->fd_tsync, &key, &val, BPF_ANY)) {
+			err = -errno;
+			goto out;
+		}
+		tsync_set = true;
+		__atomic_fetch_add(&rt->bss->sf_tsync_pending, 1, __ATOMIC_SEQ_CST);
+		err = sf_rt_quiesce(rt);
+		if (err)
+			goto out;
+	}
+	want = calloc(group.n + 1, sizeof(*want));
+	if (!want) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* The caller alone, or (TSYNC) every thread of the group; threads
+	 * that appear meanwhile are born with the new chain. */
+	for (round = 0; round < 64; round++) {
 		size_t n = 0;
+		int applied;
 
 		for (i = 0; i < group.n; i++) {
 			const struct sf_iter_rec *g = &group.r[i];
 
 			if ((pid_t)g->tgid != tgid || g->chain == (uint32_t)node->slot)
 				continue;
-			if ((pid_t)g->tid != tid && !(flags & SF_ATTACH_TSYNC))
+			if ((pid_t)g->tid != tid && !tsync)
 				continue;
-			if ((pid_t)g->tid == tid && round > 0 && !(flags & SF_ATTACH_TSYNC))
-				continue;
-			want[n++] = *g;
+			want[n++] = (struct want){ (pid_t)g->tid, g->chain,
+						   (flags & SF_ATTACH_ARM) && (pid_t)g->tid == tid };
 		}
 		if (n == 0)
 			break;
-		err = apply(rt, tgid, want, n, node->slot,
-			    flags & SF_ATTACH_ARM ? tid : 0, &after);
-		if (err < 0)
+		applied = apply(rt, tgid, tg, want, n, node->slot, &after);
+		if (applied < 0) {
+			err = applied;
 			goto out;
+		}
+		for (i = 0; i < after.n; i++) {
+			const struct sf_iter_rec *a = &after.r[i];
+			size_t k;
+
+			if (a->refused) {
+				err = -(int)a->refused;
+				goto out;
+			}
+			if (!a->applied)
+				continue;
+			for (k = 0; k < n && want[k].tid != (pid_t)a->tid; k++)
+				;
+			if (k == n)
+				continue;
+			if (n_moved == cap_moved) {
+				struct want *m = realloc(moved, (cap_moved = 2 * cap_moved + 16) *
+							 sizeof(*m));
+
+				if (!m) {
+					err = -ENOMEM;
+					goto out;
+				}
+				moved = m;
+			}
+			moved[n_moved++] = want[k];
+		}
 		free(group.r);
 		group = after;
 		after.r = NULL;
@@ -991,33 +1118,52 @@ static int attach_locked(struct sf_runtime *rt, pid_t tid,
 			err = -ESRCH;
 			goto out;
 		}
-		if (!(flags & SF_ATTACH_TSYNC)) {
-			if (me->chain != (uint32_t)node->slot) {
+		if (!tsync) {
+			if (me->chain != (uint32_t)node->slot)
 				err = -EAGAIN;
-				goto out;
-			}
-			break;
+			goto out;
 		}
-		/* TSYNC: a thread that appeared meanwhile inherited some
-		 * thread's old chain; the next round moves it too. */
+		if (tsync_conflict(rt, &group, tgid, tid, node) != 0) {
+			/* A thread's chain changed under us to one that is
+			 * not an ancestor (a cgroup join): give up whole. */
+			err = tsync_conflict(rt, &group, tgid, tid, node);
+			goto out;
+		}
+		want = realloc(want, (group.n + 1) * sizeof(*want));
+		if (!want) {
+			err = -ENOMEM;
+			goto out;
+		}
 	}
 	err = 0;
-	if (flags & SF_ATTACH_TSYNC)
-		for (i = 0; i < group.n; i++)
-			if ((pid_t)group.r[i].tgid == tgid &&
-			    group.r[i].chain != (uint32_t)node->slot)
-				err = -EAGAIN;
+	for (i = 0; i < group.n; i++)
+		if ((pid_t)group.r[i].tgid == tgid && group.r[i].chain != (uint32_t)node->slot)
+			err = -EAGAIN;
+out:
+	if (tsync_set) {
+		uint32_t key = (uint32_t)tgid;
+
+		bpf_map_delete_elem(rt->fd_tsync, &key);
+		__atomic_fetch_sub(&rt->bss->sf_tsync_pending, 1, __ATOMIC_SEQ_CST);
+	}
+	/* Nothing half done: a failed attach leaves every thread it moved
+	 * on the chain it had. */
+	if (err && n_moved)
+		roll_back(rt, tgid, moved, n_moved, node ? node->slot : 0);
 	if (!err && filter_id)
 		*filter_id = node->id;
-out:
+	if (node && node->slot)
+		node->busy = false;
 	free(group.r);
 	free(after.r);
+	free(want);
+	free(moved);
 	return err;
 }
 
-int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
-		      const struct sock_fprog *prog, unsigned int flags,
-		      uint32_t *filter_id, struct c2e_error *err)
+int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
+			 const struct sock_fprog *prog, unsigned int flags,
+			 uint32_t *filter_id, struct c2e_error *err)
 {
 	int ret;
 
@@ -1034,47 +1180,32 @@ int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 	}
 	if (c2e_validate(prog->filter, prog->len, err))
 		return -EINVAL;
-	if (tid <= 0)
+	if (tg->tid <= 0)
 		return -ESRCH;
 	pthread_mutex_lock(&rt->lock);
-	ret = attach_locked(rt, tid, prog, flags, filter_id);
+	ret = attach_locked(rt, tg, prog, flags, filter_id);
 	sf_rt_save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return ret;
 }
 
-int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd)
+int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
+		      const struct sock_fprog *prog, unsigned int flags,
+		      uint32_t *filter_id, struct c2e_error *err)
 {
-	struct sf_pending p = { .chain = SF_PENDING_SETTLE };
-	struct sf_rt_recs after = { 0 };
-	uint32_t key = (uint32_t)tid;
-	struct sf_task t;
-	pid_t tgid;
-	int err;
+	struct sf_target tg = { .tid = tid, .reply_fd = -1 };
 
-	if (tid <= 0)
-		return -ESRCH;
-	/* Usually the arm was taken at the recv's entry: one lookup says so,
-	 * where the iterator costs a link and a pass. */
-	if (leader_pidfd >= 0 &&
-	    bpf_map_lookup_elem(rt->fd_tasks, &leader_pidfd, &t) == 0 && !t.armed)
+	return sf_runtime_attach_to(rt, &tg, prog, flags, filter_id, err);
+}
+
+int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value)
+{
+	switch (knob) {
+	case SF_TEST_NO_STORAGE:
+		__atomic_store_n(&rt->bss->sf_test_no_storage, value, __ATOMIC_SEQ_CST);
 		return 0;
-	pthread_mutex_lock(&rt->lock);
-	tgid = tgid_of(tid);
-	if (tgid <= 0) {
-		err = -ESRCH;
-		goto out;
 	}
-	if (bpf_map_update_elem(rt->fd_pending, &key, &p, BPF_ANY)) {
-		err = -errno;
-		goto out;
-	}
-	err = sf_rt_iter_run(rt, tgid, true, &after);
-	bpf_map_delete_elem(rt->fd_pending, &key);
-out:
-	free(after.r);
-	pthread_mutex_unlock(&rt->lock);
-	return err ? err : 1;
+	return -EINVAL;
 }
 
 /* ---- events ------------------------------------------------------------- */
@@ -1604,6 +1735,7 @@ static int adopt(struct sf_runtime *rt)
 		{ &rt->fd_cgroups, "map", "sf_cgroups" },
 		{ &rt->fd_cgapp, "map", "sf_cg_append" },
 		{ &rt->fd_cgpend, "map", "sf_cg_pending" },
+		{ &rt->fd_tsync, "map", "sf_tsync" },
 		{ &rt->fd_bss, "map", "bss" },
 		{ &rt->fd_iter, "prog", "sf_iter" },
 	};
@@ -1819,7 +1951,7 @@ static int move_tasks(struct sf_runtime *rt, const int *to)
 			return err;
 		for (i = 0; i < r.n; i++) {
 			uint32_t c = r.r[i].chain, o = r.r[i].old, key = r.r[i].tid;
-			struct sf_pending p;
+			struct sf_pending p = { 0 };
 
 			if (o && o < SF_MAX_CHAINS && to[o] >= 0) {
 				p.chain = SF_PENDING_SETTLE;
@@ -1985,29 +2117,15 @@ int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 		return err;
 	}
 	for (i = 0; i < r.n && !err; i++) {
-		struct sf_task_info t = { .tid = r.r[i].tid, .tgid = r.r[i].tgid };
+		struct sf_task_info t = { .tid = r.r[i].tid, .tgid = r.r[i].tgid,
+					  .uid = r.r[i].euid };
 		struct sf_node *n = r.r[i].chain < SF_MAX_CHAINS ?
 				    rt->slots[r.r[i].chain] : NULL, *w;
-		char path[64], line[256];
 		uint32_t k;
-		FILE *f;
 
 		if (!r.r[i].chain)
 			continue;
-		t.uid = (uid_t)-1;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", t.tgid, t.tid);
-		f = fopen(path, "r");
-		if (f) {
-			while (fgets(line, sizeof(line), f)) {
-				unsigned int u;
-
-				if (sscanf(line, "Name: %15s", t.comm) == 1)
-					continue;
-				if (sscanf(line, "Uid: %*u %u", &u) == 1)
-					t.uid = u;
-			}
-			fclose(f);
-		}
+		memcpy(t.comm, r.r[i].comm, sizeof(t.comm));
 		t.n_filters = n ? n->depth : 0;
 		/* Oldest first: the root of the path at index 0. */
 		for (w = n; w; w = w->parent) {

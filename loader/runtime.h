@@ -61,12 +61,47 @@ const char *sf_tier_name(enum sf_tier tier); /* "tracepoint", "lsm" */
 struct sf_counters {
 	uint64_t events_dropped;  /* ring buffer full: an event not logged */
 	uint64_t fork_failed;     /* a child of a confined task got no task
-				     storage and runs unconfined */
+				     storage at fork: its first syscall adopts
+				     the chain, or kills it (orphans_killed) */
+	uint64_t orphans_killed;  /* such children that had no storage even then */
 	uint64_t tailcall_failed; /* a chain slot was empty: the task killed */
 	uint64_t cg_failed;       /* a cgroup join not finished in the kernel
 				     (no storage, full queue, too deep) */
 };
 void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out);
+
+/*
+ * A process, pinned against pid reuse: its tgid with its leader's start
+ * time (a reused pid has another; de_thread() keeps it across execve), and
+ * its exec id (task->self_exec_id, which every execve bumps).
+ */
+struct sf_identity {
+	pid_t tgid;
+	uint64_t leader_start;
+	uint64_t exec_id;
+};
+/* The identity of the process pidfd refers to: 0, or -ESRCH once it has
+ * exited, or -EOPNOTSUPP on a kernel whose task iterator takes no pidfd
+ * (before 6.1). */
+int sf_runtime_identify(struct sf_runtime *rt, int pidfd, struct sf_identity *out);
+
+/* Who gets a filter. */
+struct sf_target {
+	pid_t tid;                   /* the thread (TSYNC: its whole process) */
+	/* tid's process as identified (sf_runtime_identify()); the change
+	 * is applied only to a task of that very process, in the same step
+	 * that applies it (-ESRCH otherwise). NULL: the process tid is in now. */
+	const struct sf_identity *process;
+	/* sf_attach(): the thread asks for itself, and gets the filter only
+	 * as seccomp(2) would install it: the thread (with TSYNC, every
+	 * thread) has no_new_privs or CAP_SYS_ADMIN (else -EACCES), and its
+	 * process has not exec'd since process->exec_id was read (else
+	 * -EPERM). Judged in the step that applies the change. */
+	bool self;
+	/* With SF_ATTACH_ARM: the caller's socket to sfilterd, whose recv
+	 * of the reply is the one call still under the old chain (-1: none). */
+	int reply_fd;
+};
 
 /*
  * Appends a validated copy of prog to thread tid's chain, effective from
@@ -84,6 +119,13 @@ struct c2e_error;
 int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 		      const struct sock_fprog *prog, unsigned int flags,
 		      uint32_t *filter_id, struct c2e_error *err);
+/* The same for a target (struct sf_target); also -EACCES, -EPERM as said
+ * there. TSYNC converges while threads come and go (a thread created
+ * meanwhile is born with the new chain), and an attach that fails leaves
+ * no thread moved. */
+int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *target,
+			 const struct sock_fprog *prog, unsigned int flags,
+			 uint32_t *filter_id, struct c2e_error *err);
 
 /* Computes up to max (0: all) pieces of the action tables that
  * defer_tables left for later; a piece is one arch of one chain's table,
@@ -105,19 +147,17 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 
 /* Verdicts are computed and logged as events; nothing is enforced. */
 #define SF_ATTACH_COMPLAIN     0x200
-/* sfilterd's, for a caller on its way into the recv() that brings the
- * reply (sf_attach()): thread tid takes the chain at its next syscall,
- * and if that is a recvfrom/recvmsg, after it (see struct sf_task.armed).
- * sf_runtime_attach() only; not a protocol flag (ADMIN_ATTACH refuses it). */
+/* sfilterd's, for sf_attach(): the caller takes the chain at its next
+ * syscall, and if that is its recv of the reply on target->reply_fd, after
+ * it (see struct sf_task.armed). sf_runtime_attach_to() only; not a
+ * protocol flag (ADMIN_ATTACH refuses it). */
 #define SF_ATTACH_ARM          0x10000
 #define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN)
 
-/* Thread tid is past the entry of the recv that SF_ATTACH_ARM waited
- * for: puts an armed chain in force now (nothing when none is armed).
- * leader_pidfd: a pidfd of tid's process when tid is its leader (the arm
- * is then checked with one lookup), else -1. Returns 1 when it had to
- * look with the iterator, 0 when the arm was seen taken, or -errno. */
-int sf_runtime_settle(struct sf_runtime *rt, pid_t tid, int leader_pidfd);
+/* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
+ * if task storage could not be allocated for a fork child (value 1). */
+enum sf_test_knob { SF_TEST_NO_STORAGE };
+int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*
  * Pinned state. With opts->pin_dir set (sfilterd uses SF_PIN_DIR), open

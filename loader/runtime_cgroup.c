@@ -153,7 +153,7 @@ static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
 		for (i = 0; i < r.n; i++) {
 			struct sf_node *from, *nw;
 			uint32_t ch = r.r[i].chain, key = r.r[i].tid;
-			struct sf_pending p;
+			struct sf_pending p = { 0 };
 			bool want = false;
 
 			for (k = 0; k < ntids && !want; k++)

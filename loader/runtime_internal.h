@@ -102,7 +102,7 @@ struct sf_runtime {
 	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
 	/* What the runtime uses, from the skeleton or from the pins. */
 	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
-	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss;
+	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync;
 	bool own_fds;                /* adopted: the fds above are ours */
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	struct sfilter_bpf__bss *bss;

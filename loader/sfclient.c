@@ -5,11 +5,11 @@
  * seccomp(2) makes no system call after the filter is installed; neither
  * may sf_attach(), or a filter ported from seccomp could kill its caller
  * on the way out. So the recv() that carries the reply is the last call
- * under the old chain: the daemon attaches at once if the calling thread
- * is already blocked in it, else arms the chain for the thread's next
- * call (struct sf_task.armed), which lets that recv() through under the
- * old chain. The connection is kept (one per process, reopened after
- * fork) instead of being closed.
+ * under the old chain: the daemon arms the chain for the thread's next
+ * call (struct sf_task.armed), which lets a recv() on this connection's
+ * fd (req.reply_fd) through under the old chain, and only that. The
+ * connection is kept (one per process, reopened after fork) instead of
+ * being closed.
  * Errors are checked locally in seccomp(2)'s order first (flags, NULL
  * pointer, length), so a caller without a daemon still gets the errno the
  * kernel would give for those.
@@ -71,25 +71,19 @@ static const char *socket_path(void)
 	return p && *p ? p : SF_PROTO_DEFAULT_SOCKET;
 }
 
+/* How long a caller waits for the daemon's hello. */
+#define HELLO_TIMEOUT_MS 10000
+
 static int connect_daemon(const char *path)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd, saved;
+	int fd = sf_proto_connect(path, HELLO_TIMEOUT_MS);
 
-	if (strlen(path) >= sizeof(addr.sun_path))
-		return fail(EHOSTDOWN, "sfilterd is not running: socket path too long: %s", path);
-	strcpy(addr.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd == -EPROTO)
+		return fail(EHOSTDOWN, "sfilterd at %s did not greet (no hello, or "
+			    "another protocol version than %u)", path, SF_PROTO_VERSION);
 	if (fd < 0)
-		return fail(EHOSTDOWN, "sfilterd is not running: socket: %s", strerror(errno));
-	while (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		if (errno == EINTR)
-			continue;
-		saved = errno;
-		close(fd);
 		return fail(EHOSTDOWN, "sfilterd is not running: connect %s: %s",
-			    path, strerror(saved));
-	}
+			    path, strerror(-fd));
 	return fd;
 }
 
@@ -103,7 +97,6 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	} reply;
 	struct sf_attach_req req;
 	struct iovec iov[2];
-	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
 	uint32_t id;
 	size_t text_len;
 	ssize_t n;
@@ -142,21 +135,17 @@ retry:
 
 	id = ++next_request_id ^ (uint32_t)syscall(SYS_gettid) << 16;
 	memset(&req, 0, sizeof(req));
-	req.hdr.magic = SF_PROTO_MAGIC;
-	req.hdr.version = SF_PROTO_VERSION;
-	req.hdr.type = SF_MSG_ATTACH;
-	req.hdr.length = SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(struct sock_filter);
-	req.hdr.request_id = id;
+	sf_proto_header(&req.hdr, SF_MSG_ATTACH,
+			SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(struct sock_filter), id);
 	req.flags = flags;
 	req.tid = (int32_t)syscall(SYS_gettid);
+	req.reply_fd = fd;
 	req.n_insns = prog->len;
 	iov[0] = (struct iovec){ &req, sizeof(req) };
 	iov[1] = (struct iovec){ prog->filter, prog->len * sizeof(struct sock_filter) };
 
-	while ((n = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	if (n < 0) {
-		err = errno;
+	err = -sf_proto_send(fd, iov, 2, NULL, 0);
+	if (err) {
 		close(fd);
 		kept_fd = -1;
 		if (reused && err != EFAULT)

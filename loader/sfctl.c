@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <json-c/json.h>
@@ -84,29 +86,31 @@ static void usage(FILE *out, int code)
 
 static int connect_daemon(void)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
+	int fd = sf_proto_connect(sock_path, 10000);
 
-	if (strlen(sock_path) >= sizeof(addr.sun_path))
-		die(2, "socket path too long: %s", sock_path);
-	strcpy(addr.sun_path, sock_path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+	if (fd == -EPROTO)
+		die(3, "sfilterd at %s did not greet (no hello, or another protocol "
+		    "version than %u)", sock_path, SF_PROTO_VERSION);
+	if (fd < 0)
 		die(3, "cannot reach sfilterd at %s: %s", sock_path, strerror(errno));
 	return fd;
 }
 
+/* Sends one request, with a descriptor when fd_pass >= 0. */
+static void send_req_fd(int fd, void *msg, uint16_t type, uint32_t len, int fd_pass)
+{
+	struct iovec iov = { msg, len };
+	int r;
+
+	sf_proto_header(msg, type, len, next_id++);
+	r = sf_proto_send(fd, &iov, 1, &fd_pass, fd_pass >= 0 ? 1 : 0);
+	if (r < 0)
+		die(3, "send: %s", strerror(-r));
+}
+
 static void send_req(int fd, void *msg, uint16_t type, uint32_t len)
 {
-	struct sf_msg_hdr *h = msg;
-
-	h->magic = SF_PROTO_MAGIC;
-	h->version = SF_PROTO_VERSION;
-	h->type = type;
-	h->length = len;
-	h->request_id = next_id++;
-	if (send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len)
-		die(3, "send: %s", strerror(errno));
+	send_req_fd(fd, msg, type, len, -1);
 }
 
 struct reply {
@@ -261,9 +265,7 @@ static int cmd_status(void)
 			struct json_object *a = NULL;
 
 			if (json_object_object_get_ex(o, "sf_attach", &a) && a)
-				printf("sf_attach: %" PRId64 " direct, %" PRId64 " armed, %" PRId64
-				       " settled\n", get_int(a, "direct", 0),
-				       get_int(a, "armed", 0), get_int(a, "settled", 0));
+				printf("sf_attach: %" PRId64 " attached\n", get_int(a, "armed", 0));
 			if (json_object_object_get_ex(o, "kernel_counters", &a) && a)
 				printf("kernel:   %" PRId64 " events dropped, %" PRId64
 				       " forks unconfined, %" PRId64 " empty chain slots, %" PRId64
@@ -423,12 +425,35 @@ static int admin_reply(int fd, const char *what)
 	return 0;
 }
 
+/* A pidfd of the process thread tid is in, taken now: the daemon then
+ * attaches to that process and to no other that gets the pid later. */
+static int pidfd_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		die(1, "no process or thread %d", (int)tid);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	fd = (int)syscall(SYS_pidfd_open, tgid, 0);
+	if (fd < 0)
+		die(1, "pidfd_open(%d): %s", (int)tgid, strerror(errno));
+	return fd;
+}
+
 static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t flags)
 {
 	size_t n, plen = cgroup ? strlen(cgroup) + 1 : 0, len;
 	struct sock_filter *insns = load_filter(file, &n);
 	struct sf_admin_attach_req *req;
-	int fd;
+	int fd, pidfd;
 
 	len = SF_PROTO_ADMIN_ATTACH_SIZE + n * 8 + plen;
 	if (len > SF_PROTO_MAX_MSG)
@@ -442,7 +467,10 @@ static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t 
 	if (plen)
 		memcpy((char *)req->insns + n * 8, cgroup, plen);
 	fd = connect_daemon();
-	send_req(fd, req, SF_MSG_ADMIN_ATTACH, len);
+	pidfd = cgroup ? -1 : pidfd_of(pid);
+	send_req_fd(fd, req, SF_MSG_ADMIN_ATTACH, len, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
 	free(req);
 	free(insns);
 	return admin_reply(fd, "attach");

@@ -7,26 +7,33 @@
  *            [--pin-dir DIR | --no-pin] [--uninstall] [limits]
  *            [--force-tracepoint] [-v]
  *
- * Issue 4 adds administration over the same socket (attach to a running
- * process or a cgroup, detach, replace, status, ps, show, log), for peers
- * that are uid 0 or hold CAP_SYS_ADMIN; pinned state under SF_PIN_DIR so a
- * restarted daemon adopts every filter; per-uid limits; and a JSON event
- * log to a file, stdout or syslog that SIGHUP reopens.
+ * Administration over the same socket (attach to a running process or a
+ * cgroup, detach, replace, status, ps, show, log) for uid 0 or the
+ * --admin-group; pinned state under SF_PIN_DIR so a restarted daemon
+ * adopts every filter; per-uid limits; and a JSON event log to a file,
+ * stdout or syslog that SIGHUP reopens.
  *
  * One thread, one epoll loop, every socket non-blocking: a client that
  * stalls or misbehaves costs the others nothing. Each request is checked
  * the way seccomp(2) checks the caller (flags, length, the caller's
- * no_new_privs or CAP_SYS_ADMIN, the program), attached through
- * sf_runtime_attach(), which puts the filter in force before it returns,
- * and only then answered.
+ * no_new_privs or CAP_SYS_ADMIN, the program), attached through the
+ * runtime, which puts the filter in force before it returns, and only then
+ * answered.
  *
- * Who asks: the connecting process (SO_PEERCRED), pinned by a pidfd taken
- * when the connection is accepted (SO_PEERPIDFD from Linux 6.5, which has
- * no pid-reuse window at all; pidfd_open() on older kernels). Every request
- * also carries the sender's credentials (SCM_CREDENTIALS, filled in by the
- * kernel), and a request sent by any other process than the one that
- * connected (a socket passed on, or inherited) is refused: a process can
- * only ever confine its own threads.
+ * Who asks, and what it may do, is decided only from what the kernel
+ * vouched for when it happened, never from /proc read later:
+ *   - the connecting process (SO_PEERCRED, SO_PEERGROUPS at connect),
+ *     pinned by a pidfd taken at accept (SO_PEERPIDFD from Linux 6.5;
+ *     pidfd_open() before), and identified then by the runtime (tgid,
+ *     leader start time, exec id) before the daemon sends its hello: a
+ *     connection on which a request arrived before the hello is refused;
+ *   - each request's credentials (SCM_CREDENTIALS, checked by the kernel
+ *     at send time): admin is uid 0 then, or the --admin-group; a request
+ *     sent by another process than the one that connected is refused;
+ *   - a self-attach applies only to a thread of that very process, with
+ *     no_new_privs or CAP_SYS_ADMIN, that has not exec'd since the hello,
+ *     all judged by the runtime in the step that applies it;
+ *   - an admin's attach by pid carries a pidfd taken by the client.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -61,12 +68,10 @@
 #include <poll.h>
 #include <json-c/json.h>
 #include <syslog.h>
+#include <grp.h>
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
-#endif
-#ifndef CAP_SYS_ADMIN
-#define CAP_SYS_ADMIN 21
 #endif
 
 
@@ -82,6 +87,8 @@ struct client {
 	pid_t pid;      /* SO_PEERCRED at connect time */
 	uid_t uid;
 	gid_t gid;
+	bool in_admin_group; /* the admin group among its groups at connect */
+	struct sf_identity ident; /* the process, as identified before the hello */
 	time_t last;    /* last activity, for the idle sweep */
 	bool dead;      /* closed; freed only after the current epoll batch */
 	struct client *next_dead;
@@ -109,12 +116,12 @@ static struct {
 	const char *pin_dir;
 	time_t started;
 	uint64_t n_events;
-	/* sf_attach() paths: caller already in its recv (chain set), not yet
-	 * (armed), and arms that had to be settled by the daemon. */
-	uint64_t n_direct, n_armed, n_settled;
+	/* sf_attach()es put in force (each is armed for its caller). */
+	uint64_t n_armed;
 	/* per-uid limits (non-admin peers only) */
 	uint32_t max_programs, max_insns, max_rate;
-} d = { .epfd = -1, .lfd = -1, .sigfd = -1, .evfd = -1,
+	gid_t admin_gid;        /* --admin-group, or (gid_t)-1 */
+} d = { .admin_gid = (gid_t)-1, .epfd = -1, .lfd = -1, .sigfd = -1, .evfd = -1,
 	.max_programs = 64, .max_insns = 65536, .max_rate = 100 };
 
 #define SFILTERD_VERSION "0.1.0"
@@ -166,7 +173,8 @@ static void usage(FILE *out)
 		"usage: sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]\n"
 		"                [--pin-dir DIR | --no-pin] [--uninstall]\n"
 		"                [--max-programs-per-uid N] [--max-insns-per-uid N]\n"
-		"                [--max-attach-rate N] [--force-tracepoint] [-v]\n"
+		"                [--max-attach-rate N] [--admin-group NAME]\n"
+		"                [--force-tracepoint] [-v]\n"
 		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
 		"  --foreground        do not detach; events go to stdout unless --log\n"
 		"  --log FILE|-|syslog write events as JSON lines to FILE (- = stdout,\n"
@@ -181,6 +189,7 @@ static void usage(FILE *out)
 		"  --max-insns-per-uid N     their classic instructions (default 65536)\n"
 		"  --max-attach-rate N       attach requests per second per non-admin uid\n"
 		"                            (default 100, bursts of as many)\n"
+		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
 		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR);
@@ -232,27 +241,6 @@ static bool send_greply(struct client *c, uint32_t request_id, int error,
 			const void *data, uint32_t data_len);
 static void close_client(struct client *c);
 
-/* The uid of a live task (real uid), or (uid_t)-1. */
-static uid_t proc_uid(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned int uid;
-	uid_t r = (uid_t)-1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return r;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &uid) == 1) {
-			r = uid;
-			break;
-		}
-	fclose(f);
-	return r;
-}
-
 static int log_event(void *ctx, const struct sf_event *ev)
 {
 	char buf[2048];
@@ -301,49 +289,6 @@ static bool pidfd_alive(int pidfd)
 	       syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0;
 }
 
-struct thread_status {
-	bool nnp;
-	uint64_t cap_eff;
-	char state;
-};
-
-/* /proc/PID/task/TID/status: proc_task_lookup() only finds TID when it is
- * in PID's thread group, which is the membership check. */
-static int read_thread_status(pid_t pid, pid_t tid, struct thread_status *st)
-{
-	char path[64], line[256];
-	bool have_nnp = false, have_cap = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	memset(st, 0, sizeof(*st));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int v;
-
-		if (sscanf(line, "NoNewPrivs: %u", &v) == 1) {
-			st->nnp = v != 0;
-			have_nnp = true;
-		} else if (sscanf(line, "CapEff: %" SCNx64, &st->cap_eff) == 1) {
-			have_cap = true;
-		} else if (strncmp(line, "State:", 6) == 0) {
-			sscanf(line + 6, " %c", &st->state);
-		}
-	}
-	fclose(f);
-	return have_nnp && have_cap ? 0 : -ENOENT;
-}
-
-static bool thread_exists(pid_t pid, pid_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", pid, tid);
-	return access(path, F_OK) == 0;
-}
-
 /* On the tracepoint tier, the actions a filter may return that the tier
  * cannot reproduce, for the reply's note ("" when none). */
 static void fallback_note(const struct sock_filter *insns, uint32_t n_insns,
@@ -383,18 +328,18 @@ static void fallback_note(const struct sock_filter *insns, uint32_t n_insns,
 
 /* ---- privilege and limits ----------------------------------------------- */
 
-/* Administration needs uid 0 or CAP_SYS_ADMIN in the effective set of the
- * process that connected (SO_PEERCRED, pinned by the pidfd: read, then
- * checked alive, so the status read was the peer's). */
-static bool peer_is_admin(const struct client *c)
+/* Administration needs uid 0 when the request was sent (its kernel-checked
+ * SCM_CREDENTIALS: the client sends its effective ids), or the admin
+ * group: as the request's gid, or among the groups the process had when
+ * it connected (SO_PEERGROUPS) if it is still the uid that connected. */
+static bool sender_is_admin(const struct client *c, const struct ucred *sender)
 {
-	struct thread_status st;
-
-	if (c->uid == 0)
+	if (sender->uid == 0)
 		return true;
-	if (read_thread_status(c->pid, c->pid, &st) < 0 || !pidfd_alive(c->pidfd))
+	if (d.admin_gid == (gid_t)-1)
 		return false;
-	return st.cap_eff & (1ULL << CAP_SYS_ADMIN);
+	return sender->gid == d.admin_gid ||
+	       (c->in_admin_group && sender->uid == c->uid);
 }
 
 static void account(uint32_t id, uid_t uid, uint32_t len)
@@ -536,81 +481,22 @@ static int check_limits(uid_t uid, uint32_t n_insns, char *msg, size_t msz)
 
 /* ---- requests ----------------------------------------------------------- */
 
-/*
- * seccomp(2) makes no system call once the filter is installed, and
- * sf_attach() must not either: its last call, the recv() that brings the
- * reply, must run under the old chain, and every call after it under the
- * new one. /proc/PID/task/TID/syscall shows the call a thread is in (a
- * running thread shows "running"). A caller already in its recv() gets
- * the chain at once. Any other is armed (the chain is taken at its next
- * syscall, after it if that is the recv) and watched for a short while:
- * once seen in its recv(), an arm still pending was set after the recv's
- * entry, and is settled (put in force) at once. A caller not seen in
- * recv() within the bound keeps its arm, which is right unless it was
- * inside recv() all along without blocking, which it cannot be for long.
- */
-static double mono_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static bool in_recv(pid_t pid, pid_t tid)
-{
-	char path[64], buf[64];
-	int fd, nr;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	nr = atoi(buf); /* "running" reads as 0 */
-	return nr == SYS_recvfrom || nr == SYS_recvmsg;
-}
-
-static void settle_when_receiving(const struct client *c, pid_t tid)
-{
-	double end = mono_s() + 0.010; /* 10 ms at most, then the arm stays */
-	int i;
-
-	for (i = 0; mono_s() < end; i++) {
-		if (in_recv(c->pid, tid)) {
-			if (sf_runtime_settle(d.rt, tid, tid == c->pid ? c->pidfd : -1) > 0)
-				d.n_settled++;
-			return;
-		}
-		if (i < 20)
-			sched_yield();
-		else
-			usleep(50);
-	}
-}
-
 /* Returns the reply's error (0, a positive errno, or -tid for TSYNC) and
- * fills msg. */
+ * fills msg. seccomp_set_mode_filter()'s order: flags, length, then the
+ * caller's privilege and the program. */
 static int do_attach(struct client *c, const struct ucred *sender,
 		     struct sf_attach_req *req, uint32_t *filter_id,
 		     char *msg, size_t msz)
 {
 	struct sock_fprog prog = { .len = (unsigned short)req->n_insns,
 				   .filter = req->insns };
-	struct thread_status st;
+	struct sf_target tg = { .process = &c->ident, .self = true,
+				.reply_fd = req->reply_fd };
 	struct c2e_error cerr;
 	char note[128], ebuf[256];
-	bool admin, receiving;
-	pid_t tid;
+	bool admin;
 	int r;
 
-	/* seccomp_set_mode_filter(): flags, then seccomp_prepare_filter():
-	 * length, caller's privilege, then the program itself. */
 	if (req->flags & ~(uint32_t)SF_ATTACH_KNOWN_FLAGS) {
 		snprintf(msg, msz, "unknown flags 0x%x",
 			 req->flags & ~(uint32_t)SF_ATTACH_KNOWN_FLAGS);
@@ -627,44 +513,27 @@ static int do_attach(struct client *c, const struct ucred *sender,
 			 sender->pid, c->pid);
 		return EACCES;
 	}
-	if (!pidfd_alive(c->pidfd)) {
-		snprintf(msg, msz, "process %d is gone", c->pid);
-		return ESRCH;
-	}
-	tid = req->tid ? req->tid : c->pid;
-	r = tid > 0 ? read_thread_status(c->pid, tid, &st) : -ESRCH;
-	/* The pidfd still alive after the read means /proc/PID was ours. */
-	if (r < 0 || !pidfd_alive(c->pidfd) || st.state == 'Z' || st.state == 'X') {
-		snprintf(msg, msz, "thread %d is not a live thread of process %d",
-			 tid, c->pid);
-		return ESRCH;
-	}
-	if (!st.nnp && !(st.cap_eff & (1ULL << CAP_SYS_ADMIN))) {
-		snprintf(msg, msz, "thread %d has neither no_new_privs nor CAP_SYS_ADMIN "
-			 "(prctl(PR_SET_NO_NEW_PRIVS, 1) first)", tid);
-		return EACCES;
-	}
 	if (c2e_validate(req->insns, req->n_insns, &cerr) < 0) {
 		snprintf(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
 		return EINVAL;
 	}
-	admin = peer_is_admin(c);
-	if (!admin && (r = check_limits(c->uid, req->n_insns, msg, msz)) != 0)
+	admin = sender_is_admin(c, sender);
+	if (!admin && (r = check_limits(sender->uid, req->n_insns, msg, msz)) != 0)
 		return r;
 
-	receiving = in_recv(c->pid, tid);
+	/* The thread, its privilege and the image it runs are checked by
+	 * the runtime in the step that applies the filter (struct
+	 * sf_target); the chain is armed: the caller's recv of this reply
+	 * on reply_fd is its last call under the old one. */
+	tg.tid = req->tid ? req->tid : c->pid;
 	memset(&cerr, 0, sizeof(cerr));
-	r = sf_runtime_attach(d.rt, tid, &prog,
-			      req->flags | (receiving ? 0 : SF_ATTACH_ARM), filter_id, &cerr);
-	if (r == 0 && !receiving) {
+	r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags | SF_ATTACH_ARM,
+				 filter_id, &cerr);
+	if (r == 0)
 		d.n_armed++;
-		settle_when_receiving(c, tid);
-	} else if (r == 0) {
-		d.n_direct++;
-	}
 	if (r > 0) {
 		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
-			 "an ancestor of thread %d's", r, tid);
+			 "an ancestor of thread %d's", r, tg.tid);
 		return -r;
 	}
 	if (r < 0) {
@@ -679,37 +548,36 @@ static int do_attach(struct client *c, const struct ucred *sender,
 				 "(the kernel's MAX_INSNS_PER_PATH)", C2E_MAX_CHAIN_INSNS);
 			break;
 		case ESRCH:
-			snprintf(msg, msz, "no such thread: %d", tid);
+			snprintf(msg, msz, "thread %d is not a live thread of process %d",
+				 tg.tid, c->pid);
+			break;
+		case EACCES:
+			snprintf(msg, msz, "thread %d has neither no_new_privs nor CAP_SYS_ADMIN "
+				 "(prctl(PR_SET_NO_NEW_PRIVS, 1) first%s)", tg.tid,
+				 req->flags & SF_ATTACH_TSYNC ? "; with TSYNC, on every thread" : "");
+			break;
+		case EPERM:
+			snprintf(msg, msz, "process %d has executed another program since it "
+				 "connected: the request came from the image it replaced", c->pid);
 			break;
 		default:
 			snprintf(msg, msz, "attach failed: %s", strerror(-r));
 		}
 		return -r;
 	}
-	/* The pidfd pins the process, not the thread: if either went away
-	 * during the attach, the tid may already name someone else. The
-	 * filter went to the task that the tid named when the runtime looked
-	 * it up (task storage dies with its task), so nothing is left to a
-	 * newcomer, but the caller must not be told it is confined. */
-	if (!pidfd_alive(c->pidfd) || !thread_exists(c->pid, tid)) {
-		snprintf(msg, msz, "process %d (thread %d) exited during the attach",
-			 c->pid, tid);
-		diag("%s", msg);
-		return ESRCH;
-	}
-	sf_runtime_set_owner(d.rt, *filter_id, c->uid);
+	sf_runtime_set_owner(d.rt, *filter_id, sender->uid);
 	if (!admin)
-		account(*filter_id, c->uid, req->n_insns);
+		account(*filter_id, sender->uid, req->n_insns);
 	fallback_note(req->insns, req->n_insns, note, sizeof(note));
 	if (note[0])
 		snprintf(msg, msz, "filter %u attached to thread %d; tier %s cannot "
-			 "reproduce %s: %s", *filter_id, tid,
+			 "reproduce %s: %s", *filter_id, tg.tid,
 			 sf_tier_name(sf_runtime_tier(d.rt)), note,
 			 req->flags & SF_ATTACH_FALLBACK_LOG ?
 			 "they log and allow (fallback log)" :
 			 "they kill (fallback kill)");
 	else
-		snprintf(msg, msz, "filter %u attached to thread %d", *filter_id, tid);
+		snprintf(msg, msz, "filter %u attached to thread %d", *filter_id, tg.tid);
 	return 0;
 }
 
@@ -817,12 +685,19 @@ static bool send_greply(struct client *c, uint32_t request_id, int error,
 	}
 }
 
-/* Closes every descriptor an SCM_RIGHTS message brought in; returns how
- * many. Fills *cred from SCM_CREDENTIALS when present. */
-static int scan_cmsgs(struct msghdr *mh, struct ucred *cred, bool *have_cred)
+/* What a message's ancillary data brought: the sender's credentials, as
+ * the kernel checked them when it was sent, and its descriptors: the first
+ * is kept open (ADMIN_ATTACH's pidfd), the others are closed at once. */
+struct ancillary {
+	struct ucred cred;
+	bool have_cred;
+	int fd;     /* the first descriptor, or -1; the caller closes it */
+	int nfds;   /* how many came */
+};
+
+static void scan_cmsgs(struct msghdr *mh, struct ancillary *a)
 {
 	struct cmsghdr *cm;
-	int nfds = 0;
 
 	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
 		if (cm->cmsg_level != SOL_SOCKET)
@@ -833,18 +708,19 @@ static int scan_cmsgs(struct msghdr *mh, struct ucred *cred, bool *have_cred)
 
 			for (i = 0; i < n; i++) {
 				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-				close(fd);
-				nfds++;
+				if (a->fd < 0)
+					a->fd = fd;
+				else
+					close(fd);
+				a->nfds++;
 			}
 		} else if (cm->cmsg_type == SCM_CREDENTIALS &&
 			   cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-			memcpy(cred, CMSG_DATA(cm), sizeof(*cred));
-			*have_cred = true;
+			memcpy(&a->cred, CMSG_DATA(cm), sizeof(a->cred));
+			a->have_cred = true;
 		}
 	}
-	return nfds;
 }
-
 
 /* ---- administration and introspection (issue 4) --------------------------- */
 
@@ -939,10 +815,12 @@ static int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t ms
 	return -r;
 }
 
-static int admin_attach(struct client *c, size_t n, uint32_t *id, struct json_object *o,
+static int admin_attach(uid_t by, size_t n, int pidfd, uint32_t *id, struct json_object *o,
 			char *msg, size_t msz)
 {
 	struct sf_admin_attach_req *req = (void *)rbuf.bytes;
+	struct sf_identity ident;
+	struct sf_target tg = { .process = &ident, .reply_fd = -1 };
 	struct sock_fprog prog;
 	struct c2e_error cerr;
 	const char *path = NULL;
@@ -954,13 +832,41 @@ static int admin_attach(struct client *c, size_t n, uint32_t *id, struct json_ob
 		return r;
 	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
 		return r;
+	if (path && pidfd >= 0) {
+		set_msg(msg, msz, "a cgroup attach carries no descriptor");
+		return EINVAL;
+	}
+	if (!path) {
+		/* The process as the client's pidfd names it: a pid reused
+		 * since the client looked is never confined by mistake. */
+		if (pidfd < 0) {
+			set_msg(msg, msz, "an attach by pid carries a pidfd of the process "
+				"(SCM_RIGHTS; protocol version %u)", SF_PROTO_VERSION);
+			return EINVAL;
+		}
+		r = sf_runtime_identify(d.rt, pidfd, &ident);
+		if (r == -ESRCH) {
+			set_msg(msg, msz, "the process of pid %d has exited", req->pid);
+			return ESRCH;
+		}
+		if (r < 0) {
+			set_msg(msg, msz, "the descriptor is not a pidfd (%s)", strerror(-r));
+			return EINVAL;
+		}
+		tg.tid = req->pid;
+	}
 	prog.len = (unsigned short)req->n_insns;
 	prog.filter = req->insns;
 	memset(&cerr, 0, sizeof(cerr));
 	if (path)
 		r = sf_runtime_attach_cgroup(d.rt, path, &prog, req->flags, id, &cerr);
 	else
-		r = sf_runtime_attach(d.rt, req->pid, &prog, req->flags, id, &cerr);
+		r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags, id, &cerr);
+	if (r == -ESRCH && !path) {
+		set_msg(msg, msz, "thread %d is not a live thread of process %d",
+			req->pid, ident.tgid);
+		return ESRCH;
+	}
 	if (r > 0) {
 		set_msg(msg, msz, "TSYNC: thread %d has a filter chain that is not an "
 			"ancestor of thread %d's", r, req->pid);
@@ -968,7 +874,7 @@ static int admin_attach(struct client *c, size_t n, uint32_t *id, struct json_ob
 	}
 	if (r < 0)
 		return runtime_err(r, &cerr, msg, msz);
-	sf_runtime_set_owner(d.rt, *id, c->uid);
+	sf_runtime_set_owner(d.rt, *id, by);
 	json_object_object_add(o, "filter", json_object_new_int64(*id));
 	if (path)
 		json_object_object_add(o, "cgroup", json_object_new_string(path));
@@ -1098,9 +1004,7 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 	{
 		struct json_object *a = json_object_new_object();
 
-		json_object_object_add(a, "direct", json_object_new_int64(d.n_direct));
 		json_object_object_add(a, "armed", json_object_new_int64(d.n_armed));
-		json_object_object_add(a, "settled", json_object_new_int64(d.n_settled));
 		json_object_object_add(o, "sf_attach", a);
 	}
 	{
@@ -1254,19 +1158,23 @@ static void do_log(struct client *c, uint32_t rid, bool admin, uint32_t flags)
 
 /* Every request type but ATTACH. Returns false when the client must be
  * closed. */
-static bool handle_admin(struct client *c, const struct ucred *sender, size_t n,
-			 int nfds)
+static bool handle_admin(struct client *c, const struct ancillary *anc, size_t n)
 {
 	uint32_t rid = rbuf.hdr.request_id, id = 0, type = rbuf.hdr.type;
 	struct json_object *o = json_object_new_object();
+	const struct ucred *sender = &anc->cred;
 	char msg[SF_PROTO_MAX_TEXT] = "";
 	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
 		type == SF_MSG_DETACH || type == SF_MSG_REPLACE;
 	int error = 0;
 
-	if (nfds) {
-		set_msg(msg, sizeof(msg), "%d file descriptor(s) attached: not accepted, closed", nfds);
+	if (anc->nfds && !(type == SF_MSG_ADMIN_ATTACH && anc->nfds == 1)) {
+		set_msg(msg, sizeof(msg), "%d file descriptor(s) attached: not accepted, closed",
+			anc->nfds);
 		error = EINVAL;
+	} else if (!anc->have_cred) {
+		set_msg(msg, sizeof(msg), "no credentials with the request");
+		error = EACCES;
 	} else if (sender->pid != c->pid) {
 		set_msg(msg, sizeof(msg), "request sent by pid %d on a connection made by pid %d",
 			sender->pid, c->pid);
@@ -1275,16 +1183,17 @@ static bool handle_admin(struct client *c, const struct ucred *sender, size_t n,
 		set_msg(msg, sizeof(msg), "process %d is gone", c->pid);
 		error = ESRCH;
 	}
-	admin = !error && peer_is_admin(c);
+	admin = !error && sender_is_admin(c, sender);
 	if (!error && needs_admin && !admin) {
-		set_msg(msg, sizeof(msg), "administration needs uid 0 or CAP_SYS_ADMIN "
-			"(peer pid %d uid %u)", c->pid, c->uid);
+		set_msg(msg, sizeof(msg), "administration needs uid 0%s when the request is "
+			"sent (this one: pid %d uid %u)",
+			d.admin_gid != (gid_t)-1 ? " or the admin group" : "", c->pid, sender->uid);
 		error = EPERM;
 	}
 	if (!error) {
 		switch (type) {
 		case SF_MSG_ADMIN_ATTACH:
-			error = admin_attach(c, n, &id, o, msg, sizeof(msg));
+			error = admin_attach(sender->uid, n, anc->fd, &id, o, msg, sizeof(msg));
 			break;
 		case SF_MSG_DETACH:
 		case SF_MSG_REPLACE:
@@ -1311,16 +1220,10 @@ static bool handle_admin(struct client *c, const struct ucred *sender, size_t n,
 			}
 			if (type == SF_MSG_SHOW) {
 				uint32_t pid = ((struct sf_id_req *)rbuf.bytes)->id;
-				uid_t owner = proc_uid(pid);
 
-				if (pid == 0 || pid > INT32_MAX || owner == (uid_t)-1) {
+				if (pid == 0 || pid > INT32_MAX) {
 					set_msg(msg, sizeof(msg), "no process %u", pid);
 					error = ESRCH;
-					break;
-				}
-				if (!admin && owner != c->uid) {
-					set_msg(msg, sizeof(msg), "process %u belongs to uid %u", pid, owner);
-					error = EPERM;
 					break;
 				}
 				json_object_put(o);
@@ -1343,7 +1246,7 @@ static bool handle_admin(struct client *c, const struct ucred *sender, size_t n,
 		}
 	}
 	if (d.verbose || (needs_admin && !error))
-		diag("pid %d uid %u request %u type %u: %s%s%s", c->pid, c->uid, rid, type,
+		diag("pid %d uid %u request %u type %u: %s%s%s", c->pid, sender->uid, rid, type,
 		     error ? strerror(error > 0 ? error : EBUSY) : "ok", msg[0] ? ": " : "", msg);
 	if (needs_admin && !error) {
 		/* Administration is recorded in the log too. */
@@ -1353,7 +1256,7 @@ static bool handle_admin(struct client *c, const struct ucred *sender, size_t n,
 		json_object_object_add(a, "sfilterd", json_object_new_string(
 			type == SF_MSG_ADMIN_ATTACH ? "attach" :
 			type == SF_MSG_DETACH ? "detach" : "replace"));
-		json_object_object_add(a, "by_uid", json_object_new_int64(c->uid));
+		json_object_object_add(a, "by_uid", json_object_new_int64(sender->uid));
 		json_object_object_add(a, "by_pid", json_object_new_int(c->pid));
 		json_object_object_add(a, "message", json_object_new_string(msg));
 		snprintf(line, sizeof(line), "%s", jstr(a));
@@ -1374,8 +1277,7 @@ static void handle_client(struct client *c)
 	struct iovec iov = { rbuf.bytes, sizeof(rbuf.bytes) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct ucred cred = { .pid = c->pid, .uid = c->uid, .gid = c->gid };
-	bool have_cred = false;
+	struct ancillary anc = { .fd = -1 };
 	uint32_t request_id = 0, filter_id = 0;
 	char msg[SF_PROTO_MAX_TEXT];
 	int error, nfds;
@@ -1384,9 +1286,13 @@ static void handle_client(struct client *c)
 	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	/* Descriptors arrive even with an empty datagram: close them first. */
-	nfds = n >= 0 ? scan_cmsgs(&mh, &cred, &have_cred) : 0;
+	/* Descriptors arrive even with an empty datagram: take them first. */
+	if (n >= 0)
+		scan_cmsgs(&mh, &anc);
+	nfds = anc.nfds;
 	if (n <= 0) { /* EOF (or an empty datagram, which looks the same) */
+		if (anc.fd >= 0)
+			close(anc.fd);
 		close_client(c);
 		return;
 	}
@@ -1399,8 +1305,10 @@ static void handle_client(struct client *c)
 					   msg, sizeof(msg))) != 0) {
 		/* answered below */
 	} else if (sf_proto_is_admin_type(rbuf.hdr.type) && !(mh.msg_flags & MSG_CTRUNC)) {
-		if (!handle_admin(c, &cred, n, nfds))
+		if (!handle_admin(c, &anc, n))
 			close_client(c);
+		if (anc.fd >= 0)
+			close(anc.fd);
 		return;
 	} else if (rbuf.hdr.type != SF_MSG_ATTACH) {
 		snprintf(msg, sizeof(msg), "unknown message type %u", rbuf.hdr.type);
@@ -1414,9 +1322,14 @@ static void handle_client(struct client *c)
 	} else if (mh.msg_flags & MSG_CTRUNC) {
 		snprintf(msg, sizeof(msg), "too much ancillary data");
 		error = EINVAL;
+	} else if (!anc.have_cred) {
+		snprintf(msg, sizeof(msg), "no credentials with the request");
+		error = EACCES;
 	} else {
-		error = do_attach(c, &cred, &rbuf.attach, &filter_id, msg, sizeof(msg));
+		error = do_attach(c, &anc.cred, &rbuf.attach, &filter_id, msg, sizeof(msg));
 	}
+	if (anc.fd >= 0)
+		close(anc.fd);
 	if (nfds && error != EINVAL)
 		/* Said even when another error came first. */
 		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
@@ -1428,6 +1341,62 @@ static void handle_client(struct client *c)
 		     msg[0] ? ": " : "", msg);
 	if (!send_reply(c, request_id, error, filter_id, msg))
 		close_client(c);
+}
+
+/* Whether the admin group is the connecting process's gid or among its
+ * supplementary groups, as the kernel recorded them at connect(). */
+static bool in_admin_group(int fd, gid_t gid)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	size_t i;
+
+	if (d.admin_gid == (gid_t)-1)
+		return false;
+	if (gid == d.admin_gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == d.admin_gid)
+			return true;
+	return false;
+}
+
+/*
+ * Identifies the peer's process (through its pidfd: tgid, leader start
+ * time, and the exec id a self-attach is held to), then sends the hello.
+ * Anything the peer sent before the hello it sent before the daemon knew
+ * which program image it runs, maybe from the image it has replaced since
+ * (queued requests, then execve of a setuid program): such a connection is
+ * answered EPROTO and closed. False: close the connection.
+ */
+static bool greet(struct client *c)
+{
+	struct sf_hello h = { .hdr = { SF_PROTO_MAGIC, SF_PROTO_VERSION, SF_MSG_HELLO,
+				       SF_PROTO_HELLO_SIZE, 0 } };
+	char probe;
+	int r;
+
+	if (c->pidfd < 0)
+		return false;
+	r = sf_runtime_identify(d.rt, c->pidfd, &c->ident);
+	if (r < 0) {
+		if (d.verbose)
+			diag("pid %d: cannot identify the process: %s", c->pid, strerror(-r));
+		return false;
+	}
+	if (recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
+		if (d.verbose)
+			diag("pid %d uid %u: sent before the hello: refused", c->pid, c->uid);
+		send_reply(c, 0, EPROTO, 0, "request sent before the daemon's hello "
+			   "(protocol version 2: wait for SF_MSG_HELLO first)");
+		return false;
+	}
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return false;
+	h.daemon_pid = (uint32_t)getpid();
+	return send(c->fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(h);
 }
 
 static void accept_clients(void)
@@ -1468,6 +1437,7 @@ static void accept_clients(void)
 		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 		*c = (struct client){ .fd = fd, .pidfd = pidfd, .pid = cred.pid,
 				      .uid = cred.uid, .gid = cred.gid,
+				      .in_admin_group = in_admin_group(fd, cred.gid),
 				      .last = time(NULL) };
 		ev.data.ptr = c;
 		if (epoll_ctl(d.epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -1478,10 +1448,8 @@ static void accept_clients(void)
 			continue;
 		}
 		d.clients[d.n_clients++] = c;
-		/* sf_attach() sends its request right after connect(): it is
-		 * often there already, and answering it now saves a trip
-		 * through epoll_wait (EAGAIN otherwise, and epoll tells). */
-		handle_client(c);
+		if (!greet(c))
+			close_client(c);
 	}
 }
 
@@ -1658,22 +1626,39 @@ static int daemonize(void)
 	return 0;
 }
 
+/* A group's id from /etc/group (fgetgrent: no NSS in a static binary), or
+ * a number. 0 or -ENOENT. */
+static int group_id(const char *name, gid_t *gid)
+{
+	FILE *f = fopen("/etc/group", "re");
+	struct group *g;
+	char *end;
+	unsigned long v;
+
+	while (f && (g = fgetgrent(f)))
+		if (strcmp(g->gr_name, name) == 0) {
+			*gid = g->gr_gid;
+			fclose(f);
+			return 0;
+		}
+	if (f)
+		fclose(f);
+	v = strtoul(name, &end, 10);
+	if (!*name || *end || v >= UINT32_MAX)
+		return -ENOENT;
+	*gid = (gid_t)v;
+	return 0;
+}
+
 /* sfilterd --uninstall: adopt the pinned state, tear it down, exit.
  * Refused while a daemon serves the socket (stop it first). */
 static int do_uninstall(const struct sf_runtime_opts *opts)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct thread_status st;
 	struct sf_runtime *rt;
 	bool adopted = false;
 	int fd, r;
 
-	if (geteuid() != 0 &&
-	    (read_thread_status(getpid(), getpid(), &st) < 0 ||
-	     !(st.cap_eff & (1ULL << CAP_SYS_ADMIN)))) {
-		diag("--uninstall needs root or CAP_SYS_ADMIN");
-		return 1;
-	}
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", d.socket_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
@@ -1728,6 +1713,7 @@ int main(int argc, char **argv)
 		{ "max-programs-per-uid", required_argument, NULL, 'p' },
 		{ "max-insns-per-uid", required_argument, NULL, 'i' },
 		{ "max-attach-rate", required_argument, NULL, 'r' },
+		{ "admin-group", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1766,6 +1752,12 @@ int main(int argc, char **argv)
 				d.max_rate = v;
 			break;
 		}
+		case 'g':
+			if (group_id(optarg, &d.admin_gid) < 0) {
+				diag("--admin-group: no group '%s' in /etc/group", optarg);
+				return 2;
+			}
+			break;
 		case 'v': d.verbose = opts.verbose = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

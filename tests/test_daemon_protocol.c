@@ -125,6 +125,7 @@ static size_t make_req(uint32_t id, const struct sock_filter *insns,
 	mbuf.req.hdr.request_id = id;
 	mbuf.req.flags = flags;
 	mbuf.req.tid = tid;
+	mbuf.req.reply_fd = -1;
 	mbuf.req.n_insns = n;
 	memcpy(mbuf.req.insns, insns, n * sizeof(*insns));
 	return len;
@@ -736,6 +737,7 @@ static int child_slow_to_receive(void *arg)
 	if (fd < 0)
 		return 42;
 	len = make_req(9, kill_own_io, ARRAY_SIZE(kill_own_io), 0, 0);
+	mbuf.req.reply_fd = fd;
 	if (send(fd, &mbuf, len, MSG_NOSIGNAL) != (ssize_t)len)
 		return 43;
 	while (!*slow_go)

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
@@ -48,15 +49,9 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 
 int sfd_connect(const char *sock)
 {
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd = sf_proto_connect(sock, test_is_emulated() ? 120000 : 20000);
 
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 static void show_file(const char *path)
@@ -375,8 +370,8 @@ int sfd_request(const char *sock, void *msg, uint16_t type, uint32_t len,
 
 	if (fd < 0)
 		return -1000 - errno;
-	*h = (struct sf_msg_hdr){ SF_PROTO_MAGIC, SF_PROTO_VERSION, type, len, 42 };
-	if (send(fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len) {
+	sf_proto_header(h, type, len, 42);
+	if (sf_proto_send(fd, &(struct iovec){ msg, len }, 1, NULL, 0) < 0) {
 		err = -1000 - errno;
 		close(fd);
 		return err;

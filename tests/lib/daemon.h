@@ -32,6 +32,8 @@ struct sfd {
 
 /* Finds NAME beside the runner (or $ENV); false when absent. */
 bool sfd_find_bin(const char *name, const char *env, char *out, size_t size);
+/* Connects and waits for the daemon's hello (sf_proto_connect()); -1 on
+ * failure. */
 int sfd_connect(const char *sock);
 /* Makes the directories and starts the daemon (dm->bin must be set):
  * pinned under /sys/fs/bpf/sfilter-test-<pid> when pin, else --no-pin.
