@@ -1363,6 +1363,28 @@ static bool in_admin_group(int fd, gid_t gid)
 	return false;
 }
 
+/* Reads and drops what a refused connection queued (closing any
+ * descriptors it carried), so that closing it reads as an end of file to
+ * the peer, not as a reset. */
+static void discard_queued(struct client *c)
+{
+	char cbuf[CMSG_SPACE(253 * sizeof(int))];
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		struct iovec iov = { rbuf.bytes, sizeof(rbuf.bytes) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		struct ancillary anc = { .fd = -1 };
+
+		if (recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) <= 0)
+			return;
+		scan_cmsgs(&mh, &anc);
+		if (anc.fd >= 0)
+			close(anc.fd);
+	}
+}
+
 /*
  * Identifies the peer's process (through its pidfd: tgid, leader start
  * time, and the exec id a self-attach is held to), then sends the hello.
@@ -1389,6 +1411,7 @@ static bool greet(struct client *c)
 	if (recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
 		if (d.verbose)
 			diag("pid %d uid %u: sent before the hello: refused", c->pid, c->uid);
+		discard_queued(c);
 		send_reply(c, 0, EPROTO, 0, "request sent before the daemon's hello "
 			   "(protocol version 2: wait for SF_MSG_HELLO first)");
 		return false;

@@ -183,6 +183,16 @@ int main(int argc, char **argv)
 	struct utsname uts;
 	struct sf_test *t;
 
+	/* sftest --hold: read standard input to its end, then exit 0. Tests
+	 * run a setuid-root copy of the runner this way, as a privileged
+	 * program that waits (like su waiting for a password). */
+	if (argc == 2 && strcmp(argv[1], "--hold") == 0) {
+		char c;
+
+		while (read(0, &c, 1) > 0)
+			;
+		return 0;
+	}
 	while ((opt = getopt(argc, argv, "vt:p:l")) != -1) {
 		switch (opt) {
 		case 'v':

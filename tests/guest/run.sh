@@ -23,6 +23,10 @@
 # guest never reported an exit status (did not boot, or the binary crashed
 # the kernel); these two also print a "guest: ..." line on stderr.
 #
+# A soft lockup panics the guest (the run ends at once, status 125, with the
+# last console lines) rather than stalling until the timeout;
+# SF_GUEST_APPEND adds kernel parameters (loglevel=7 shows its backtrace).
+#
 # SF_GUEST_SHELL=1 gives an interactive busybox shell instead of running
 # BINARY (which is still copied to /sf).
 set -euo pipefail
@@ -123,7 +127,7 @@ done
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1536 -smp 2
       -nographic -no-reboot -net none
       -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
-      -append "console=ttyS0 quiet panic=-1 lsm=lockdown,capability,landlock,yama,apparmor,bpf")
+      -append "console=ttyS0 quiet panic=-1 softlockup_panic=1 lsm=lockdown,capability,landlock,yama,apparmor,bpf${SF_GUEST_APPEND:+ $SF_GUEST_APPEND}")
 
 if [[ ${SF_GUEST_SHELL:-0} == 1 ]]; then
 	exec "${qemu[@]}"

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilterd against a hostile local user. Every decision is made from what
+ * the kernel vouched for when a request was sent, never from what /proc
+ * says when it is handled:
+ *   - requests queued by uid 65534, which then execs a setuid-root
+ *     program, are still uid 65534's (the review's exact scenario);
+ *   - a self-attach sent before the execve of a setuid-root program never
+ *     lands on that program;
+ *   - an attach by pid never confines a process that reused the pid;
+ *   - a request sent before the daemon's hello is refused;
+ *   - admin is uid 0 at send time, or the --admin-group.
+ * The daemon is stopped (SIGSTOP) while the attacker prepares, which is
+ * what a second connection that never reads its replies achieved.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "daemon.h"
+#include "progs.h"
+#include "runtime.h"
+#include "sfclient.h"
+#include "../../loader/proto.h"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOBODY 65534
+
+static bool start_daemon(struct sfd *dm, const char *const *args)
+{
+	if (geteuid() != 0) {
+		test_skip("needs root (to become other users)");
+		return false;
+	}
+	dm->args = args;
+	return sfd_start_sfilterd(dm, false);
+}
+
+/* Waits until the daemon's stderr holds needle count times. */
+static bool err_has(const struct sfd *dm, const char *needle, int count)
+{
+	int tries = test_is_emulated() ? 600 : 100;
+
+	while (tries--) {
+		char buf[65536];
+		int fd = open(dm->err, O_RDONLY | O_CLOEXEC), seen = 0;
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		const char *p = buf;
+
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			while ((p = strstr(p, needle))) {
+				seen++;
+				p++;
+			}
+		}
+		if (seen >= count)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/*
+ * A setuid-root copy of this test runner in dir, run as `COPY --hold`: a
+ * privileged program that waits on its stdin, like su waiting for a
+ * password. False (test skipped) where no setuid program can run.
+ */
+static bool setuid_copy(char *dir, size_t dsize, char *path, size_t psize)
+{
+	char buf[65536];
+	struct statvfs sv;
+	int in, out;
+	ssize_t n;
+
+	snprintf(dir, dsize, "/tmp/sftest-suid-XXXXXX");
+	if (!mkdtemp(dir) || chmod(dir, 0755)) {
+		test_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
+		return false;
+	}
+	if (statvfs(dir, &sv) == 0 && (sv.f_flag & ST_NOSUID)) {
+		test_skip("/tmp is mounted nosuid: no setuid program can run");
+		rmdir(dir);
+		return false;
+	}
+	snprintf(path, psize, "%s/suid-hold", dir);
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, n) != n)
+			break;
+	if (in >= 0)
+		close(in);
+	if (out < 0 || close(out) || chown(path, 0, 0) || chmod(path, 04755)) {
+		test_fail(__FILE__, __LINE__, "setuid copy %s: %s", path, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+static void rm_copy(const char *dir, const char *path)
+{
+	unlink(path);
+	rmdir(dir);
+}
+
+/* Becomes uid 65534 (no supplementary groups); false on failure. */
+static bool become_nobody(void)
+{
+	return setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0;
+}
+
+/* Connects (hello included) and keeps the connection across execve, as an
+ * attacker would. */
+static int connect_keep(const char *sock)
+{
+	int fd = sfd_connect(sock);
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, 0);
+	return fd;
+}
+
+static int send_msg(int fd, void *msg, uint16_t type, uint32_t len, uint32_t rid)
+{
+	sf_proto_header(msg, type, len, rid);
+	return sf_proto_send(fd, &(struct iovec){ msg, len }, 1, NULL, 0);
+}
+
+/* CapEff of pid, from /proc: only to show the test set the scene right. */
+static unsigned long long cap_eff(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
+/* Waits for pid's CapEff to become non-zero (it has exec'd the setuid
+ * copy); the value, or 0. */
+static unsigned long long wait_privileged(pid_t pid)
+{
+	int tries = test_is_emulated() ? 600 : 200;
+	unsigned long long v;
+
+	while (!(v = cap_eff(pid)) && tries--)
+		usleep(10000);
+	return v;
+}
+
+static struct sock_filter kill_getppid[4], kill_read[4];
+
+/* ---- the review's scenario ------------------------------------------------ */
+
+TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
+{
+	static const char *const verbose[] = { "-v", NULL };
+	struct sock_fprog prog = progs_kill_on(kill_getppid, 4, SYS_getppid);
+	char dir[64], copy[128], c;
+	int status, ready[2], hold[2], go[2];
+	pid_t victim, attacker;
+	SFD_AUTO;
+
+	if (!start_daemon(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
+		return;
+	/* Root confines a root process (filter 1). */
+	if (!ASSERT_OK(pipe(ready), "pipe") || !ASSERT_OK(pipe(go), "pipe") ||
+	    !ASSERT_OK(pipe(hold), "pipe"))
+		goto out;
+	fflush(stdout);
+	victim = fork();
+	if (victim == 0) {
+		if (sf_attach(&prog, 0) || write(ready[1], "v", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		syscall(SYS_getppid);
+		_exit(0);
+	}
+	ASSERT_EQ(read(ready[0], &c, 1), 1, "root's process confined");
+	/* uid 65534 queues DETACHes of filters 1..3 while the daemon is
+	 * busy, then execs a setuid-root program that waits. */
+	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	attacker = fork();
+	if (attacker == 0) {
+		struct sf_id_req req = { 0 };
+		uint32_t id;
+		int fd;
+
+		close(hold[1]);
+		if (!become_nobody())
+			_exit(10);
+		/* The hello comes before the stop only if the daemon had
+		 * greeted already: connect first, then queue. */
+		fd = connect_keep(dm.sock);
+		if (fd < 0)
+			_exit(11);
+		for (id = 1; id <= 3; id++) {
+			req.id = id;
+			if (send_msg(fd, &req, SF_MSG_DETACH, sizeof(req), id))
+				_exit(12);
+		}
+		dup2(hold[0], 0);
+		execl(copy, copy, "--hold", (char *)NULL);
+		_exit(13);
+	}
+	close(hold[0]);
+	ASSERT_NEQ(wait_privileged(attacker), 0, "the attacker runs a privileged image");
+	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	ASSERT_TRUE(err_has(&dm, "type 5: Operation not permitted", 3),
+		    "all three DETACHes refused (EPERM)");
+	ASSERT_FALSE(sfd_file_has(dm.log, "\"sfilterd\":\"detach\""), "nothing was detached");
+	ASSERT_TRUE(sfd_ps_lists(dm.sock, victim, 0), "root's process still confined");
+	ASSERT_EQ(write(go[1], "g", 1), 1, "release the victim");
+	waitpid(victim, &status, 0);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+		    "root's filter still kills");
+	close(hold[1]);
+	waitpid(attacker, &status, 0);
+out:
+	rm_copy(dir, copy);
+}
+
+/* A user without no_new_privs asks for a filter on itself, then execs a
+ * setuid-root program: seccomp(2)'s no_new_privs rule exists to stop
+ * exactly this. The request must never land on the new image. */
+TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
+{
+	static const char *const verbose[] = { "-v", NULL };
+	struct sock_fprog prog = progs_kill_on(kill_read, 4, SYS_read);
+	char dir[64], copy[128];
+	int status, hold[2];
+	pid_t attacker;
+	SFD_AUTO;
+
+	if (!start_daemon(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
+		return;
+	if (!ASSERT_OK(pipe(hold), "pipe"))
+		goto out;
+	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	fflush(stdout);
+	attacker = fork();
+	if (attacker == 0) {
+		union {
+			struct sf_attach_req r;
+			char b[SF_PROTO_ATTACH_REQ_SIZE + 4 * 8];
+		} m = { 0 };
+		int fd;
+
+		close(hold[1]);
+		if (!become_nobody())
+			_exit(10);
+		fd = connect_keep(dm.sock);
+		if (fd < 0)
+			_exit(11);
+		m.r.tid = 0;
+		m.r.reply_fd = fd;
+		m.r.n_insns = prog.len;
+		memcpy(m.r.insns, prog.filter, prog.len * 8);
+		if (send_msg(fd, &m, SF_MSG_ATTACH, sizeof(m), 1))
+			_exit(12);
+		dup2(hold[0], 0);
+		execl(copy, copy, "--hold", (char *)NULL);
+		_exit(13);
+	}
+	close(hold[0]);
+	ASSERT_NEQ(wait_privileged(attacker), 0, "the attacker runs a privileged image");
+	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	ASSERT_TRUE(err_has(&dm, "has executed another program since it connected", 1),
+		    "the attach was refused (EPERM)");
+	ASSERT_FALSE(sfd_ps_lists(dm.sock, attacker, 0), "the setuid program is not confined");
+	/* Its read() is what the filter would have killed. */
+	close(hold[1]);
+	waitpid(attacker, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "the setuid program read its stdin and exited normally");
+out:
+	rm_copy(dir, copy);
+}
+
+/* ---- pid reuse ------------------------------------------------------------ */
+
+/* Forks a child with pid want (through ns_last_pid), which waits for a byte
+ * on go, then calls getppid and exits 0. 0 when no attempt got the pid. */
+static pid_t fork_with_pid(pid_t want, int go)
+{
+	int attempt;
+
+	for (attempt = 0; attempt < 200; attempt++) {
+		char v[32];
+		int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+		pid_t p;
+
+		if (fd < 0)
+			return 0;
+		snprintf(v, sizeof(v), "%d", want - 1);
+		if (write(fd, v, strlen(v)) < 0) {
+			close(fd);
+			return 0;
+		}
+		close(fd);
+		p = fork();
+		if (p == 0) {
+			char c;
+
+			if (read(go, &c, 1) != 1)
+				_exit(20);
+			syscall(SYS_getppid);
+			_exit(0);
+		}
+		if (p == want)
+			return p;
+		kill(p, SIGKILL);
+		waitpid(p, NULL, 0);
+	}
+	return 0;
+}
+
+TEST(an_attach_by_pid_never_confines_a_process_that_reused_the_pid)
+{
+	struct sock_fprog prog = progs_kill_on(kill_getppid, 4, SYS_getppid);
+	union {
+		struct sf_admin_attach_req r;
+		char b[SF_PROTO_ADMIN_ATTACH_SIZE + 4 * 8];
+	} m = { 0 };
+	char reply[SF_PROTO_MAX_MSG];
+	int go[2], status, fd, pidfd;
+	pid_t target, reuser;
+	ssize_t n;
+	SFD_AUTO;
+
+	if (access("/proc/sys/kernel/ns_last_pid", W_OK)) {
+		test_skip("no writable /proc/sys/kernel/ns_last_pid (CONFIG_CHECKPOINT_RESTORE)");
+		return;
+	}
+	if (!start_daemon(&dm, NULL) || !ASSERT_OK(pipe(go), "pipe"))
+		return;
+	fflush(stdout);
+	target = fork();
+	if (target == 0) {
+		pause();
+		_exit(0);
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, target, 0);
+	fd = sfd_connect(dm.sock);
+	if (!ASSERT_TRUE(pidfd >= 0 && fd >= 0, "pidfd and connection"))
+		return;
+	/* The request names the target by its pidfd; the daemon reads it
+	 * only after the target is gone and its pid is someone else's. */
+	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	m.r.pid = target;
+	m.r.n_insns = prog.len;
+	memcpy(m.r.insns, prog.filter, prog.len * 8);
+	sf_proto_header(&m.r.hdr, SF_MSG_ADMIN_ATTACH, sizeof(m), 1);
+	ASSERT_OK(sf_proto_send(fd, &(struct iovec){ &m, sizeof(m) }, 1, &pidfd, 1),
+		  "send the attach with its pidfd");
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	reuser = fork_with_pid(target, go[0]);
+	if (!reuser) {
+		kill(dm.pid, SIGCONT);
+		test_skip("could not get pid %d again through ns_last_pid", target);
+		return;
+	}
+	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	n = recv(fd, reply, sizeof(reply), 0);
+	if (ASSERT_GE(n, SF_PROTO_GREPLY_SIZE, "a reply"))
+		ASSERT_EQ(((struct sf_reply *)reply)->error, ESRCH, "refused: ESRCH");
+	ASSERT_FALSE(sfd_ps_lists(dm.sock, reuser, 0), "the new process is not confined");
+	ASSERT_EQ(write(go[1], "g", 1), 1, "release the new process");
+	waitpid(reuser, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "its getppid() ran and it exited normally");
+	close(pidfd);
+	close(fd);
+}
+
+/* ---- the hello and who is admin -------------------------------------------- */
+
+TEST(a_request_sent_before_the_hello_is_refused_and_the_connection_closed)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sf_msg_hdr h;
+	char buf[SF_PROTO_MAX_MSG];
+	int fd;
+	ssize_t n;
+	SFD_AUTO;
+
+	if (!start_daemon(&dm, NULL))
+		return;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", dm.sock);
+	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (!ASSERT_OK(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), "connect"))
+		return;
+	sf_proto_header(&h, SF_MSG_STATUS, sizeof(h), 1);
+	ASSERT_EQ(send(fd, &h, sizeof(h), 0), sizeof(h), "a status request at once");
+	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		test_log("recv: %s\n", strerror(errno));
+	if (ASSERT_GE(n, SF_PROTO_REPLY_SIZE, "an error reply")) {
+		ASSERT_EQ(((struct sf_attach_reply *)buf)->error, EPROTO, "EPROTO");
+		ASSERT_TRUE(strstr(((struct sf_attach_reply *)buf)->message, "before the daemon's hello") != NULL,
+			    "the message says why");
+	}
+	ASSERT_EQ(recv(fd, buf, sizeof(buf), 0), 0, "then the connection is closed");
+	close(fd);
+}
+
+/* 1: admin, 0: not, -1: error. After connecting as whoever the process
+ * is, drop_to (if not -1) becomes its uid before the request is sent. */
+static int is_admin_after(const char *sock, uid_t drop_to)
+{
+	struct sf_msg_hdr h;
+	char buf[SF_PROTO_MAX_MSG];
+	int fd = sfd_connect(sock);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	if (drop_to != (uid_t)-1 && setresuid(drop_to, drop_to, drop_to))
+		return -1;
+	if (send_msg(fd, &h, SF_MSG_STATUS, sizeof(h), 1))
+		return -1;
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n < (ssize_t)SF_PROTO_GREPLY_SIZE)
+		return -1;
+	buf[n] = '\0';
+	return strstr(((struct sf_reply *)buf)->text, "\"admin\":true") ? 1 :
+	       strstr(((struct sf_reply *)buf)->text, "\"admin\":false") ? 0 : -1;
+}
+
+/* In a child: groups, gid, uid, then the answer of is_admin_after(). */
+static int admin_as(const char *sock, gid_t group, gid_t gid, uid_t uid, uid_t drop_to)
+{
+	int status;
+	pid_t p;
+
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		if (setgroups(group != (gid_t)-1, &group) || setgid(gid) || setuid(uid))
+			_exit(3);
+		_exit(is_admin_after(sock, drop_to) + 1);
+	}
+	waitpid(p, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) - 1 : -1;
+}
+
+TEST(admin_is_uid_0_or_the_admin_group_when_the_request_is_sent)
+{
+	static const char *const group[] = { "--admin-group", "4242", NULL };
+	SFD_AUTO;
+
+	if (!start_daemon(&dm, group))
+		return;
+	ASSERT_EQ(admin_as(dm.sock, -1, 0, 0, -1), 1, "root");
+	ASSERT_EQ(admin_as(dm.sock, -1, 1000, 1000, -1), 0, "an ordinary user");
+	ASSERT_EQ(admin_as(dm.sock, 4242, 1000, 1000, -1), 1,
+		  "a user with the admin group among its groups");
+	ASSERT_EQ(admin_as(dm.sock, -1, 4242, 1000, -1), 1, "a user whose gid is the admin group");
+	ASSERT_EQ(admin_as(dm.sock, -1, 0, 0, 1000), 0,
+		  "root that connected, then became uid 1000 before sending");
+	ASSERT_EQ(admin_as(dm.sock, 4242, 0, 0, 1001), 0,
+		  "a process with the admin group that became another uid before sending");
+}
