@@ -152,7 +152,7 @@ $(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(BENCH_UTIL_OBJS) $(LIBTEST) $(LIBC2
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 
-# --- BPF objects and skeletons (runtime, issue 3 onward) ---------------------
+# --- BPF objects and skeletons (the runtime) -----------------------------------
 bpf: $(BPF_SKELS)
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_STAMP) $(DIRS)
@@ -221,7 +221,7 @@ clean:
 
 -include $(ALL_OBJS:.o=.d) $(ALL_FUZZ_OBJS:.o=.d)
 
-# ===== BEGIN loader: sfilterd, libsfclient, sfrun (issue 3, user side) =====
+# ===== BEGIN loader: sfilterd, libsfclient, sfrun (user side) =====
 # Own rules (not the pattern rule) so these objects get -Iloader -Ibpf and
 # the client library a PIC twin. sfilterd joins `all` once the runtime's
 # own block (the rule for build/libsfruntime.a) is in this Makefile, so
@@ -247,7 +247,7 @@ SFRUN := $(OUTPUT)/sfrun
 SFCTL := $(OUTPUT)/sfctl
 SFCTL_SRCS := $(filter-out loader/sfctl_rtstubs.c,$(wildcard loader/sfctl*.c))
 SFCTL_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFCTL_SRCS))
-# Weak stand-ins for runtime calls not written yet (issue 4), linked after
+# Weak stand-ins for runtime calls not written yet, linked after
 # libsfruntime.a so that a member is only pulled in for a missing symbol.
 LIBSFSTUBS := $(if $(wildcard loader/sfctl_rtstubs.c),$(OUTPUT)/libsfstubs.a)
 LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o proto_client.o \
@@ -352,7 +352,7 @@ install-systemd: install
 -include $(LOADER_OBJS:.o=.d)
 # ===== END loader =====
 
-# --- runtime library (issue 3) -----------------------------------------------
+# --- runtime library -----------------------------------------------------------
 # Every loader/runtime*.c (no main()) goes into build/libsfruntime.a, which
 # the test runner and the benches link before libc2e.a. The runtime's
 # objects include the skeleton, so they wait for it.
@@ -379,13 +379,13 @@ all: $(LIBSFRUNTIME)
 -include $(RUNTIME_OBJS:.o=.d)
 # --- end runtime library -----------------------------------------------------
 
-# ===== BEGIN benches + libsfclient (issue 4 benchmarks) =====
+# ===== BEGIN benches + libsfclient =====
 # bench/attach_latency.c calls sf_attach(): every bench links libsfclient.a
 # (after its own object, before the runtime and libc2e).
 $(BENCHES): $(LIBSFCLIENT)
 # ===== END benches + libsfclient =====
 
-# ===== BEGIN daemon tests: proto.c, ASan sfilterd (issue 4 restart/concurrency/fuzz) =====
+# ===== BEGIN daemon tests: proto.c, ASan sfilterd (restart, concurrency, fuzz) =====
 # loader/proto.c holds the daemon's request parsing (fuzz/fuzz_proto.c
 # includes it and fuzzes it in-process).
 $(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto.o

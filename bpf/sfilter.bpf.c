@@ -562,7 +562,9 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
  */
 static __always_inline __u32 guard_refuses(struct task_struct *t, __u64 exec_id)
 {
-	const struct cred *cred = BPF_CORE_READ(t, cred);
+	/* The objective credentials: cred can be overridden for a moment
+	 * (override_creds(), as access(2) does, clearing the effective set). */
+	const struct cred *cred = BPF_CORE_READ(t, real_cred);
 	__u32 caps = 0; /* the low word of kernel_cap_t: u32[2] on 6.1, u64 later */
 	__u64 flags = BPF_CORE_READ(t, atomic_flags);
 
@@ -625,7 +627,7 @@ int sf_iter(struct bpf_iter__task *ctx)
 	rec.chain = s ? SF_TASK_CHAIN(s) : 0;
 	rec.old = s && s->armed ? s->chain : 0;
 	rec.exec_id = BPF_CORE_READ(t, self_exec_id);
-	rec.euid = BPF_CORE_READ(t, cred, euid.val);
+	rec.euid = BPF_CORE_READ(t, real_cred, euid.val);
 	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);
 	if (!rec.chain && !rec.applied && !rec.refused && !sf_iter_all && !sf_iter_tid)
 		return 0;

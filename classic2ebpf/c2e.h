@@ -190,7 +190,7 @@ int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 int c2e_save_raw(const char *path, const struct sock_filter *insns,
 		 size_t len);
 
-/* ---- constant verdicts (consttable.c; runtime issue 3) ----------------
+/* ---- constant verdicts (consttable.c; used by the runtime) ----------------
  * Is the chain's verdict for (arch, nr) the same whatever the arguments and
  * the instruction pointer are? Returns 1 with *ret set when it is provably
  * constant, 0 when it is not or the analysis gives up (never a wrong 1).

@@ -63,7 +63,7 @@
 enum sf_msg_type {
 	SF_MSG_ATTACH       = 1, /* client -> daemon: struct sf_attach_req */
 	SF_MSG_ATTACH_REPLY = 2, /* daemon -> client: struct sf_attach_reply */
-	/* Administration and introspection (issue 4). Every request below is
+	/* Administration and introspection. Every request below is
 	 * answered by one or more SF_MSG_REPLY messages (struct sf_reply);
 	 * all but the last carry SF_REPLY_MORE. */
 	SF_MSG_ADMIN_ATTACH = 3, /* admin: struct sf_admin_attach_req */
@@ -113,7 +113,7 @@ struct sf_attach_reply {
 	char message[];     /* NUL-terminated, hdr.length - 24 bytes at most */
 };
 
-/* ---- administration and introspection (issue 4) ---------------------- */
+/* ---- administration and introspection ---------------------------- */
 
 /* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime.h, including
  * SF_ATTACH_COMPLAIN (0x200); SF_ATTACH_TSYNC means "every thread of pid".

@@ -127,18 +127,15 @@ fail:
 	return err < 0 ? err : -EINVAL;
 }
 
-/* An iterator link over one process (tgid, or the process pidfd refers
- * to) or, with neither, over every task. */
-static int iter_link(struct sf_runtime *rt, pid_t tgid, int pidfd)
+/* An iterator link over the process pidfd refers to or, with none, over
+ * every task. */
+static int iter_link(struct sf_runtime *rt, int pidfd)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, o);
 	union bpf_iter_link_info li = {};
 
-	if (tgid || pidfd >= 0) {
-		if (pidfd >= 0)
-			li.task.pid_fd = (uint32_t)pidfd;
-		else
-			li.task.pid = tgid;
+	if (pidfd >= 0) {
+		li.task.pid_fd = (uint32_t)pidfd;
 		o.iter_info = &li;
 		o.iter_info_len = sizeof(li);
 	}
@@ -147,8 +144,12 @@ static int iter_link(struct sf_runtime *rt, pid_t tgid, int pidfd)
 
 static int probe_iter_filter(struct sf_runtime *rt)
 {
-	int fd = iter_link(rt, getpid(), -1);
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), fd;
 
+	if (pidfd < 0)
+		return 0;
+	fd = iter_link(rt, pidfd);
+	close(pidfd);
 	if (fd < 0)
 		return 0;
 	close(fd);
@@ -437,11 +438,20 @@ void sf_runtime_close(struct sf_runtime *rt)
  * refers to (pidfd >= 0; the kernel's filter, from 6.1), or over every task
  * (neither), applying the pending entries and returning one record per
  * task it reports.
+ *
+ * A thread group is walked as every task, filtered in sf_iter, never with
+ * the kernel's per-process walk: that one follows the thread list from the
+ * thread it visited last and ends early when that thread exits meanwhile
+ * (so a group whose threads come and go would look smaller than it is),
+ * and on 6.1 it can follow a reused pid into another process. The walk of
+ * every task goes by increasing tid and misses no task that lives through
+ * it. Only the pidfd form uses the kernel's filter, and reads one record:
+ * the leader, the walk's first task.
  */
 static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
 		    struct sf_rt_recs *out)
 {
-	size_t cap = 0;
+	size_t cap = 0, bsize = pidfd >= 0 ? sizeof(struct sf_iter_rec) : 4096;
 	char buf[4096];
 	int fd, lfd, err = 0;
 	ssize_t got;
@@ -453,7 +463,7 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
 	rt->bss->sf_iter_tid = 0;
 	rt->bss->sf_iter_tgid = pidfd >= 0 ? 0 : tgid;
 	rt->bss->sf_iter_all = all;
-	lfd = iter_link(rt, tgid && rt->iter_filter ? tgid : 0, pidfd);
+	lfd = iter_link(rt, pidfd);
 	if (lfd < 0)
 		return -errno;
 	fd = bpf_iter_create(lfd);
@@ -462,8 +472,9 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
 		goto out;
 	}
 	/* Records are never split across reads: each read returns whole
-	 * seq_file chunks. */
-	while ((got = read(fd, buf, sizeof(buf))) > 0) {
+	 * seq_file chunks. A read of one record ends the kernel's walk one
+	 * task later. */
+	while ((got = read(fd, buf, bsize)) > 0) {
 		size_t k, nrec = got / sizeof(struct sf_iter_rec);
 
 		if (out->n + nrec > cap) {
@@ -480,6 +491,8 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
 		for (k = 0; k < nrec; k++)
 			memcpy(&out->r[out->n++], buf + k * sizeof(struct sf_iter_rec),
 			       sizeof(struct sf_iter_rec));
+		if (pidfd >= 0)
+			break;
 	}
 	if (got < 0)
 		err = -errno;
@@ -1305,7 +1318,7 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	return (int)len;
 }
 
-/* ---- pinned state (issue 4) ----------------------------------------------
+/* ---- pinned state ----------------------------------------------------
  * Pins, under pin_dir: map_<name> for every map (the PROG_ARRAY above all:
  * it clears its entries when its last user reference goes), prog_<name> for
  * every loaded program, link_<name> for every attached one. The chain tree
@@ -1878,7 +1891,7 @@ int sf_runtime_uninstall(struct sf_runtime *rt)
 	return err;
 }
 
-/* ---- detach, replace (issue 4) -------------------------------------------
+/* ---- detach, replace -------------------------------------------------
  * Filter ids are per chain node: identical attaches (same parent chain, same
  * program, same flags) share one node and so one id, and a node rebuilt
  * under a new parent by detach/replace keeps its id. An id therefore names
@@ -2102,7 +2115,7 @@ int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 	return err;
 }
 
-/* ---- introspection (issue 4) ---------------------------------------------- */
+/* ---- introspection ---------------------------------------------------- */
 
 int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 {

@@ -141,7 +141,7 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 /* One JSON object, no newline (json-c). Returns length or -errno. */
 int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
 
-/* ---- administration (issue 4) ------------------------------------------
+/* ---- administration ------------------------------------------------------
  * The daemon decides who may call these (root / CAP_SYS_ADMIN only).
  */
 

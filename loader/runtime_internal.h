@@ -115,7 +115,7 @@ struct sf_runtime {
 	char tier_why[160];          /* why not the lsm tier ("" when it is) */
 	bool verbose;
 	bool defer_tables;
-	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task */
+	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
 	size_t table_bytes;

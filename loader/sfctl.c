@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sfctl: administration and introspection of sfilterd (docs/protocol.md,
- * issue 4). Every command takes --json; the socket is --socket PATH, else
+ * sfctl: administration and introspection of sfilterd (docs/protocol.md).
+ * Every command takes --json; the socket is --socket PATH, else
  * $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.
  *
  *   sfctl status | ps | show PID

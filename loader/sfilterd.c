@@ -722,7 +722,7 @@ static void scan_cmsgs(struct msghdr *mh, struct ancillary *a)
 	}
 }
 
-/* ---- administration and introspection (issue 4) --------------------------- */
+/* ---- administration and introspection --------------------------------- */
 
 static void set_msg(char *msg, size_t msz, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

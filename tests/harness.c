@@ -153,7 +153,7 @@ static int run_one(struct sf_test *t)
 		 * under the tests after it. */
 		setpgid(0, 0);
 		/* A hung test fails alone instead of eating the CI budget. */
-		alarm(test_is_emulated() ? 1800 : 600);
+		alarm(test_is_emulated() ? 400 : 300);
 		t->fn();
 		fflush(stdout);
 		_exit(0);

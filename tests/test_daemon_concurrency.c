@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 4, "Concurrency": 200 clients attach at once, each gets the right
+ * Concurrency: 200 clients attach at once, each gets the right
  * answer, and none is lost.
  *
  * 200 forked processes wait on one shared pipe; closing its write end

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 4, "Protocol fuzzing", the bounded run in `make test`: random and
+ * Protocol fuzzing, the bounded run in `make test`: random and
  * mutated requests sent to sfilterd built with ASan and UBSan
  * (build/sfilterd-asan, dynamically linked: tests/guest/run.sh copies its
  * shared libraries into the guest, so it runs on both kernels).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sfilterd's per-uid limits (issue 4, "Limits"): filters in force,
+ * sfilterd's per-uid limits: filters in force,
  * classic instructions in force, attach requests per second. Past a limit
  * the request fails (ENOSPC, EAGAIN) with a message naming the limit, and
  * nothing else is affected: other uids attach, root (an admin) is not

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Issue 4, "Restart": sfilterd pins its programs, maps and links, so a
+ * Restart: sfilterd pins its programs, maps and links, so a
  * confined task stays confined when the daemon dies, and a restarted
  * daemon adopts what is pinned.
  *

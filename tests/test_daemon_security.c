@@ -124,15 +124,37 @@ static bool become_nobody(void)
 	return setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0;
 }
 
-/* Connects (hello included) and keeps the connection across execve, as an
- * attacker would. */
-static int connect_keep(const char *sock)
+/* Becomes nobody, connects (hello included) and keeps the connection across
+ * execve, as an attacker would; then tells the test (on ready) and waits
+ * for its go, so that the daemon is stopped only once the attacker holds a
+ * greeted connection and has dropped root. -1 on failure. */
+static int attacker_connect(const char *sock, int ready, int go)
 {
-	int fd = sfd_connect(sock);
+	char c = 'c';
+	int fd;
 
-	if (fd >= 0)
-		fcntl(fd, F_SETFD, 0);
+	if (!become_nobody())
+		return -1;
+	fd = sfd_connect(sock);
+	if (fd < 0)
+		return -1;
+	fcntl(fd, F_SETFD, 0);
+	if (write(ready, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return -1;
 	return fd;
+}
+
+/* The test's side of attacker_connect(): waits for the attacker's
+ * connection, stops the daemon, lets the attacker go on. */
+static bool stop_daemon_once_connected(struct sfd *dm, int ready, int go)
+{
+	char c;
+
+	if (!ASSERT_EQ(read(ready, &c, 1), 1, "the attacker is connected, as uid 65534"))
+		return false;
+	if (!sfd_pause(dm))
+		return false;
+	return ASSERT_EQ(write(go, "g", 1), 1, "let the attacker queue its requests");
 }
 
 static int send_msg(int fd, void *msg, uint16_t type, uint32_t len, uint32_t rid)
@@ -180,7 +202,7 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 	static const char *const verbose[] = { "-v", NULL };
 	struct sock_fprog prog = progs_kill_on(kill_getppid, 4, SYS_getppid);
 	char dir[64], copy[128], c;
-	int status, ready[2], hold[2], go[2];
+	int status, ready[2], hold[2], go[2], conn[2], qgo[2];
 	pid_t victim, attacker;
 	SFD_AUTO;
 
@@ -188,7 +210,8 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 		return;
 	/* Root confines a root process (filter 1). */
 	if (!ASSERT_OK(pipe(ready), "pipe") || !ASSERT_OK(pipe(go), "pipe") ||
-	    !ASSERT_OK(pipe(hold), "pipe"))
+	    !ASSERT_OK(pipe(hold), "pipe") || !ASSERT_OK(pipe(conn), "pipe") ||
+	    !ASSERT_OK(pipe(qgo), "pipe"))
 		goto out;
 	fflush(stdout);
 	victim = fork();
@@ -201,7 +224,6 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 	ASSERT_EQ(read(ready[0], &c, 1), 1, "root's process confined");
 	/* uid 65534 queues DETACHes of filters 1..3 while the daemon is
 	 * busy, then execs a setuid-root program that waits. */
-	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
 	attacker = fork();
 	if (attacker == 0) {
 		struct sf_id_req req = { 0 };
@@ -209,11 +231,7 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 		int fd;
 
 		close(hold[1]);
-		if (!become_nobody())
-			_exit(10);
-		/* The hello comes before the stop only if the daemon had
-		 * greeted already: connect first, then queue. */
-		fd = connect_keep(dm.sock);
+		fd = attacker_connect(dm.sock, conn[1], qgo[0]);
 		if (fd < 0)
 			_exit(11);
 		for (id = 1; id <= 3; id++) {
@@ -225,9 +243,11 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 		execl(copy, copy, "--hold", (char *)NULL);
 		_exit(13);
 	}
+	if (!stop_daemon_once_connected(&dm, conn[0], qgo[1]))
+		goto out;
 	close(hold[0]);
 	ASSERT_NEQ(wait_privileged(attacker), 0, "the attacker runs a privileged image");
-	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	sfd_resume(&dm);
 	ASSERT_TRUE(err_has(&dm, "type 5: Operation not permitted", 3),
 		    "all three DETACHes refused (EPERM)");
 	ASSERT_FALSE(sfd_file_has(dm.log, "\"sfilterd\":\"detach\""), "nothing was detached");
@@ -250,15 +270,15 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 	static const char *const verbose[] = { "-v", NULL };
 	struct sock_fprog prog = progs_kill_on(kill_read, 4, SYS_read);
 	char dir[64], copy[128];
-	int status, hold[2];
+	int status, hold[2], conn[2], qgo[2];
 	pid_t attacker;
 	SFD_AUTO;
 
 	if (!start_daemon(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
 		return;
-	if (!ASSERT_OK(pipe(hold), "pipe"))
+	if (!ASSERT_OK(pipe(hold), "pipe") || !ASSERT_OK(pipe(conn), "pipe") ||
+	    !ASSERT_OK(pipe(qgo), "pipe"))
 		goto out;
-	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
 	fflush(stdout);
 	attacker = fork();
 	if (attacker == 0) {
@@ -269,9 +289,7 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 		int fd;
 
 		close(hold[1]);
-		if (!become_nobody())
-			_exit(10);
-		fd = connect_keep(dm.sock);
+		fd = attacker_connect(dm.sock, conn[1], qgo[0]);
 		if (fd < 0)
 			_exit(11);
 		m.r.tid = 0;
@@ -284,9 +302,11 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 		execl(copy, copy, "--hold", (char *)NULL);
 		_exit(13);
 	}
+	if (!stop_daemon_once_connected(&dm, conn[0], qgo[1]))
+		goto out;
 	close(hold[0]);
 	ASSERT_NEQ(wait_privileged(attacker), 0, "the attacker runs a privileged image");
-	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	sfd_resume(&dm);
 	ASSERT_TRUE(err_has(&dm, "has executed another program since it connected", 1),
 		    "the attach was refused (EPERM)");
 	ASSERT_FALSE(sfd_ps_lists(dm.sock, attacker, 0), "the setuid program is not confined");
@@ -368,7 +388,8 @@ TEST(an_attach_by_pid_never_confines_a_process_that_reused_the_pid)
 		return;
 	/* The request names the target by its pidfd; the daemon reads it
 	 * only after the target is gone and its pid is someone else's. */
-	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	if (!sfd_pause(&dm))
+		return;
 	m.r.pid = target;
 	m.r.n_insns = prog.len;
 	memcpy(m.r.insns, prog.filter, prog.len * 8);
@@ -383,7 +404,7 @@ TEST(an_attach_by_pid_never_confines_a_process_that_reused_the_pid)
 		test_skip("could not get pid %d again through ns_last_pid", target);
 		return;
 	}
-	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	sfd_resume(&dm);
 	n = recv(fd, reply, sizeof(reply), 0);
 	if (ASSERT_GE(n, SF_PROTO_GREPLY_SIZE, "a reply"))
 		ASSERT_EQ(((struct sf_reply *)reply)->error, ESRCH, "refused: ESRCH");
@@ -409,14 +430,16 @@ TEST(a_request_sent_before_the_hello_is_refused_and_the_connection_closed)
 
 	if (!start_daemon(&dm, NULL))
 		return;
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", dm.sock);
-	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.*s",
+		 (int)sizeof(addr.sun_path) - 1, dm.sock);
+	if (!sfd_pause(&dm))
+		return;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (!ASSERT_OK(connect(fd, (struct sockaddr *)&addr, sizeof(addr)), "connect"))
 		return;
 	sf_proto_header(&h, SF_MSG_STATUS, sizeof(h), 1);
 	ASSERT_EQ(send(fd, &h, sizeof(h), 0), sizeof(h), "a status request at once");
-	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	sfd_resume(&dm);
 	n = recv(fd, buf, sizeof(buf), 0);
 	if (n < 0)
 		test_log("recv: %s\n", strerror(errno));

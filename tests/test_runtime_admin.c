@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The runtime's administration (issue 4), on whichever kernel the suite
+ * The runtime's administration, on whichever kernel the suite
  * runs on: pinned state that survives the death of its owner and is
  * adopted by the next one, complain mode, detach and replace by filter id,
  * and cgroup attach.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Administration (issue 4), end to end: a private sfilterd (--no-pin, so
+ * Administration, end to end: a private sfilterd (--no-pin, so
  * nothing collides with a real install) spoken to raw and through
  * build/sfctl.
  *
@@ -182,11 +182,11 @@ TEST(sfctl_privilege)
 	close(pipefd[0]);
 	/* The daemon reads the event only once the victim is reaped: no
 	 * process is left to ask whose it was. */
-	ASSERT_OK(kill(dm.pid, SIGSTOP), "stop the daemon");
+	sfd_pause(&dm);
 	ASSERT_EQ(write(go[1], "g", 1), 1, "release victim");
 	close(go[1]);
 	ASSERT_EQ(waitpid(victim, &status, 0), victim, "waitpid victim");
-	ASSERT_OK(kill(dm.pid, SIGCONT), "continue the daemon");
+	sfd_resume(&dm);
 	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "victim killed");
 	/* The event is in the daemon before the user asks for events. */
 	ASSERT_TRUE(sfd_log_wait(&dm, "\"syscall\":\"getppid\""), "the kill is logged");

@@ -10,7 +10,7 @@
 #                   /sf/BASENAME); repeatable. A dynamically linked SRC
 #                   brings its shared libraries (ldd) at the same paths
 #   -e VAR=VALUE    set an environment variable for BINARY; repeatable
-#   -t SECONDS      give up after SECONDS (default $SF_GUEST_TIMEOUT or 2400)
+#   -t SECONDS      give up after SECONDS (default $SF_GUEST_TIMEOUT or 1500)
 #
 # The binary runs as root in /tmp with proc, sysfs, devtmpfs, bpffs,
 # securityfs, tracefs, debugfs, cgroup2 and a tmpfs /tmp mounted, and
@@ -24,8 +24,9 @@
 # the kernel); these two also print a "guest: ..." line on stderr.
 #
 # A soft lockup panics the guest (the run ends at once, status 125, with the
-# last console lines) rather than stalling until the timeout;
-# SF_GUEST_APPEND adds kernel parameters (loglevel=7 shows its backtrace).
+# last console lines) rather than stalling until the timeout. The console
+# shows kernel warnings (loglevel 5: a lockup's backtrace, a WARN), not
+# notices; SF_GUEST_APPEND adds kernel parameters.
 #
 # SF_GUEST_SHELL=1 gives an interactive busybox shell instead of running
 # BINARY (which is still copied to /sf).
@@ -34,7 +35,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 dir=${SF_GUEST_DIR:-$root/build/guest}
-timeout_s=${SF_GUEST_TIMEOUT:-2400}
+timeout_s=${SF_GUEST_TIMEOUT:-1500}
 log=${SF_GUEST_LOG:-$dir/console.log}
 files=()
 envs=()
@@ -127,7 +128,7 @@ done
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1536 -smp 2
       -nographic -no-reboot -net none
       -kernel "$vmlinuz" -initrd "$work/initramfs.cpio.gz"
-      -append "console=ttyS0 quiet panic=-1 softlockup_panic=1 lsm=lockdown,capability,landlock,yama,apparmor,bpf${SF_GUEST_APPEND:+ $SF_GUEST_APPEND}")
+      -append "console=ttyS0 loglevel=5 panic=-1 softlockup_panic=1 lsm=lockdown,capability,landlock,yama,apparmor,bpf${SF_GUEST_APPEND:+ $SF_GUEST_APPEND}")
 
 if [[ ${SF_GUEST_SHELL:-0} == 1 ]]; then
 	exec "${qemu[@]}"
@@ -170,5 +171,5 @@ if [[ ${status[0]} == 124 || ${status[0]} == 137 ]]; then
 	exit 124
 fi
 echo "guest: no exit status from the guest (qemu exit ${status[0]}); last console lines:" >&2
-tail -n 20 "$log" | sed 's/^/guest:   /' >&2
+tail -n 40 "$log" | sed 's/^/guest:   /' >&2
 exit 125

@@ -231,6 +231,31 @@ int sfd_signal(struct sfd *dm, int sig)
 	return status;
 }
 
+bool sfd_pause(struct sfd *dm)
+{
+	int tries = test_is_emulated() ? 3000 : 500;
+	siginfo_t si;
+
+	if (!ASSERT_OK(kill(dm->pid, SIGSTOP), "stop the daemon"))
+		return false;
+	/* WSTOPPED reports the stop to the parent once it has happened;
+	 * WNOWAIT leaves it to be reported again. */
+	while (tries--) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)dm->pid, &si, WSTOPPED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid == dm->pid && si.si_code == CLD_STOPPED)
+			return true;
+		usleep(2000);
+	}
+	test_fail(__FILE__, __LINE__, "sfilterd (pid %d) did not stop", dm->pid);
+	return false;
+}
+
+bool sfd_resume(struct sfd *dm)
+{
+	return ASSERT_OK(kill(dm->pid, SIGCONT), "continue the daemon");
+}
+
 bool sfd_stop(struct sfd *dm)
 {
 	bool exited, removed;

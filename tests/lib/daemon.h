@@ -51,6 +51,11 @@ bool sfd_start_sfilterd(struct sfd *dm, bool pin);
 bool sfd_restart(struct sfd *dm);
 /* Sends sig and reaps it; returns the wait status (-1 if not running). */
 int sfd_signal(struct sfd *dm, int sig);
+/* Stops it with SIGSTOP and returns once it is stopped (a signal is
+ * delivered later than kill() returns); true when it is. */
+bool sfd_pause(struct sfd *dm);
+/* Continues it after sfd_pause(); true when the signal was sent. */
+bool sfd_resume(struct sfd *dm);
 /* Stops it (SIGTERM, then SIGKILL), uninstalls the pin dir, removes the
  * temporary directory; prints the daemon's stderr when the test failed. */
 void sfd_cleanup(struct sfd *dm);
