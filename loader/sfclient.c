@@ -28,6 +28,8 @@
 #include <string.h>
 #include <pthread.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -87,6 +89,20 @@ static int connect_daemon(const char *path)
 	return fd;
 }
 
+/* seccomp(2)'s rule for the calling thread: no_new_privs, or CAP_SYS_ADMIN
+ * in its effective set. */
+static bool may_install(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return true;
+	if (syscall(SYS_capget, &h, d) != 0)
+		return true; /* unknown: the daemon decides */
+	return d[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32));
+}
+
 SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 {
 	/* Large enough for any valid reply; a longer one is truncated and
@@ -114,6 +130,13 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	if (prog->len == 0 || prog->len > 4096)
 		return fail(EINVAL, "program length %u: must be 1 to 4096 instructions",
 			    prog->len);
+	/* seccomp_prepare_filter() checks the caller's privilege before it
+	 * copies the program: answering EACCES here keeps that order for an
+	 * invalid program too. The daemon decides again, from what the
+	 * kernel vouches for; this is only the order of the errors. */
+	if (!may_install())
+		return fail(EACCES, "the calling thread has neither no_new_privs nor "
+			    "CAP_SYS_ADMIN (prctl(PR_SET_NO_NEW_PRIVS, 1) first)");
 	if (!prog->filter)
 		return fail(EFAULT, "prog->filter is NULL");
 

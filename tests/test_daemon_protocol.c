@@ -380,6 +380,8 @@ static int child_eacces(void *arg)
 {
 	struct sock_fprog prog = { 1, (struct sock_filter *)allow_prog };
 
+	struct sock_fprog bad = { ARRAY_SIZE(bad_prog), (struct sock_filter *)bad_prog };
+
 	(void)arg;
 	if (setgid(65534) || setuid(65534))
 		return 10;
@@ -389,6 +391,9 @@ static int child_eacces(void *arg)
 		return 12;
 	if (!strstr(sf_last_error(), "no_new_privs"))
 		return 13;
+	/* seccomp(2) checks the privilege before the program. */
+	if (sf_attach(&bad, 0) != -1 || errno != EACCES)
+		return 16;
 	/* With no_new_privs the same uid may attach. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return 14;

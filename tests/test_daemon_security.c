@@ -319,6 +319,54 @@ out:
 	rm_copy(dir, copy);
 }
 
+/* The client library refuses this itself (seccomp(2)'s order of errors);
+ * a client that speaks the protocol directly meets the same rule in the
+ * daemon. Exit codes: 0 = refused with EACCES; else the step that failed. */
+static int raw_attach_without_nnp(const char *sock, struct sock_fprog prog)
+{
+	union {
+		struct sf_attach_req r;
+		char b[SF_PROTO_ATTACH_REQ_SIZE + 4 * 8];
+	} m = { 0 };
+	char reply[SF_PROTO_MAX_MSG];
+	int fd;
+
+	if (!become_nobody())
+		return 10;
+	fd = sfd_connect(sock);
+	if (fd < 0)
+		return 11;
+	m.r.reply_fd = fd;
+	m.r.n_insns = prog.len;
+	memcpy(m.r.insns, prog.filter, prog.len * 8);
+	if (send_msg(fd, &m, SF_MSG_ATTACH, sizeof(m), 1))
+		return 12;
+	if (recv(fd, reply, sizeof(reply), 0) < (ssize_t)SF_PROTO_REPLY_SIZE)
+		return 13;
+	if (((struct sf_attach_reply *)reply)->error != EACCES)
+		return 14;
+	/* Nothing was attached: the call the filter kills runs. */
+	return syscall(SYS_getppid) > 0 ? 0 : 15;
+}
+
+TEST(a_self_attach_without_no_new_privs_is_refused_by_the_daemon_too)
+{
+	struct sock_fprog prog = progs_kill_on(kill_getppid, 4, SYS_getppid);
+	int status;
+	pid_t p;
+	SFD_AUTO;
+
+	if (!start_daemon(&dm, NULL))
+		return;
+	fflush(stdout);
+	p = fork();
+	if (p == 0)
+		_exit(raw_attach_without_nnp(dm.sock, prog));
+	waitpid(p, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status), "the sender lives on");
+	ASSERT_EQ(WEXITSTATUS(status), 0, "EACCES and nothing attached (step that failed)");
+}
+
 /* ---- pid reuse ------------------------------------------------------------ */
 
 /* Forks a child with pid want (through ns_last_pid), which waits for a byte
