@@ -90,14 +90,17 @@ static int connect_daemon(const char *path)
 }
 
 /* seccomp(2)'s rule for the calling thread: no_new_privs, or CAP_SYS_ADMIN
- * in its effective set. */
+ * in its effective set. no_new_privs can never be cleared, so once seen it
+ * is not asked again: a thread that attaches several filters (sfrun) makes
+ * no call for it under the filters it already has. */
 static bool may_install(void)
 {
+	static __thread bool nnp;
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct d[2];
 
-	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
-		return true;
+	if (nnp || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return nnp = true;
 	if (syscall(SYS_capget, &h, d) != 0)
 		return true; /* unknown: the daemon decides */
 	return d[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32));

@@ -1014,6 +1014,7 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 		sf_runtime_counters(d.rt, &cnt);
 		json_object_object_add(k, "events_dropped", json_object_new_int64(cnt.events_dropped));
 		json_object_object_add(k, "fork_failed", json_object_new_int64(cnt.fork_failed));
+		json_object_object_add(k, "orphans_killed", json_object_new_int64(cnt.orphans_killed));
 		json_object_object_add(k, "tailcall_failed", json_object_new_int64(cnt.tailcall_failed));
 		json_object_object_add(k, "cgroup_join_failed", json_object_new_int64(cnt.cg_failed));
 		json_object_object_add(o, "kernel_counters", k);
