@@ -235,7 +235,7 @@ INSTALL ?= install
 SFCLIENT_VERSION := 0.1.0
 
 LOADER_OBJDIR := $(OUTPUT)/obj/loader
-LOADER_CFLAGS := $(ALL_CFLAGS) -Iloader -Ibpf
+LOADER_CFLAGS := $(ALL_CFLAGS) -Iloader -Iloader/runtime -Ibpf
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
 LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
@@ -353,24 +353,29 @@ install-systemd: install
 # ===== END loader =====
 
 # --- runtime library -----------------------------------------------------------
-# Every loader/runtime*.c (no main()) goes into build/libsfruntime.a, which
-# the test runner and the benches link before libc2e.a. The runtime's
-# objects include the skeleton, so they wait for it.
-RUNTIME_SRCS := $(wildcard loader/runtime*.c)
+# Every loader/runtime/*.c (no main()) goes into build/libsfruntime.a, which
+# the test runner and the benches link before libc2e.a. The runtime sees
+# only its own headers, classic2ebpf's and the BPF side's (the skeleton in
+# $(OUTPUT)), never tests/ or the rest of loader/; its objects include the
+# skeleton, so they wait for it.
+RUNTIME_SRCS := $(wildcard loader/runtime/*.c)
 RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
 LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
-RUNTIME_INCLUDES := -Ibpf -Iloader
+RUNTIME_INCLUDES := -Iloader/runtime -Iclassic2ebpf -Ibpf -I$(OUTPUT)
+RUNTIME_CFLAGS := $(CFLAGS) $(WARNINGS) $(RUNTIME_INCLUDES) -MMD -MP
+# What code that calls the runtime (tests, benches) adds to its own flags.
+RUNTIME_USER_INCLUDES := -Iloader/runtime -Ibpf -Iloader
 
 $(RUNTIME_OBJS): $(OUTPUT)/obj/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
 
 $(LIBSFRUNTIME): $(RUNTIME_OBJS) | $(OUTPUT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_INCLUDES)
+$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_USER_INCLUDES)
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS)): | $(BPF_SKELS)
 # The archive order matters for a static link: runtime, then libc2e.
 $(SFTEST) $(BENCHES): $(LIBSFRUNTIME) | $(BPF_SKELS)
@@ -399,11 +404,18 @@ SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
 .PHONY: sfilterd-asan
 sfilterd-asan: $(SFILTERD_ASAN)
 
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) -MMD -MP
+
 $(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,ASAN-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) $(INCLUDES) \
-		-Iloader -Ibpf -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(INCLUDES) -Iloader -Iloader/runtime -Ibpf -c $< -o $@
+
+# The runtime under ASan: its own include paths, as in libsfruntime.a.
+$(patsubst %.c,$(ASAN_OUT)/%.o,$(RUNTIME_SRCS)): $(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
+	$(call msg,ASAN-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
 
 $(SFILTERD_ASAN): $(ASAN_OBJS)
 	$(call msg,BINARY,$@)

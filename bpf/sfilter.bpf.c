@@ -7,7 +7,7 @@
  *                tasks (no task storage at all) leave after one BTF load.
  *                Tracked tasks: the action table, else a tail call into
  *                their chain program (generated at attach time by
- *                loader/runtime_chain.c), which records the verdict and
+ *                loader/runtime/chain_emit.c), which records the verdict and
  *                tail-calls sf_enforce (slot 0).
  *   sf_enforce   acts on the verdict: SIGKILL, LOG, deny marks, events.
  *   sf_fork      tp_btf/sched_process_fork: the child gets the parent's

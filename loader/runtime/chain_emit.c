@@ -15,7 +15,7 @@
  * r9 holds the best verdict; the bodies preserve r6 (= &seccomp_data) and
  * r9 and clobber r0, r7, r8.
  */
-#include "runtime_internal.h"
+#include "internal.h"
 #include "sfilter.h"
 
 #include <errno.h>

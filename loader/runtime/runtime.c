@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The runtime from user space (loader/runtime.h): loads bpf/sfilter.bpf.c,
- * detects the enforcement tier, compiles chains (loader/runtime_chain.c),
+ * The runtime from user space (loader/runtime/runtime.h): loads bpf/sfilter.bpf.c,
+ * detects the enforcement tier, compiles chains (loader/runtime/chain_emit.c),
  * gives tasks their chains through the task iterator, and reads events.
- * Cgroup attach is loader/runtime_cgroup.c.
+ * Cgroup attach is loader/runtime/cgroup.c.
  *
  * Chains form a tree: a node is (parent chain, filter, attach flags), so
  * equal chains are one node, one generated program and one PROG_ARRAY slot
@@ -14,7 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime.h"
-#include "runtime_internal.h"
+#include "internal.h"
 #include "sfilter.skel.h"
 
 #include <errno.h>

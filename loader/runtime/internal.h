@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared between loader/runtime*.c only; not an interface. */
+/* Shared between the files of loader/runtime/ only; not an interface. */
 #ifndef SF_RUNTIME_INTERNAL_H
 #define SF_RUNTIME_INTERNAL_H
 
@@ -35,7 +35,7 @@ int sf_layout_read(struct sf_layout *l);
 
 struct btf;
 /* Whether BPF LSM programs run on this kernel (not only load); if not, why
- * says so (loader/runtime_tier.c). */
+ * says so (loader/runtime/tier.c). */
 bool sf_rt_lsm_programs_run(const struct btf *vmlinux, char *why, size_t size);
 
 /* One filter of a chain, oldest first as attached. */
@@ -60,7 +60,7 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,
 		  bool verbose);
 
-/* ---- loader/runtime.c ---------------------------------------------------- */
+/* ---- runtime.c ----------------------------------------------------------- */
 
 struct sf_node {
 	struct sf_node *parent;
@@ -149,7 +149,7 @@ int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
 /* Rewrites the state file (pinned runtimes only). */
 void sf_rt_save_state(struct sf_runtime *rt);
 
-/* ---- loader/runtime_cgroup.c --------------------------------------------- */
+/* ---- cgroup.c ---------------------------------------------------------- */
 
 /* Whether an attached cgroup's base chain or prepared append is in slot. */
 bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cgroup attach (loader/runtime.h: sf_runtime_attach_cgroup): a cgroup's
+ * Cgroup attach (loader/runtime/runtime.h: sf_runtime_attach_cgroup): a cgroup's
  * filters as a chain of its own, its tasks moved onto "their chain + the
  * cgroup's filters", and the maps the BPF side reads when a task enters
  * (sf_cgroups: the base chain; sf_cg_append: prepared appends;
@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "runtime.h"
-#include "runtime_internal.h"
+#include "internal.h"
 #include "sfilter.skel.h"
 
 #include <errno.h>
