@@ -235,7 +235,7 @@ INSTALL ?= install
 SFCLIENT_VERSION := 0.1.0
 
 LOADER_OBJDIR := $(OUTPUT)/obj/loader
-LOADER_CFLAGS := $(ALL_CFLAGS) -Iloader -Ibpf
+LOADER_CFLAGS := $(ALL_CFLAGS) -Iloader -Iloader/runtime -Iloader/proto -Ibpf
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
 LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
@@ -303,7 +303,8 @@ $(OUTPUT)/libsfstubs.a: $(LOADER_OBJDIR)/sfctl_rtstubs.o | $(OUTPUT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LIBSFRUNTIME) $(LIBSFSTUBS) $(LIBC2E)
+$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LOADER_OBJDIR)/proto/event_json.o \
+		   $(LIBSFRUNTIME) $(LIBSFSTUBS) $(LIBC2E)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
 
@@ -353,30 +354,41 @@ install-systemd: install
 # ===== END loader =====
 
 # --- runtime library -----------------------------------------------------------
-# Every loader/runtime*.c (no main()) goes into build/libsfruntime.a, which
-# the test runner and the benches link before libc2e.a. The runtime's
-# objects include the skeleton, so they wait for it.
-RUNTIME_SRCS := $(wildcard loader/runtime*.c)
+# Every loader/runtime/*.c (no main()) goes into build/libsfruntime.a, which
+# the test runner and the benches link before libc2e.a. The runtime sees
+# only its own headers, classic2ebpf's and the BPF side's (the skeleton in
+# $(OUTPUT)), never tests/ or the rest of loader/; its objects include the
+# skeleton, so they wait for it.
+RUNTIME_SRCS := $(wildcard loader/runtime/*.c)
 RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
 LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
-RUNTIME_INCLUDES := -Ibpf -Iloader
+RUNTIME_INCLUDES := -Iloader/runtime -Iclassic2ebpf -Ibpf -I$(OUTPUT)
+RUNTIME_CFLAGS := $(CFLAGS) $(WARNINGS) $(RUNTIME_INCLUDES) -MMD -MP
+# What code that calls the runtime (tests, benches) adds to its own flags.
+RUNTIME_USER_INCLUDES := -Iloader/runtime -Iloader/proto -Ibpf -Iloader
 
 $(RUNTIME_OBJS): $(OUTPUT)/obj/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
+	$(Q)$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
 
 $(LIBSFRUNTIME): $(RUNTIME_OBJS) | $(OUTPUT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_INCLUDES)
+$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_USER_INCLUDES)
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS)): | $(BPF_SKELS)
 # The archive order matters for a static link: runtime, then libc2e.
 $(SFTEST) $(BENCHES): $(LIBSFRUNTIME) | $(BPF_SKELS)
 $(SFTEST) $(BENCHES): STATIC_LIBS := $(LIBSFRUNTIME) $(LIBC2E) $(STATIC_LIBS)
 all: $(LIBSFRUNTIME)
 -include $(RUNTIME_OBJS:.o=.d)
+
+# The event log's JSON (loader/proto/event_json.c) is not the runtime's: it
+# links json-c and goes into the daemon and the test runner beside it.
+EVENT_JSON_OBJ := $(LOADER_OBJDIR)/proto/event_json.o
+$(SFTEST): $(EVENT_JSON_OBJ)
+-include $(EVENT_JSON_OBJ:.o=.d)
 # --- end runtime library -----------------------------------------------------
 
 # ===== BEGIN benches + libsfclient =====
@@ -393,17 +405,26 @@ $(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto.o
 # build/sfilterd-asan: the daemon built with ASan+UBSan, dynamically linked,
 # for tests/test_daemon_fuzz.c (tests/guest/run.sh brings its libraries).
 ASAN_OUT := $(OUTPUT)/asan
-ASAN_SRCS := loader/sfilterd.c loader/proto.c $(RUNTIME_SRCS) $(LIB_SRCS)
+ASAN_SRCS := loader/sfilterd.c loader/proto.c loader/proto/event_json.c $(RUNTIME_SRCS) \
+	     $(LIB_SRCS)
 ASAN_OBJS := $(patsubst %.c,$(ASAN_OUT)/%.o,$(ASAN_SRCS))
 SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
 .PHONY: sfilterd-asan
 sfilterd-asan: $(SFILTERD_ASAN)
 
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) -MMD -MP
+
 $(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
 	$(call msg,ASAN-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) $(INCLUDES) \
-		-Iloader -Ibpf -MMD -MP -c $< -o $@
+	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(INCLUDES) -Iloader -Iloader/runtime -Iloader/proto -Ibpf \
+		-c $< -o $@
+
+# The runtime under ASan: its own include paths, as in libsfruntime.a.
+$(patsubst %.c,$(ASAN_OUT)/%.o,$(RUNTIME_SRCS)): $(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
+	$(call msg,ASAN-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
 
 $(SFILTERD_ASAN): $(ASAN_OBJS)
 	$(call msg,BINARY,$@)

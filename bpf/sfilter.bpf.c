@@ -7,7 +7,7 @@
  *                tasks (no task storage at all) leave after one BTF load.
  *                Tracked tasks: the action table, else a tail call into
  *                their chain program (generated at attach time by
- *                loader/runtime_chain.c), which records the verdict and
+ *                loader/runtime/chain_emit.c), which records the verdict and
  *                tail-calls sf_enforce (slot 0).
  *   sf_enforce   acts on the verdict: SIGKILL, LOG, deny marks, events.
  *   sf_fork      tp_btf/sched_process_fork: the child gets the parent's
@@ -58,8 +58,8 @@ __u32 sf_abi;
 
 /* Set by the runtime that tears everything down, before it releases
  * anything: from the next syscall on no task is judged, and an empty chain
- * slot is no longer a reason to kill (see stop_enforcing() in
- * loader/runtime.c). Read only on paths that found task storage. */
+ * slot is no longer a reason to kill (see sf_rt_stop_enforcing() in
+ * loader/runtime/iter.c). Read only on paths that found task storage. */
 __u32 sf_stopped;
 
 /* Counters user space may read. */
@@ -640,7 +640,7 @@ int sf_iter(struct bpf_iter__task *ctx)
  * ends the hook, so an earlier program's refusal never reaches these, and
  * none of them needs the hook's arguments (whose lists differ between
  * kernel versions). Hooks the running kernel lacks are not loaded
- * (loader/runtime.c checks vmlinux BTF for bpf_lsm_<hook>).
+ * (loader/runtime/open.c checks vmlinux BTF for bpf_lsm_<hook>).
  */
 static __always_inline int denied(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Types and constants shared by the BPF side (bpf/sfilter.bpf.c and the
- * chain programs loader/runtime_chain.c generates) and user space.
+ * chain programs loader/runtime/chain_emit.c generates) and user space.
  * Included from BPF C (after vmlinux.h) and from user C (after <linux/types.h>).
  */
 #ifndef SF_SFILTER_H

@@ -43,6 +43,7 @@
 #include "sfclient.h"
 #include "runtime.h"
 #include "proto.h"
+#include "event_json.h"
 #include "c2e.h"
 
 #include <errno.h>

@@ -13,6 +13,7 @@
 #include "harness.h"
 #include "progs.h"
 #include "runtime.h"
+#include "event_json.h"
 #include "c2e.h"
 #include "cgroup.h"
 #include "daemon.h"

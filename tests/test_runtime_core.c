@@ -19,6 +19,7 @@
 #include "probe.h"
 #include "c2e.h"
 #include "runtime.h"
+#include "event_json.h"
 
 #include <fcntl.h>
 #include <pthread.h>

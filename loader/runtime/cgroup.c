@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cgroup attach (loader/runtime.h: sf_runtime_attach_cgroup): a cgroup's
- * filters as a chain of its own, its tasks moved onto "their chain + the
- * cgroup's filters", and the maps the BPF side reads when a task enters
- * (sf_cgroups: the base chain; sf_cg_append: prepared appends;
- * sf_cg_pending: joins left to sf_runtime_process_pending()).
+ * Cgroup attach (sf_runtime_attach_cgroup): a cgroup's filters as a chain
+ * of its own, its tasks moved onto "their chain + the cgroup's filters",
+ * and the joins the BPF side could not finish itself (sf_cg_pending), left
+ * to sf_runtime_process_pending(). The records and the maps the BPF side
+ * reads when a task enters are cgroup_table.c's.
  */
 #define _GNU_SOURCE
-#include "runtime.h"
-#include "runtime_internal.h"
+#include "internal.h"
 #include "sfilter.skel.h"
 
 #include <errno.h>
@@ -20,58 +19,6 @@
 #include <dirent.h>
 #include <limits.h>
 #include <bpf/bpf.h>
-
-bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot)
-{
-	struct sf_cgroup *c;
-	size_t i;
-
-	for (c = rt->cgroups; c; c = c->next) {
-		if (c->base && c->base->slot == slot)
-			return true;
-		for (i = 0; i < c->n_app; i++)
-			if (c->app[i].to->slot == slot)
-				return true;
-	}
-	return false;
-}
-
-/* A slot is going away: drop the appends that start from it. */
-void sf_rt_cg_forget_slot(struct sf_runtime *rt, int slot)
-{
-	struct sf_cgroup *c;
-	size_t i;
-
-	for (c = rt->cgroups; c; c = c->next)
-		for (i = 0; i < c->n_app;) {
-			if (c->app[i].from == (uint32_t)slot) {
-				struct sf_cg_key k = { .cgid = c->id, .chain = slot };
-
-				bpf_map_delete_elem(rt->fd_cgapp, &k);
-				c->app[i] = c->app[--c->n_app];
-			} else {
-				i++;
-			}
-		}
-}
-
-/* The kernel maps follow c: its base chain, no prepared appends. */
-void sf_rt_cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
-{
-	struct sf_cg v = { .chain = c->base ? c->base->slot : 0 };
-	size_t i;
-
-	for (i = 0; i < c->n_app; i++) {
-		struct sf_cg_key k = { .cgid = c->id, .chain = c->app[i].from };
-
-		bpf_map_delete_elem(rt->fd_cgapp, &k);
-	}
-	c->n_app = 0;
-	if (v.chain)
-		bpf_map_update_elem(rt->fd_cgroups, &c->id, &v, BPF_ANY);
-	else
-		bpf_map_delete_elem(rt->fd_cgroups, &c->id);
-}
 
 /* from's chain with c's filters appended (those it lacks), loaded. */
 static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
@@ -105,36 +52,8 @@ static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
 	return 0;
 }
 
-static int cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,
-		      struct sf_node *to)
-{
-	struct sf_cg_key k = { .cgid = c->id, .chain = from };
-	uint32_t v = to->slot;
-	size_t i;
-
-	for (i = 0; i < c->n_app; i++)
-		if (c->app[i].from == from) {
-			c->app[i].to = to;
-			goto map;
-		}
-	if (c->n_app == c->cap_app) {
-		size_t cap = c->cap_app ? 2 * c->cap_app : 8;
-		struct sf_cg_app *a = realloc(c->app, cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		c->app = a;
-		c->cap_app = cap;
-	}
-	c->app[c->n_app++] = (struct sf_cg_app){ from, to };
-map:
-	if (bpf_map_update_elem(rt->fd_cgapp, &k, &v, BPF_ANY))
-		return -errno;
-	return 0;
-}
-
-/* Moves the listed tids (0-terminated: tids[n]) onto "their chain + c's
- * filters"; with from_tgid, every thread of those groups. */
+/* Moves the tasks tids[0..ntids) onto "their chain + c's filters"; with
+ * groups, every thread of the thread groups tids[] names. */
 static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
 		      const pid_t *tids, size_t ntids, bool groups)
 {
@@ -171,7 +90,7 @@ static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
 				to[ch] = nw ? nw->slot : 0;
 				if (nw && nw != from)
 					nw->busy = true;
-				if (nw && ch && (err = cg_add_app(rt, c, ch, nw)))
+				if (nw && ch && (err = sf_rt_cg_add_app(rt, c, ch, nw)))
 					goto fail;
 			}
 			if ((uint32_t)to[ch] == ch)
@@ -337,42 +256,123 @@ static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *pat
 	return NULL;
 }
 
+/* Attached cgroups below c get node's filter too: a joiner there takes
+ * only the nearest attached cgroup's chain. All are prepared before any is
+ * changed, so a failure changes nothing. */
+static int cg_rebase_below(struct sf_runtime *rt, struct sf_cgroup *c, struct sf_node *node)
+{
+	struct sf_cgroup *d, **below;
+	struct sf_node **nb;
+	size_t nd = 0, i;
+	int err;
+
+	for (d = rt->cgroups; d; d = d->next)
+		nd++;
+	below = calloc(nd, sizeof(*below));
+	nb = calloc(nd, sizeof(*nb));
+	if (!below || !nb) {
+		free(below);
+		free(nb);
+		return -ENOMEM;
+	}
+	nd = 0;
+	for (d = rt->cgroups; d; d = d->next)
+		if (d != c && d->base && cg_is_below(d->path, c->id))
+			below[nd++] = d;
+	for (i = 0, err = 0; i < nd && !err; i++)
+		err = cg_append(rt, below[i], node, &nb[i]);
+	for (i = 0; i < nd && !err; i++) {
+		below[i]->base = nb[i];
+		sf_rt_cg_sync(rt, below[i]);
+	}
+	free(below);
+	free(nb);
+	return err;
+}
+
+/* How many of the tasks tids[0..n) have no filter id in their chain. */
+static int cg_count_missing(struct sf_runtime *rt, const pid_t *tids, size_t n,
+			    uint32_t id, size_t *missing)
+{
+	struct sf_rt_recs r;
+	size_t i;
+	int err = sf_rt_iter_run(rt, 0, true, &r);
+
+	*missing = 0;
+	if (err)
+		return err;
+	for (i = 0; i < r.n; i++) {
+		size_t k;
+
+		for (k = 0; k < n; k++)
+			if ((pid_t)r.r[i].tid == tids[k])
+				break;
+		if (k < n && !(r.r[i].chain < SF_MAX_CHAINS &&
+			       rt->slots[r.r[i].chain] &&
+			       sf_rt_path_has(rt->slots[r.r[i].chain], id)))
+			(*missing)++;
+	}
+	free(r.r);
+	return 0;
+}
+
+/* Everyone already in path's subtree onto "their chain + c's filters",
+ * until a pass finds nobody left without node's filter (*done), or for at
+ * most 8 passes. */
+static int cg_confine_all(struct sf_runtime *rt, struct sf_cgroup *c, const char *path,
+			  const struct sf_node *node, bool *done)
+{
+	size_t n, missing;
+	pid_t *tids;
+	int err, round;
+
+	*done = false;
+	for (round = 0; round < 8; round++) {
+		err = read_tids(path, &tids, &n);
+		if (err)
+			return err;
+		err = cg_confine(rt, c, tids, n, false);
+		free(tids);
+		if (err)
+			return err;
+		err = read_tids(path, &tids, &n);
+		if (err)
+			return err;
+		err = cg_count_missing(rt, tids, n, node->id, &missing);
+		free(tids);
+		if (err)
+			return err;
+		if (!missing) {
+			*done = true;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 				const struct sock_fprog *prog, unsigned int flags,
 				uint32_t *filter_id)
 {
-	struct sf_cgroup *c, **pp;
+	struct sf_cgroup *c;
 	struct sf_node *node;
-	bool fresh = false;
+	bool fresh = false, done;
 	struct stat st;
-	pid_t *tids;
-	size_t n;
-	int kcount, err, round;
+	int kcount, err;
 
 	if (stat(path, &st))
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	for (c = rt->cgroups; c; c = c->next)
-		if (c->id == (uint64_t)st.st_ino)
-			break;
+	c = sf_rt_cg_find(rt, (uint64_t)st.st_ino);
 	if (!c) {
 		struct sf_cgroup *above = cg_nearest_above(rt, path);
-		char *real = realpath(path, NULL);
 
-		c = calloc(1, sizeof(*c));
-		if (!c || !real) {
-			free(c);
-			free(real);
-			return -ENOMEM;
-		}
-		c->path = real;
-		c->id = st.st_ino;
 		/* The filters of the cgroups above come first, as if the
 		 * joiner had joined each of them in turn. */
-		c->base = above ? above->base : NULL;
-		c->next = rt->cgroups;
-		rt->cgroups = c;
+		c = sf_rt_cg_add(rt, st.st_ino, path, above ? above->base : NULL);
+		if (!c)
+			return -ENOMEM;
 		fresh = true;
 	}
 	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
@@ -393,93 +393,22 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	}
 	if (!node->slot && (err = sf_rt_node_load(rt, node)))
 		goto undo;
-	/* Attached cgroups below this one get the new filter too: a joiner
-	 * there takes only the nearest attached cgroup's chain. All are
-	 * prepared before any is changed, so a failure changes nothing. */
-	{
-		struct sf_cgroup *d, **below;
-		struct sf_node **nb;
-		size_t nd = 0, i;
-
-		for (d = rt->cgroups; d; d = d->next)
-			nd++;
-		below = calloc(nd, sizeof(*below));
-		nb = calloc(nd, sizeof(*nb));
-		if (!below || !nb) {
-			free(below);
-			free(nb);
-			err = -ENOMEM;
-			goto undo;
-		}
-		nd = 0;
-		for (d = rt->cgroups; d; d = d->next)
-			if (d != c && d->base && cg_is_below(d->path, c->id))
-				below[nd++] = d;
-		for (i = 0, err = 0; i < nd && !err; i++)
-			err = cg_append(rt, below[i], node, &nb[i]);
-		for (i = 0; i < nd && !err; i++) {
-			below[i]->base = nb[i];
-			sf_rt_cg_sync(rt, below[i]);
-		}
-		free(below);
-		free(nb);
-		if (err)
-			goto undo;
-	}
+	err = cg_rebase_below(rt, c, node);
+	if (err)
+		goto undo;
 	c->base = node;
-	/* Joiners from now on: the tracepoint. Then everyone already in,
-	 * until a pass finds nobody left without the filter. */
+	/* Joiners from now on: the tracepoint. Then everyone already in. */
 	sf_rt_cg_sync(rt, c);
-	for (round = 0; round < 8; round++) {
-		err = read_tids(path, &tids, &n);
-		if (err)
-			return err;
-		err = cg_confine(rt, c, tids, n, false);
-		free(tids);
-		if (err)
-			return err;
-		err = read_tids(path, &tids, &n);
-		if (err)
-			return err;
-		{
-			struct sf_rt_recs r;
-			size_t i, missing = 0;
-
-			err = sf_rt_iter_run(rt, 0, true, &r);
-			if (err) {
-				free(tids);
-				return err;
-			}
-			for (i = 0; i < r.n; i++) {
-				size_t k;
-
-				for (k = 0; k < n; k++)
-					if ((pid_t)r.r[i].tid == tids[k])
-						break;
-				if (k < n && !(r.r[i].chain < SF_MAX_CHAINS &&
-					       rt->slots[r.r[i].chain] &&
-					       sf_rt_path_has(rt->slots[r.r[i].chain], node->id)))
-					missing++;
-			}
-			free(r.r);
-			free(tids);
-			if (!missing)
-				break;
-		}
-	}
+	err = cg_confine_all(rt, c, path, node, &done);
+	if (err)
+		return err;
 	if (filter_id)
 		*filter_id = node->id;
-	return round < 8 ? 0 : -EAGAIN;
+	return done ? 0 : -EAGAIN;
 undo:
 	/* Nothing was put in force: a cgroup new to us is forgotten. */
-	if (fresh) {
-		for (pp = &rt->cgroups; *pp != c; pp = &(*pp)->next)
-			;
-		*pp = c->next;
-		free(c->path);
-		free(c->app);
-		free(c);
-	}
+	if (fresh)
+		sf_rt_cg_remove(rt, c);
 	return err;
 }
 
@@ -531,9 +460,7 @@ int sf_runtime_process_pending(struct sf_runtime *rt)
 			continue;
 		}
 		bpf_map_delete_elem(rt->fd_cgpend, &key);
-		for (c = rt->cgroups; c; c = c->next)
-			if (c->id == p.cgid)
-				break;
+		c = sf_rt_cg_find(rt, p.cgid);
 		if (!c || !c->base)
 			continue;
 		who = p.threadgroup ? (pid_t)p.tgid : (pid_t)key;

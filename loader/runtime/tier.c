@@ -8,7 +8,7 @@
  * the active LSMs) is not needed, nor trusted, for this.
  */
 #define _GNU_SOURCE
-#include "runtime_internal.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * r9 holds the best verdict; the bodies preserve r6 (= &seccomp_data) and
  * r9 and clobber r0, r7, r8.
  */
-#include "runtime_internal.h"
+#include "internal.h"
 #include "sfilter.h"
 
 #include <errno.h>
@@ -140,21 +140,16 @@ static int emit(struct c2e_ebpf *p, uint8_t code, uint8_t dst, uint8_t src,
 			     E(0, 0, 0, 0, 0); } while (0)
 #define JUMP_HERE(at) (out->insns[at].off = (int16_t)(out->len - (at) - 1))
 
-int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
-		  size_t n, int tasks_fd, int progs_fd, struct c2e_ebpf *out)
+/* struct seccomp_data on the stack, filled as populate_seccomp_data() does,
+ * and the fold's start: r6 = &seccomp_data, r9 = ALLOW, rank ALLOW, no
+ * winner (nor complain verdict) yet. */
+static int emit_seccomp_data(const struct sf_layout *l, bool complain, struct c2e_ebpf *out)
 {
 	const int native[6] = { l->di, l->si, l->dx, l->r10, l->r8, l->r9 };
 	const int compat[6] = { l->bx, l->cx, l->dx, l->si, l->di, l->bp };
-	size_t i, j_compat, j_common, j_allow, j_nostore, j_enf;
-	bool complain = false;
+	size_t i, j_compat, j_common;
 	int err;
 
-	out->len = 0;
-	if (n == 0)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (f[i].flags & SF_FLAG_COMPLAIN)
-			complain = true;
 	E(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_1, OFF_CTX, 0);
 	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_7, BPF_REG_1, 0, 0);  /* regs */
 	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_1, 8, 0);  /* id */
@@ -194,8 +189,17 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CRET, (int32_t)SECCOMP_RET_ALLOW);
 		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, 0);
 	}
+	return 0;
+}
 
-	/* Newest first, as seccomp_run_filters() walks; strictly lower wins. */
+/* Every filter's body, newest first as seccomp_run_filters() walks; a
+ * strictly lower rank wins. Complain filters fold into a verdict of their
+ * own, which never decides. */
+static int emit_fold(const struct sf_chain_filter *f, size_t n, struct c2e_ebpf *out)
+{
+	size_t i;
+	int err;
+
 	for (i = n; i-- > 0;) {
 		err = c2e_emit_body_flags(f[i].insns, f[i].len, SCRATCH_OFF,
 					  C2E_EMIT_SEARCH, out);
@@ -218,6 +222,16 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_ID, (int32_t)f[i].id);
 		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_FL, f[i].flags);
 	}
+	return 0;
+}
+
+/* ALLOW (and, with complain filters, a complain ALLOW) returns; any other
+ * verdict goes into the task's storage and tail-calls sf_enforce; a task
+ * without storage, or a missing sf_enforce, is killed. */
+static int emit_verdict(bool complain, int tasks_fd, int progs_fd, struct c2e_ebpf *out)
+{
+	size_t j_allow, j_nostore, j_enf;
+	int err;
 
 	/* ALLOW: nothing to record. */
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
@@ -270,6 +284,27 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 	E(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
 	E(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
 	return 0;
+}
+
+int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
+		  size_t n, int tasks_fd, int progs_fd, struct c2e_ebpf *out)
+{
+	bool complain = false;
+	size_t i;
+	int err;
+
+	out->len = 0;
+	if (n == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (f[i].flags & SF_FLAG_COMPLAIN)
+			complain = true;
+	err = emit_seccomp_data(l, complain, out);
+	if (!err)
+		err = emit_fold(f, n, out);
+	if (!err)
+		err = emit_verdict(complain, tasks_fd, progs_fd, out);
+	return err;
 }
 
 int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,

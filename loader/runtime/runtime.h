@@ -138,8 +138,7 @@ typedef int (*sf_event_fn)(void *ctx, const struct sf_event *ev);
 int sf_runtime_event_fd(const struct sf_runtime *rt);
 int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 			   sf_event_fn fn, void *ctx);
-/* One JSON object, no newline (json-c). Returns length or -errno. */
-int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size);
+/* As JSON, for the event log: sf_event_to_json() in loader/proto/event_json.h. */
 
 /* ---- administration ------------------------------------------------------
  * The daemon decides who may call these (root / CAP_SYS_ADMIN only).

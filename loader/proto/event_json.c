@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runtime events as JSON (event_json.h): field names and values are the
+ * log format sfctl parses, so they change only together with it.
+ */
+#include "event_json.h"
+#include "runtime.h" /* struct sf_event, sf_tier_name() */
+#include "c2e.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <seccomp.h>
+
+static const char *taken_name(unsigned int t)
+{
+	switch (t) {
+	case SF_TAKEN_KILLED: return "killed";
+	case SF_TAKEN_LOGGED: return "logged";
+	case SF_TAKEN_DENIED: return "denied";
+	case SF_TAKEN_FALLBACK_KILLED: return "fallback-killed";
+	case SF_TAKEN_FALLBACK_LOGGED: return "fallback-logged";
+	case SF_TAKEN_COMPLAIN: return "complain";
+	default: return "none";
+	}
+}
+
+int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
+{
+	struct json_object *o = json_object_new_object(), *args;
+	char comm[17], tmp[32];
+	const char *name, *s;
+	uint32_t action = c2e_effective_action(ev->ret);
+	uint32_t scmp_arch;
+	char *sysname = NULL;
+	size_t len;
+	int i, nr = ev->nr;
+
+	if (!o)
+		return -ENOMEM;
+	memcpy(comm, ev->comm, 16);
+	comm[16] = 0;
+	json_object_object_add(o, "time_ns", json_object_new_int64((int64_t)ev->time_ns));
+	json_object_object_add(o, "pid", json_object_new_int(ev->pid));
+	json_object_object_add(o, "tid", json_object_new_int(ev->tid));
+	json_object_object_add(o, "uid", json_object_new_int64(ev->uid));
+	json_object_object_add(o, "comm", json_object_new_string(comm));
+	json_object_object_add(o, "nr", json_object_new_int(ev->nr));
+	if (ev->arch == SF_AUDIT_ARCH_I386) {
+		scmp_arch = SCMP_ARCH_X86;
+		s = "i386";
+	} else if (ev->nr & SF_X32_BIT) {
+		scmp_arch = SCMP_ARCH_X32;
+		s = "x32";
+	} else {
+		scmp_arch = SCMP_ARCH_X86_64;
+		s = "x86_64";
+	}
+	json_object_object_add(o, "arch", json_object_new_string(s));
+	sysname = seccomp_syscall_resolve_num_arch(scmp_arch, nr);
+	if (sysname)
+		json_object_object_add(o, "syscall", json_object_new_string(sysname));
+	free(sysname);
+	args = json_object_new_array();
+	for (i = 0; i < 6; i++) {
+		snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)ev->args[i]);
+		json_object_array_add(args, json_object_new_string(tmp));
+	}
+	json_object_object_add(o, "args", args);
+	snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)ev->ip);
+	json_object_object_add(o, "ip", json_object_new_string(tmp));
+	snprintf(tmp, sizeof(tmp), "0x%08x", ev->ret);
+	json_object_object_add(o, "ret", json_object_new_string(tmp));
+	name = c2e_action_name(action);
+	json_object_object_add(o, "action", json_object_new_string(name ? name : "KILL_PROCESS"));
+	json_object_object_add(o, "data", json_object_new_int(ev->ret & 0xffff));
+	json_object_object_add(o, "filter", json_object_new_int64(ev->filter_id));
+	json_object_object_add(o, "taken", json_object_new_string(taken_name(ev->taken)));
+	json_object_object_add(o, "tier", json_object_new_string(
+		sf_tier_name(ev->tier == SF_BPF_TIER_LSM ? SF_TIER_LSM : SF_TIER_TRACEPOINT)));
+	if (ev->err)
+		json_object_object_add(o, "errno", json_object_new_int(ev->err));
+	if (ev->signal)
+		json_object_object_add(o, "signal", json_object_new_int(ev->signal));
+	if (ev->flags & SF_FLAG_LOG)
+		json_object_object_add(o, "log_flag", json_object_new_boolean(1));
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	len = strlen(s);
+	if (len + 1 > size) {
+		json_object_put(o);
+		return -ENOSPC;
+	}
+	memcpy(buf, s, len + 1);
+	json_object_put(o);
+	return (int)len;
+}

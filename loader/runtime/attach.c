@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attach to a thread, or with TSYNC to its whole thread group, as
+ * seccomp(2) would: the caller's chain plus the new filter becomes a chain
+ * node (chains.c), and each thread is moved onto it by a compare-and-set
+ * entry that an iterator pass applies (iter.c), so that a thread that
+ * changed meanwhile is left alone and a failed attach can be rolled back.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "sfilter.skel.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+/* The thread group of tid, from /proc (the daemon's pid namespace), or
+ * -ESRCH. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], line[256];
+	pid_t tgid = -ESRCH;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+static const struct sf_iter_rec *find_rec(const struct sf_rt_recs *r, pid_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if ((pid_t)r->r[i].tid == tid)
+			return &r->r[i];
+	return NULL;
+}
+
+/* Reads the chain slot of every thread in the target's group. A target
+ * pinned to a process (tg->process) must still be that process: its
+ * leader's start time tells a reused pid apart. */
+static int read_group(struct sf_runtime *rt, const struct sf_target *tg, pid_t *tgid,
+		      struct sf_rt_recs *r)
+{
+	const struct sf_iter_rec *me;
+	int err;
+
+	*tgid = tg->process ? tg->process->tgid : tgid_of(tg->tid);
+	if (*tgid <= 0)
+		return -ESRCH;
+	err = sf_rt_iter_run(rt, *tgid, true, r);
+	if (err)
+		return err;
+	me = find_rec(r, tg->tid);
+	if (!me && !tg->process) {
+		/* A kernel whose filtered iteration missed the thread: look
+		 * at every task instead. */
+		free(r->r);
+		err = sf_rt_iter_run(rt, 0, true, r);
+		if (err)
+			return err;
+		me = find_rec(r, tg->tid);
+	}
+	if (!me || (pid_t)me->tgid != *tgid ||
+	    (tg->process && me->leader_start != tg->process->leader_start)) {
+		free(r->r);
+		r->r = NULL;
+		return -ESRCH;
+	}
+	return 0;
+}
+
+/* Whether chain a is chain of or one of its ancestors (NULL, no chain, is
+ * everyone's). */
+static bool is_ancestor_or_self(const struct sf_node *a, const struct sf_node *of)
+{
+	if (!a)
+		return true;
+	for (; of; of = of->parent)
+		if (of == a)
+			return true;
+	return false;
+}
+
+/* The process pidfd refers to, read by the iterator, then checked alive:
+ * a process still unreaped after the pass was unreaped during it, so its
+ * pid was not yet anyone else's. */
+int sf_runtime_identify(struct sf_runtime *rt, int pidfd, struct sf_identity *out)
+{
+	struct sf_rt_recs r = { 0 };
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&rt->lock);
+	err = sf_rt_iter_pidfd(rt, pidfd, &r);
+	pthread_mutex_unlock(&rt->lock);
+	if (err)
+		return err == -EBADF ? -EBADF : -ESRCH;
+	err = -ESRCH;
+	for (i = 0; i < r.n; i++)
+		if (r.r[i].tid == r.r[i].tgid) {
+			*out = (struct sf_identity){ (pid_t)r.r[i].tgid, r.r[i].leader_start,
+						     r.r[i].exec_id };
+			err = 0;
+		}
+	free(r.r);
+	if (err == 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
+		err = -ESRCH;
+	return err;
+}
+
+/* One change of the attach, for a thread: from its chain (expect) to slot,
+ * armed or not, guarded or not. */
+struct want {
+	pid_t tid;
+	uint32_t from;
+	bool arm;
+};
+
+/* Writes the pending entries for want[0..n), runs one iterator pass over
+ * the group and deletes them. Returns how many were applied, or -errno;
+ * after holds the group as the pass left it. */
+static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
+		 const struct want *want, size_t n, int slot, struct sf_rt_recs *after)
+{
+	int pfd = rt->fd_pending, err, applied = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct sf_pending p = {
+			.chain = (uint32_t)slot | (want[i].arm ? SF_PENDING_ARM : 0),
+			.expect = want[i].from,
+			.guard = tg->self ? SF_GUARD_SELF : 0,
+			.armed_fd = tg->reply_fd,
+			.exec_id = tg->process ? tg->process->exec_id : 0,
+			.leader_start = tg->process ? tg->process->leader_start : 0,
+		};
+		uint32_t key = (uint32_t)want[i].tid;
+
+		if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY))
+			return -errno;
+	}
+	err = sf_rt_iter_run(rt, tgid, true, after);
+	for (i = 0; i < n; i++) {
+		uint32_t key = (uint32_t)want[i].tid;
+
+		bpf_map_delete_elem(pfd, &key);
+	}
+	if (err)
+		return err;
+	for (i = 0; i < after->n; i++)
+		applied += after->r[i].applied;
+	return applied;
+}
+
+/* Puts threads that an unfinished attach moved back on the chain they
+ * had (compare and set: a thread that changed since is left alone). */
+static void roll_back(struct sf_runtime *rt, pid_t tgid, const struct want *moved,
+		      size_t n, int slot)
+{
+	struct sf_target plain = { .reply_fd = -1 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct want back = { moved[i].tid, (uint32_t)slot, false };
+		struct sf_rt_recs after = { 0 };
+
+		apply(rt, tgid, &plain, &back, 1, (int)moved[i].from, &after);
+		free(after.r);
+	}
+}
+
+/* seccomp_can_sync_threads(): every other thread's chain is the caller's
+ * or an ancestor of it. 0, or the tid of the first that is not. */
+static pid_t tsync_conflict(struct sf_runtime *rt, const struct sf_rt_recs *group,
+			    pid_t tgid, pid_t tid, const struct sf_node *parent)
+{
+	size_t i;
+
+	for (i = 0; i < group->n; i++) {
+		const struct sf_iter_rec *g = &group->r[i];
+		struct sf_node *t = g->chain < SF_MAX_CHAINS ? rt->slots[g->chain] : NULL;
+
+		if ((pid_t)g->tid == tid || (pid_t)g->tgid != tgid)
+			continue;
+		if ((g->chain && !t) || !is_ancestor_or_self(t, parent))
+			return (pid_t)g->tid;
+	}
+	return 0;
+}
+
+/* An attach in progress, from its first step to its last. */
+struct attach_op {
+	struct sf_runtime *rt;
+	const struct sf_target *tg;
+	unsigned int flags;
+	bool tsync, tsync_set;
+	pid_t tgid;
+	struct sf_node *node;           /* the new chain, busy while we work */
+	struct sf_rt_recs group, after; /* the group now, after a pass */
+	struct want *want, *moved;      /* this round's changes, all made so far */
+	size_t n_moved, cap_moved;
+};
+
+/* The new chain, loaded: the caller's chain plus prog, under the kernel's
+ * rules. 0, -errno, or (TSYNC) the tid of a thread that blocks it. */
+static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
+{
+	struct sf_runtime *rt = op->rt;
+	const struct sf_iter_rec *me = find_rec(&op->group, op->tg->tid);
+	struct sf_node *parent = NULL;
+	int kcount, err;
+
+	if (me->chain) {
+		parent = me->chain < SF_MAX_CHAINS ? rt->slots[me->chain] : NULL;
+		if (!parent)
+			return -EIO; /* a chain this runtime did not make */
+	}
+
+	/* seccomp_attach_filter(): the size rule first, then TSYNC. */
+	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
+	if (kcount < 0)
+		return kcount;
+	if ((uint64_t)kcount + (parent ? parent->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
+		return -ENOMEM;
+	if (op->tsync &&
+	    (err = tsync_conflict(rt, &op->group, op->tgid, op->tg->tid, parent)) != 0)
+		return err;
+
+	op->node = sf_rt_node_get(rt, parent, prog->filter, prog->len,
+				  op->flags & ~SF_ATTACH_ARM, 0, kcount);
+	if (!op->node)
+		return -ENOMEM;
+	if (!op->node->slot) {
+		err = sf_rt_node_load(rt, op->node);
+		if (err)
+			return err;
+	}
+	op->node->busy = true;
+	return 0;
+}
+
+/* Threads created from here on take the new chain at fork; after the wait
+ * no fork that missed the entry is still under way, so each round of
+ * converge() only has threads that exist. */
+static int tsync_begin(struct attach_op *op)
+{
+	uint32_t key = (uint32_t)op->tgid, val = (uint32_t)op->node->slot;
+
+	if (bpf_map_update_elem(op->rt->fd_tsync, &key, &val, BPF_ANY))
+		return -errno;
+	op->tsync_set = true;
+	__atomic_fetch_add(&op->rt->bss->sf_tsync_pending, 1, __ATOMIC_SEQ_CST);
+	return sf_rt_quiesce(op->rt);
+}
+
+/* This round's changes into op->want: the caller alone, or (TSYNC) every
+ * thread of the group not on the new chain yet. How many. */
+static size_t round_wants(struct attach_op *op)
+{
+	pid_t tid = op->tg->tid;
+	size_t i, n = 0;
+
+	for (i = 0; i < op->group.n; i++) {
+		const struct sf_iter_rec *g = &op->group.r[i];
+
+		if ((pid_t)g->tgid != op->tgid || g->chain == (uint32_t)op->node->slot)
+			continue;
+		if ((pid_t)g->tid != tid && !op->tsync)
+			continue;
+		op->want[n++] = (struct want){ (pid_t)g->tid, g->chain,
+					       (op->flags & SF_ATTACH_ARM) && (pid_t)g->tid == tid };
+	}
+	return n;
+}
+
+/* Adds the wants of this round (want[0..n)) that the pass applied to
+ * op->moved, for a roll-back. 0, or -errno where a task refused. */
+static int note_moved(struct attach_op *op, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < op->after.n; i++) {
+		const struct sf_iter_rec *a = &op->after.r[i];
+		size_t k;
+
+		if (a->refused)
+			return -(int)a->refused;
+		if (!a->applied)
+			continue;
+		for (k = 0; k < n && op->want[k].tid != (pid_t)a->tid; k++)
+			;
+		if (k == n)
+			continue;
+		if (op->n_moved == op->cap_moved) {
+			struct want *m = realloc(op->moved, (op->cap_moved = 2 * op->cap_moved + 16) *
+						 sizeof(*m));
+
+			if (!m)
+				return -ENOMEM;
+			op->moved = m;
+		}
+		op->moved[op->n_moved++] = op->want[k];
+	}
+	return 0;
+}
+
+/* Moves the caller, or (TSYNC) every thread of the group, onto the new
+ * chain, round after round while threads come and go; threads that appear
+ * meanwhile are born with the new chain. */
+static int converge(struct attach_op *op)
+{
+	pid_t tid = op->tg->tid;
+	const struct sf_iter_rec *me;
+	size_t i;
+	int round, err;
+
+	op->want = calloc(op->group.n + 1, sizeof(*op->want));
+	if (!op->want)
+		return -ENOMEM;
+	for (round = 0; round < 64; round++) {
+		size_t n = round_wants(op);
+		int applied;
+
+		if (n == 0)
+			break;
+		applied = apply(op->rt, op->tgid, op->tg, op->want, n, op->node->slot,
+				&op->after);
+		if (applied < 0)
+			return applied;
+		err = note_moved(op, n);
+		if (err)
+			return err;
+		free(op->group.r);
+		op->group = op->after;
+		op->after.r = NULL;
+		me = find_rec(&op->group, tid);
+		if (!me)
+			return -ESRCH;
+		if (!op->tsync)
+			return me->chain != (uint32_t)op->node->slot ? -EAGAIN : 0;
+		/* A thread's chain changed under us to one that is not an
+		 * ancestor (a cgroup join): give up whole. */
+		err = tsync_conflict(op->rt, &op->group, op->tgid, tid, op->node);
+		if (err)
+			return err;
+		op->want = realloc(op->want, (op->group.n + 1) * sizeof(*op->want));
+		if (!op->want)
+			return -ENOMEM;
+	}
+	for (i = 0; i < op->group.n; i++)
+		if ((pid_t)op->group.r[i].tgid == op->tgid &&
+		    op->group.r[i].chain != (uint32_t)op->node->slot)
+			return -EAGAIN;
+	return 0;
+}
+
+/* Undoes what must not outlive the attach; on failure, puts every thread
+ * it moved back on the chain it had: nothing half done. */
+static int attach_end(struct attach_op *op, int err, uint32_t *filter_id)
+{
+	if (op->tsync_set) {
+		uint32_t key = (uint32_t)op->tgid;
+
+		bpf_map_delete_elem(op->rt->fd_tsync, &key);
+		__atomic_fetch_sub(&op->rt->bss->sf_tsync_pending, 1, __ATOMIC_SEQ_CST);
+	}
+	if (err && op->n_moved)
+		roll_back(op->rt, op->tgid, op->moved, op->n_moved,
+			  op->node ? op->node->slot : 0);
+	if (!err && filter_id)
+		*filter_id = op->node->id;
+	if (op->node && op->node->slot)
+		op->node->busy = false;
+	free(op->group.r);
+	free(op->after.r);
+	free(op->want);
+	free(op->moved);
+	return err;
+}
+
+static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
+			 const struct sock_fprog *prog, unsigned int flags,
+			 uint32_t *filter_id)
+{
+	struct attach_op op = { .rt = rt, .tg = tg, .flags = flags,
+				.tsync = flags & SF_ATTACH_TSYNC };
+	int err;
+
+	err = read_group(rt, tg, &op.tgid, &op.group);
+	if (err)
+		return err;
+	err = attach_node(&op, prog);
+	if (!err && op.tsync)
+		err = tsync_begin(&op);
+	if (!err)
+		err = converge(&op);
+	return attach_end(&op, err, filter_id);
+}
+
+int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
+			 const struct sock_fprog *prog, unsigned int flags,
+			 uint32_t *filter_id, struct c2e_error *err)
+{
+	int ret;
+
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM))
+		return -EINVAL;
+	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS) {
+		if (err) {
+			memset(err, 0, sizeof(*err));
+			err->index = -1;
+			snprintf(err->msg, sizeof(err->msg), "program length %u not in 1..%d",
+				 prog ? prog->len : 0, C2E_MAX_INSNS);
+		}
+		return -EINVAL;
+	}
+	if (c2e_validate(prog->filter, prog->len, err))
+		return -EINVAL;
+	if (tg->tid <= 0)
+		return -ESRCH;
+	pthread_mutex_lock(&rt->lock);
+	ret = attach_locked(rt, tg, prog, flags, filter_id);
+	sf_rt_save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return ret;
+}
+
+int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
+		      const struct sock_fprog *prog, unsigned int flags,
+		      uint32_t *filter_id, struct c2e_error *err)
+{
+	struct sf_target tg = { .tid = tid, .reply_fd = -1 };
+
+	return sf_runtime_attach_to(rt, &tg, prog, flags, filter_id, err);
+}

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chain nodes and their programs. A node is (parent chain, filter, attach
+ * flags), found again by hash, so that equal chains share one node, one
+ * generated program (chain_emit.c) and one PROG_ARRAY slot. Loading a node
+ * takes a slot (freeing those no task and no cgroup uses when none is
+ * left), fills the chain's rows of the action table, and records the chain
+ * in the state file before any task can be given the slot.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ULL;
+	return h;
+}
+
+static struct sf_node *node_find(struct sf_runtime *rt, struct sf_node *parent,
+				 const struct sock_filter *insns, size_t len,
+				 unsigned int flags, uint64_t hash, uint32_t id)
+{
+	struct sf_node *n;
+
+	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
+		if (n->hash == hash && n->parent == parent && n->len == len &&
+		    n->flags == flags && !n->dead && (!id || n->id == id) &&
+		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0)
+			return n;
+	return NULL;
+}
+
+static uint64_t node_hash(const struct sf_node *parent, unsigned int flags,
+			  const struct sock_filter *insns, size_t len)
+{
+	uint64_t h = fnv(parent ? parent->hash : 0xcbf29ce484222325ULL, &flags, sizeof(flags));
+
+	return fnv(h, insns, len * sizeof(*insns));
+}
+
+/* The node (parent, insns, flags): an existing one, or a new one with id
+ * (0: a fresh id). kcount: the filter's kernel instruction count. */
+struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
+			       const struct sock_filter *insns, size_t len,
+			       unsigned int flags, uint32_t id, int kcount)
+{
+	uint64_t hash = node_hash(parent, flags, insns, len);
+	struct sf_node *node = node_find(rt, parent, insns, len, flags, hash, id);
+
+	if (node)
+		return node;
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		return NULL;
+	node->insns = malloc(len * sizeof(*insns));
+	if (!node->insns) {
+		free(node);
+		return NULL;
+	}
+	memcpy(node->insns, insns, len * sizeof(*insns));
+	node->len = len;
+	node->parent = parent;
+	node->flags = flags;
+	node->hash = hash;
+	node->id = id ? id : rt->next_id++;
+	if (node->id >= rt->next_id)
+		rt->next_id = node->id + 1;
+	node->depth = parent ? parent->depth + 1 : 1;
+	node->path_insns = (parent ? parent->path_insns : 0) + kcount + C2E_CHAIN_PENALTY;
+	node->hnext = rt->buckets[hash % SF_RT_HASH_BUCKETS];
+	rt->buckets[hash % SF_RT_HASH_BUCKETS] = node;
+	return node;
+}
+
+bool sf_rt_path_has(const struct sf_node *n, uint32_t id)
+{
+	for (; n; n = n->parent)
+		if (n->id == id)
+			return true;
+	return false;
+}
+
+void sf_rt_node_unload(struct sf_runtime *rt, struct sf_node *n)
+{
+	if (n->slot) {
+		int key = n->slot;
+
+		if (rt->fd_progs > 0)
+			bpf_map_delete_elem(rt->fd_progs, &key);
+		rt->slots[n->slot] = NULL;
+		n->slot = 0;
+	}
+	if (n->prog_fd > 0)
+		close(n->prog_fd);
+	n->prog_fd = 0;
+}
+
+/* Pinned: the PROG_ARRAY keeps the programs; only our fds go. */
+void sf_rt_nodes_free(struct sf_runtime *rt)
+{
+	size_t i;
+
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++) {
+		struct sf_node *n = rt->buckets[i], *next;
+
+		for (; n; n = next) {
+			next = n->hnext;
+			if (n->prog_fd > 0)
+				close(n->prog_fd);
+			free(n->insns);
+			free(n);
+		}
+		rt->buckets[i] = NULL;
+	}
+	memset(rt->slots, 0, sizeof(rt->slots));
+}
+
+/* Frees the slots of chains no task has (an iteration over all tasks). */
+static int collect_slots(struct sf_runtime *rt)
+{
+	bool used[SF_MAX_CHAINS] = { false }, unused[SF_MAX_CHAINS] = { false };
+	struct sf_rt_recs r;
+	size_t i;
+	int err = sf_rt_iter_run(rt, 0, false, &r), freed = 0;
+
+	if (err)
+		return err;
+	for (i = 0; i < r.n; i++) {
+		if (r.r[i].chain < SF_MAX_CHAINS)
+			used[r.r[i].chain] = true;
+		if (r.r[i].old < SF_MAX_CHAINS)
+			used[r.r[i].old] = true;
+	}
+	free(r.r);
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
+		    !sf_rt_cg_uses_slot(rt, i)) {
+			unused[i] = true;
+			freed++;
+		}
+	if (!freed)
+		return -ENOSPC;
+	/* A task the last attach moved away from a slot may still be in
+	 * its dispatcher with the old slot number in hand. */
+	err = sf_rt_quiesce(rt);
+	if (err)
+		return err;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (unused[i]) {
+			sf_rt_cg_forget_slot(rt, i);
+			sf_rt_node_unload(rt, rt->slots[i]);
+		}
+	return 0;
+}
+
+static int alloc_slot(struct sf_runtime *rt)
+{
+	int i, pass, err;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 1; i < SF_MAX_CHAINS; i++)
+			if (!rt->slots[i])
+				return i;
+		err = collect_slots(rt);
+		if (err)
+			return err;
+	}
+	return -ENOSPC;
+}
+
+/* A chain's filters as the action table reads them: all of them and, when
+ * some are complain filters, split into enforcing ones (emap: each one's
+ * index in the chain) and complain ones. */
+struct table_src {
+	const struct sf_chain_filter *cf;
+	const struct sock_fprog *fp;
+	size_t n;
+	struct sock_fprog *efp, *cfp;
+	size_t *emap, ne, nc;
+};
+
+/* Splits the filters when some complain. 0 or -ENOMEM. */
+static int table_split(struct table_src *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->cf[i].flags & SF_FLAG_COMPLAIN)
+			s->nc++;
+	if (!s->nc)
+		return 0;
+	s->efp = calloc(s->n, sizeof(*s->efp));
+	s->cfp = calloc(s->n, sizeof(*s->cfp));
+	s->emap = calloc(s->n, sizeof(*s->emap));
+	if (!s->efp || !s->cfp || !s->emap)
+		return -ENOMEM;
+	s->nc = 0;
+	for (i = 0; i < s->n; i++) {
+		if (s->cf[i].flags & SF_FLAG_COMPLAIN) {
+			s->cfp[s->nc++] = s->fp[i];
+		} else {
+			s->emap[s->ne] = i;
+			s->efp[s->ne++] = s->fp[i];
+		}
+	}
+	return 0;
+}
+
+/* The entry for (arch, nr): the chain's verdict where it is constant. */
+static struct sf_const table_entry(const struct table_src *s, uint32_t arch, int snr)
+{
+	struct sf_const c = { .kind = SF_CONST_RUN };
+	uint32_t ret;
+	size_t w;
+
+	if (!s->nc) {
+		if (c2e_const_verdict_winner(s->fp, s->n, arch, snr, &ret, &w)) {
+			c.kind = SF_CONST_VALUE;
+			c.ret = ret;
+			if (w < s->n) {
+				c.filter_id = s->cf[w].id;
+				c.flags = s->cf[w].flags;
+			}
+		}
+	} else if (c2e_const_verdict_winner(s->cfp, s->nc, arch, snr, &ret, &w) &&
+		   (ret & C2E_RET_ACTION_FULL) == SECCOMP_RET_ALLOW) {
+		if (!s->ne) {
+			c.kind = SF_CONST_VALUE;
+			c.ret = SECCOMP_RET_ALLOW;
+		} else if (c2e_const_verdict_winner(s->efp, s->ne, arch, snr, &ret, &w)) {
+			c.kind = SF_CONST_VALUE;
+			c.ret = ret;
+			if (w < s->ne) {
+				c.filter_id = s->cf[s->emap[w]].id;
+				c.flags = s->cf[s->emap[w]].flags;
+			}
+		}
+	}
+	return c;
+}
+
+/* Fills the chain's rows of the action table. Complain filters never
+ * decide: a number is constant only if the enforcing filters' verdict is
+ * constant and every complain filter's is a constant ALLOW (else the chain
+ * runs and logs). */
+static void fill_table(struct sf_runtime *rt, int slot,
+		       const struct sf_chain_filter *cf, const struct sock_fprog *fp,
+		       size_t n, int arch_from, int arch_to)
+{
+	static const uint32_t arches[SF_TABLE_ARCHES] = {
+		[SF_ARCH_X86_64] = SF_AUDIT_ARCH_X86_64,
+		[SF_ARCH_I386] = SF_AUDIT_ARCH_I386,
+		[SF_ARCH_X32] = SF_AUDIT_ARCH_X86_64,
+	};
+	struct sf_const *row = &rt->table[(size_t)slot * SF_TABLE_PER_CHAIN];
+	struct table_src s = { .cf = cf, .fp = fp, .n = n };
+	int a, nr;
+
+	if (table_split(&s)) {
+		/* Run the chain for these arches. */
+		memset(&row[arch_from * SF_TABLE_NR], 0,
+		       (size_t)(arch_to - arch_from) * SF_TABLE_NR * sizeof(*row));
+	} else {
+		for (a = arch_from; a < arch_to; a++)
+			for (nr = 0; nr < SF_TABLE_NR; nr++) {
+				int snr = a == SF_ARCH_X32 ? (int)(SF_X32_BIT | nr) : nr;
+
+				row[a * SF_TABLE_NR + nr] = table_entry(&s, arches[a], snr);
+			}
+	}
+	__sync_synchronize();
+	free(s.efp);
+	free(s.cfp);
+	free(s.emap);
+}
+
+/* The chain of node as filter arrays, oldest first (malloc'd). */
+static int node_filters(const struct sf_node *node, struct sf_chain_filter **cfp,
+			struct sock_fprog **fpp)
+{
+	size_t i, n = node->depth;
+	struct sf_chain_filter *cf = calloc(n, sizeof(*cf));
+	struct sock_fprog *fp = calloc(n, sizeof(*fp));
+	const struct sf_node *w;
+
+	*cfp = cf;
+	*fpp = fp;
+	if (!cf || !fp)
+		return -ENOMEM;
+	for (w = node, i = n; w; w = w->parent) {
+		i--;
+		cf[i] = (struct sf_chain_filter){ w->insns, w->len, w->id,
+						  (uint16_t)w->flags };
+		fp[i] = (struct sock_fprog){ (unsigned short)w->len, w->insns };
+	}
+	return 0;
+}
+
+/* Generates, loads and installs the chain program of n. */
+int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node)
+{
+	struct sf_chain_filter *cf;
+	struct sock_fprog *fp;
+	struct c2e_ebpf prog = { 0 };
+	size_t n = node->depth;
+	int slot, fd, err;
+
+	err = node_filters(node, &cf, &fp);
+	if (err)
+		goto out;
+	err = sf_chain_emit(&rt->layout, cf, n, rt->fd_tasks,
+			    rt->fd_progs, &prog);
+	if (err)
+		goto out;
+	fd = sf_chain_load(&rt->layout, &prog, rt->verbose);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	slot = alloc_slot(rt);
+	if (slot < 0) {
+		close(fd);
+		err = slot;
+		goto out;
+	}
+	if (rt->defer_tables) {
+		/* "Run the chain" everywhere until sf_runtime_fill_tables(). */
+		memset(&rt->table[(size_t)slot * SF_TABLE_PER_CHAIN], 0,
+		       SF_TABLE_PER_CHAIN * sizeof(struct sf_const));
+		__sync_synchronize();
+		node->table_pending = true;
+		node->table_next_arch = 0;
+	} else {
+		fill_table(rt, slot, cf, fp, n, 0, SF_TABLE_ARCHES);
+	}
+	if (bpf_map_update_elem(rt->fd_progs, &slot, &fd, 0)) {
+		err = -errno;
+		close(fd);
+		goto out;
+	}
+	node->slot = slot;
+	node->prog_fd = fd;
+	rt->slots[slot] = node;
+	/* Recorded before any task gets the slot: an adopting runtime knows
+	 * every chain a task can have. */
+	sf_rt_save_state(rt);
+out:
+	c2e_ebpf_free(&prog);
+	free(cf);
+	free(fp);
+	return err;
+}
+
+int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
+{
+	struct sf_chain_filter *cf;
+	struct sock_fprog *fp;
+	int slot, filled = 0, err = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	for (slot = 1; slot < SF_MAX_CHAINS && !err && (!max || filled < max); slot++) {
+		struct sf_node *node = rt->slots[slot];
+
+		if (!node || !node->table_pending || node->slot != slot)
+			continue;
+		/* One arch per piece (a third of the table), so that a
+		 * request arriving meanwhile waits a third as long. */
+		err = node_filters(node, &cf, &fp);
+		while (!err && node->table_pending && (!max || filled < max)) {
+			int a = node->table_next_arch;
+
+			fill_table(rt, slot, cf, fp, node->depth, a, a + 1);
+			node->table_next_arch = (uint8_t)(a + 1);
+			node->table_pending = a + 1 < SF_TABLE_ARCHES;
+			filled++;
+		}
+		free(cf);
+		free(fp);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return err ? err : filled;
+}

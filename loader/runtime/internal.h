@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared between the files of loader/runtime/ only; not an interface.
+ *
+ * The runtime is layered: a file calls only files of a lower level (and
+ * the public API of classic2ebpf, libbpf and the skeleton), never one of its
+ * own level or above, so that no change to a user-facing operation reaches
+ * down into what it is built on. Lowest first:
+ *
+ *   0  tier.c          does the kernel run BPF LSM programs
+ *      bpffs.c         a bpf filesystem for the pins
+ *      chain_emit.c    kernel layout from BTF; a chain's program, emitted and loaded
+ *   1  iter.c          task iterator passes; waiting for BPF program runs
+ *      events.c        the event ring buffer
+ *   2  cgroup_table.c  the attached cgroups as records, and the maps that mirror them
+ *   3  state.c         the state file: chains and cgroups, saved and read back
+ *   4  chains.c        chain nodes, PROG_ARRAY slots, loading a chain, the action table
+ *                      -> chain_emit, iter, cgroup_table, state
+ *   5  attach.c        attach to a thread or a thread group (TSYNC)
+ *      cgroup.c        attach to a cgroup; queued joins
+ *      admin.c         detach, replace
+ *      introspect.c    tasks, filters, owners, counters, the test knob
+ *                      -> chains and below; never each other
+ *   6  open.c          allocation, loading the skeleton (the tier), open, close
+ *                      -> tier, chain_emit, iter, events, cgroup_table, chains
+ *   7  pins.c          pinning, adopting pins, uninstall
+ *                      -> open, state, bpffs, iter, chain_emit (the layout)
+ *
+ * The cgroup records sit below the chains because freeing a chain slot must
+ * know whether a cgroup still uses it, and detach/replace must reset the
+ * cgroups' prepared chains; cgroup attach itself sits above the chains.
+ *
+ * Every operation that changes chains or cgroups holds rt->lock.
+ */
+#ifndef SF_RUNTIME_INTERNAL_H
+#define SF_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/filter.h>
+
+#include "c2e.h"
+#include "runtime.h"
+
+struct btf;
+struct ring_buffer;
+struct sfilter_bpf;
+struct sfilter_bpf__bss;
+
+/* ---- the runtime's records ---------------------------------------------- */
+
+/*
+ * Byte offsets, read from the running kernel's BTF (CO-RE by hand), of
+ * what a chain program reads: struct pt_regs's registers and
+ * task_struct.thread_info.status.
+ */
+struct sf_layout {
+	int di, si, dx, r10, r8, r9;   /* native arguments */
+	int bx, cx, bp;                /* compat arguments (with dx, si, di) */
+	int ip;
+	int status;                    /* task_struct.thread_info.status */
+	int sys_enter_btf_id;          /* typedef btf_trace_sys_enter */
+};
+
+/*
+ * Chains form a tree: a node is (parent chain, filter, attach flags), so
+ * equal chains are one node, one generated program and one PROG_ARRAY slot
+ * shared by every task that has it, and "ancestor" (TSYNC's rule) is a walk
+ * up the parents. The kernel holds the truth of which task has which chain
+ * (task storage, inherited across fork by sf_fork); user space reads it
+ * back through the iterator before every change.
+ */
+struct sf_node {
+	struct sf_node *parent;
+	struct sf_node *hnext;       /* hash bucket */
+	struct sock_filter *insns;
+	size_t len;
+	unsigned int flags;
+	uint32_t id;                 /* the filter's id */
+	uint32_t depth;              /* filters in the chain */
+	uint32_t path_insns;         /* sum of (kernel count + 4) over the chain */
+	uint64_t hash;
+	int slot;                    /* PROG_ARRAY slot, 0 when not loaded */
+	int prog_fd;
+	uid_t owner;                 /* sf_runtime_set_owner() */
+	bool dead;                   /* detached/replaced: never reused */
+	bool table_pending;          /* defer_tables: the row's arches from */
+	uint8_t table_next_arch;     /* table_next_arch on are all "run" */
+	bool busy;                   /* not collectable (an operation uses it) */
+	int idx;                     /* state file index */
+};
+
+struct sf_cg_app {                   /* one sf_cg_append entry */
+	uint32_t from;
+	struct sf_node *to;
+};
+
+struct sf_cgroup {
+	struct sf_cgroup *next;
+	uint64_t id;                 /* kernfs id = inode of the directory */
+	char *path;
+	struct sf_node *base;        /* the cgroup's own filters, as a chain */
+	struct sf_cg_app *app;
+	size_t n_app, cap_app;
+};
+
+#define SF_RT_HASH_BUCKETS 1024
+
+struct sf_runtime {
+	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
+	/* What the runtime uses, from the skeleton or from the pins. */
+	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
+	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync;
+	bool own_fds;                /* adopted: the fds above are ours */
+	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
+	struct sfilter_bpf__bss *bss;
+	uint64_t cg_pended_seen;     /* bss->sf_cg_pended at the last scan */
+	void *bss_map;               /* adopted: our mmap of the .bss map */
+	char *pin_dir;               /* NULL: not pinned */
+	char *state_path;
+	struct sf_cgroup *cgroups;
+	enum sf_tier tier;
+	char tier_why[160];          /* why not the lsm tier ("" when it is) */
+	bool verbose;
+	bool defer_tables;
+	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
+	struct sf_layout layout;
+	struct sf_const *table;      /* sf_table, mmap'd */
+	size_t table_bytes;
+	struct sf_node *slots[SF_MAX_CHAINS];
+	struct sf_node *buckets[SF_RT_HASH_BUCKETS];
+	uint32_t next_id;
+	struct ring_buffer *rb;
+	sf_event_fn fn;
+	void *fn_ctx;
+	pthread_mutex_t lock;
+};
+
+struct sf_rt_recs {                  /* one record per task an iteration saw */
+	struct sf_iter_rec *r;
+	size_t n;
+};
+
+/* ---- 0: tier.c, chain_emit.c -------------------------------------------- */
+
+/* Whether BPF LSM programs run on this kernel (not only load); if not, why
+ * says so. */
+bool sf_rt_lsm_programs_run(const struct btf *vmlinux, char *why, size_t size);
+
+/* Fills l from /sys/kernel/btf/vmlinux. 0 or -errno. */
+int sf_layout_read(struct sf_layout *l);
+
+/* One filter of a chain, oldest first as attached. */
+struct sf_chain_filter {
+	const struct sock_filter *insns;
+	size_t len;
+	uint32_t id;
+	uint16_t flags;
+};
+
+/*
+ * The runtime frame: a whole BPF_PROG_TYPE_TRACING (tp_btf/sys_enter)
+ * program that builds struct seccomp_data on its stack, runs every filter
+ * newest first with the kernel's precedence, and either returns (ALLOW)
+ * or records the verdict in the task's storage and tail-calls slot 0.
+ */
+int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
+		  size_t n, int tasks_map_fd, int progs_map_fd,
+		  struct c2e_ebpf *out);
+/* Loads what sf_chain_emit() produced. Program fd or -errno; the verifier
+ * log goes to stderr when verbose. */
+int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,
+		  bool verbose);
+
+/* ---- 1: iter.c, events.c ------------------------------------------------ */
+
+/* One sf_iter pass over tgid's group (0: every task), applying pending entries. */
+int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out);
+/* The same over the process pidfd refers to: -EOPNOTSUPP where the kernel's
+ * task iterator takes no pidfd (before 6.1). */
+int sf_rt_iter_pidfd(struct sf_runtime *rt, int pidfd, struct sf_rt_recs *out);
+/* Whether the kernel's task iterator takes a pidfd (sets nothing). */
+bool sf_rt_iter_can_filter(struct sf_runtime *rt);
+/* Returns once every run of a BPF program (sys_enter dispatcher, chain,
+ * LSM hook) that began before the call has ended. 0 or -errno. */
+int sf_rt_quiesce(struct sf_runtime *rt);
+/* The first step of every teardown: nobody is judged from here on. */
+void sf_rt_stop_enforcing(struct sf_runtime *rt);
+
+/* The ring buffer reader over rt->fd_events. 0 or -errno. */
+int sf_rt_events_open(struct sf_runtime *rt);
+void sf_rt_events_close(struct sf_runtime *rt);
+
+/* ---- 2: cgroup_table.c -------------------------------------------------- */
+
+/* The attached cgroup with kernfs id id, or NULL. */
+struct sf_cgroup *sf_rt_cg_find(struct sf_runtime *rt, uint64_t id);
+/* A new record (path: realpath'd here) at the head of rt->cgroups whose
+ * chain starts as base; NULL: ENOMEM. */
+struct sf_cgroup *sf_rt_cg_add(struct sf_runtime *rt, uint64_t id, const char *path,
+			       struct sf_node *base);
+/* Unlinks and frees c (its kernel maps are the caller's). */
+void sf_rt_cg_remove(struct sf_runtime *rt, struct sf_cgroup *c);
+/* Frees every record (closing: the maps go with the runtime or stay pinned). */
+void sf_rt_cg_free_all(struct sf_runtime *rt);
+/* Whether an attached cgroup's base chain or prepared append is in slot. */
+bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot);
+/* Drops the prepared appends that start from slot (the slot is going away). */
+void sf_rt_cg_forget_slot(struct sf_runtime *rt, int slot);
+/* Sets c's kernel maps to its base chain and drops its prepared appends. */
+void sf_rt_cg_sync(struct sf_runtime *rt, struct sf_cgroup *c);
+/* Records (and puts in sf_cg_append) that a task of c on chain slot from
+ * moves to to. 0 or -errno. */
+int sf_rt_cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,
+		     struct sf_node *to);
+
+/* ---- 3: state.c --------------------------------------------------------- */
+
+/* /run/<basename of pin_dir>/state (malloc'd), or NULL. */
+char *sf_rt_state_path(const char *pin_dir);
+/* Makes the state file's directory (its parent may already hold it). */
+void sf_rt_state_mkdir(const char *state_path);
+/* Removes pin_dir's state file and its directory. */
+void sf_rt_state_remove(const char *pin_dir);
+/* Rewrites the state file (pinned runtimes only). */
+void sf_rt_save_state(struct sf_runtime *rt);
+/* Reads the state file into rt's chains and cgroups (none: nothing yet).
+ * 0 or -errno. */
+int sf_rt_load_state(struct sf_runtime *rt);
+
+/* ---- 4: chains.c -------------------------------------------------------- */
+
+/* Whether the filter id is in n's chain. */
+bool sf_rt_path_has(const struct sf_node *n, uint32_t id);
+/* The chain node (parent, insns, flags): an existing one or a new one; NULL: ENOMEM. */
+struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
+			       const struct sock_filter *insns, size_t len,
+			       unsigned int flags, uint32_t id, int kcount);
+/* Generates, loads and installs n's chain program in a slot. 0 or -errno. */
+int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* Empties n's slot and closes its program. */
+void sf_rt_node_unload(struct sf_runtime *rt, struct sf_node *n);
+/* Frees every node (closing: pinned, the PROG_ARRAY keeps the programs). */
+void sf_rt_nodes_free(struct sf_runtime *rt);
+
+/* ---- 6: open.c ---------------------------------------------------------- */
+
+/* A runtime with nothing loaded yet; NULL and errno on failure. */
+struct sf_runtime *sf_rt_alloc(const struct sf_runtime_opts *opts);
+/* Loads the skeleton (tier probe included) into rt->skel. 0 or -errno. */
+int sf_rt_load_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *opts);
+/* What every open does last, loaded or adopted: table, ring buffer. */
+int sf_rt_finish_open(struct sf_runtime *rt);
+
+#endif

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What sfctl and the tests read: confined tasks with their chains, a
+ * filter's program and owner, the BPF side's counters; and the test
+ * suite's knob on the BPF side.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "sfilter.skel.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
+{
+	*out = (struct sf_counters){
+		.events_dropped = __atomic_load_n(&rt->bss->sf_events_dropped, __ATOMIC_RELAXED),
+		.fork_failed = __atomic_load_n(&rt->bss->sf_fork_failed, __ATOMIC_RELAXED),
+		.tailcall_failed = __atomic_load_n(&rt->bss->sf_tailcall_failed, __ATOMIC_RELAXED),
+		.cg_failed = __atomic_load_n(&rt->bss->sf_cg_failed, __ATOMIC_RELAXED),
+		.orphans_killed = __atomic_load_n(&rt->bss->sf_orphans_killed, __ATOMIC_RELAXED),
+	};
+}
+
+int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value)
+{
+	switch (knob) {
+	case SF_TEST_NO_STORAGE:
+		__atomic_store_n(&rt->bss->sf_test_no_storage, value, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
+{
+	struct sf_rt_recs r;
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&rt->lock);
+	err = sf_rt_iter_run(rt, 0, false, &r);
+	if (err) {
+		pthread_mutex_unlock(&rt->lock);
+		return err;
+	}
+	for (i = 0; i < r.n && !err; i++) {
+		struct sf_task_info t = { .tid = r.r[i].tid, .tgid = r.r[i].tgid,
+					  .uid = r.r[i].euid };
+		struct sf_node *n = r.r[i].chain < SF_MAX_CHAINS ?
+				    rt->slots[r.r[i].chain] : NULL, *w;
+		uint32_t k;
+
+		if (!r.r[i].chain)
+			continue;
+		memcpy(t.comm, r.r[i].comm, sizeof(t.comm));
+		t.n_filters = n ? n->depth : 0;
+		/* Oldest first: the root of the path at index 0. */
+		for (w = n; w; w = w->parent) {
+			k = w->depth - 1;
+			if (k < 64)
+				t.filter_ids[k] = w->id;
+		}
+		err = fn(ctx, &t);
+	}
+	free(r.r);
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+static struct sf_node *node_by_id(struct sf_runtime *rt, uint32_t id)
+{
+	struct sf_node *n, *dead = NULL;
+	size_t i;
+
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			if (n->id == id) {
+				if (!n->dead)
+					return n;
+				dead = n;
+			}
+	(void)dead;
+	return NULL;
+}
+
+int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
+		      struct sf_filter_info *info, struct sock_filter **out)
+{
+	struct sf_node *n;
+	int err = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	n = node_by_id(rt, filter_id);
+	if (!n) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (info)
+		*info = (struct sf_filter_info){ .id = n->id, .flags = n->flags,
+						 .owner = n->owner, .len = n->len };
+	if (out) {
+		*out = malloc(n->len * sizeof(**out));
+		if (!*out) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(*out, n->insns, n->len * sizeof(**out));
+	}
+out:
+	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+int sf_runtime_set_owner(struct sf_runtime *rt, uint32_t filter_id, uid_t owner)
+{
+	struct sf_node *n;
+	size_t i;
+	int found = 0;
+
+	pthread_mutex_lock(&rt->lock);
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			if (n->id == filter_id) {
+				n->owner = owner;
+				found = 1;
+			}
+	if (found)
+		sf_rt_save_state(rt);
+	pthread_mutex_unlock(&rt->lock);
+	return found ? 0 : -ENOENT;
+}

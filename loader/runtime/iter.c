@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How user space meets the BPF side's view of tasks: passes of the task
+ * iterator (sf_iter), which report every task's chain and apply the
+ * compare-and-set entries in sf_pending, and the wait for program runs
+ * still under way (sf_rt_quiesce()), which every change that frees
+ * something a running program may hold goes through.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "sfilter.skel.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+/* An iterator link over the process pidfd refers to or, with none, over
+ * every task. */
+static int iter_link(struct sf_runtime *rt, int pidfd)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, o);
+	union bpf_iter_link_info li = {};
+
+	if (pidfd >= 0) {
+		li.task.pid_fd = (uint32_t)pidfd;
+		o.iter_info = &li;
+		o.iter_info_len = sizeof(li);
+	}
+	return bpf_link_create(rt->fd_iter, 0, BPF_TRACE_ITER, &o);
+}
+
+bool sf_rt_iter_can_filter(struct sf_runtime *rt)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), fd;
+
+	if (pidfd < 0)
+		return false;
+	fd = iter_link(rt, pidfd);
+	close(pidfd);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/*
+ * One pass of sf_iter over the thread group tgid, or over the process pidfd
+ * refers to (pidfd >= 0; the kernel's filter, from 6.1), or over every task
+ * (neither), applying the pending entries and returning one record per
+ * task it reports.
+ *
+ * A thread group is walked as every task, filtered in sf_iter, never with
+ * the kernel's per-process walk: that one follows the thread list from the
+ * thread it visited last and ends early when that thread exits meanwhile
+ * (so a group whose threads come and go would look smaller than it is),
+ * and on 6.1 it can follow a reused pid into another process. The walk of
+ * every task goes by increasing tid and misses no task that lives through
+ * it. Only the pidfd form uses the kernel's filter, and reads one record:
+ * the leader, the walk's first task.
+ */
+static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
+		    struct sf_rt_recs *out)
+{
+	size_t cap = 0, bsize = pidfd >= 0 ? sizeof(struct sf_iter_rec) : 4096;
+	char buf[4096];
+	int fd, lfd, err = 0;
+	ssize_t got;
+
+	out->r = NULL;
+	out->n = 0;
+	if (pidfd >= 0 && !rt->iter_filter)
+		return -EOPNOTSUPP;
+	rt->bss->sf_iter_tid = 0;
+	rt->bss->sf_iter_tgid = pidfd >= 0 ? 0 : tgid;
+	rt->bss->sf_iter_all = all;
+	lfd = iter_link(rt, pidfd);
+	if (lfd < 0)
+		return -errno;
+	fd = bpf_iter_create(lfd);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* Records are never split across reads: each read returns whole
+	 * seq_file chunks. A read of one record ends the kernel's walk one
+	 * task later. */
+	while ((got = read(fd, buf, bsize)) > 0) {
+		size_t k, nrec = got / sizeof(struct sf_iter_rec);
+
+		if (out->n + nrec > cap) {
+			struct sf_iter_rec *r;
+
+			cap = 2 * (out->n + nrec) + 16;
+			r = realloc(out->r, cap * sizeof(*r));
+			if (!r) {
+				err = -ENOMEM;
+				break;
+			}
+			out->r = r;
+		}
+		for (k = 0; k < nrec; k++)
+			memcpy(&out->r[out->n++], buf + k * sizeof(struct sf_iter_rec),
+			       sizeof(struct sf_iter_rec));
+		if (pidfd >= 0)
+			break;
+	}
+	if (got < 0)
+		err = -errno;
+	close(fd);
+out:
+	close(lfd);
+	if (err) {
+		free(out->r);
+		out->r = NULL;
+		out->n = 0;
+	}
+	return err;
+}
+
+int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out)
+{
+	return iter_run(rt, tgid, -1, all, out);
+}
+
+int sf_rt_iter_pidfd(struct sf_runtime *rt, int pidfd, struct sf_rt_recs *out)
+{
+	return iter_run(rt, 0, pidfd, true, out);
+}
+
+/* An update of an ARRAY_OF_MAPS from user space returns only after every
+ * BPF program run that started before it has ended
+ * (maybe_wait_bpf_programs(), kernel/bpf/syscall.c); open.c makes the map. */
+int sf_rt_quiesce(struct sf_runtime *rt)
+{
+	int key = 0;
+
+	if (rt->fd_sync < 0)
+		return -EBADF;
+	return bpf_map_update_elem(rt->fd_sync, &key, &rt->fd_sync_inner, BPF_ANY) ? -errno : 0;
+}
+
+/*
+ * The first step of every teardown. Sets the BPF side's sf_stopped, so that
+ * from the next syscall on no task is judged and an empty chain slot no
+ * longer kills, then waits until no program run that read it unset is left.
+ * Only after this may the links and the chains (the PROG_ARRAY) go: the
+ * kernel empties a PROG_ARRAY when its last user reference goes, and a
+ * dispatcher still attached then (bpffs releases an unpinned link later,
+ * from an RCU callback and a workqueue) would find every chain slot empty
+ * and kill each confined task at its next syscall, allowed or not.
+ */
+void sf_rt_stop_enforcing(struct sf_runtime *rt)
+{
+	int err;
+
+	if (!rt->bss)
+		return;
+	__atomic_store_n(&rt->bss->sf_stopped, 1, __ATOMIC_SEQ_CST);
+	err = sf_rt_quiesce(rt);
+	if (err)
+		fprintf(stderr, "sfilter: waiting for running BPF programs: %s\n",
+			strerror(-err));
+}
