@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define ADMIN_FLAGS 0x303u /* SF_ATTACH_ADMIN_FLAGS (loader/runtime.h) */
+#define ADMIN_FLAGS 0x303u /* SF_ATTACH_ADMIN_FLAGS (loader/runtime/runtime.h) */
 
 static void check_msg(int err, const char *msg, size_t msz, const char *what)
 {

@@ -95,7 +95,7 @@ struct sf_hello {
 
 struct sf_attach_req {
 	struct sf_msg_hdr hdr;
-	uint32_t flags;     /* SF_ATTACH_* (loader/runtime.h, sfclient.h) */
+	uint32_t flags;     /* SF_ATTACH_* (loader/runtime/runtime.h, sfclient.h) */
 	int32_t tid;        /* the thread to filter: the sender's own thread
 			     * (sfclient sends gettid()); 0 = the sender's
 			     * thread-group leader */
@@ -115,7 +115,7 @@ struct sf_attach_reply {
 
 /* ---- administration and introspection ---------------------------- */
 
-/* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime.h, including
+/* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime/runtime.h, including
  * SF_ATTACH_COMPLAIN (0x200); SF_ATTACH_TSYNC means "every thread of pid".
  * With path_len > 0 the target is the cgroup (v2) at path, and pid must
  * be 0. Otherwise the message carries one descriptor (SCM_RIGHTS): a

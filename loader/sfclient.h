@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-/* Attach flags: the same values as loader/runtime.h. The low bits are
+/* Attach flags: the same values as loader/runtime/runtime.h. The low bits are
  * seccomp(2)'s own. */
 #ifndef SF_ATTACH_TSYNC
 #define SF_ATTACH_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC: every thread */

@@ -408,6 +408,40 @@ out:
 
 /* ---- cgroup ------------------------------------------------------------------ */
 
+/* A replacement that cannot be built (the chain would pass the kernel's
+ * 32768-instruction rule) fails whole: the old filter stays in force,
+ * and the runtime goes on working. */
+TEST(a_replace_that_would_overflow_the_chain_fails_and_keeps_the_old_filter)
+{
+	static struct sock_filter big[4096], small2[4];
+	struct sock_fprog r = progs_kill_on(big, 4096, SYS_getgid);
+	struct sf_runtime *rt = open_plain();
+	struct victim v = { 0 };
+	struct c2e_error err;
+	uint32_t small, id;
+	int n;
+
+	if (!rt || !ASSERT_TRUE(victim_start(&v), "victim"))
+		goto out;
+	ASSERT_OK(attach(rt, v.pid, deny(0, SYS_getppid), 0, &small), "attach the small filter");
+	for (n = 0; n < 16; n++)
+		if (attach(rt, v.pid, progs_kill_on(big, 4096, SYS_getgid), 0, &id))
+			break;
+	test_log("%d filters of 4096 instructions fit beside the small one\n", n);
+	if (!ASSERT_TRUE(n < 16, "the chain filled up"))
+		goto out;
+	ASSERT_EQ(sf_runtime_replace(rt, small, &r, &err), -ENOMEM,
+		  "replacing the small filter by a big one: ENOMEM");
+	ASSERT_EQ(victim_do(&v, 'B'), 1, "an allowed call still runs");
+	r = progs_kill_on(small2, 4, SYS_getuid);
+	ASSERT_OK(sf_runtime_replace(rt, small, &r, &err), "a replacement that fits still works");
+	ASSERT_EQ(victim_do(&v, 'A'), 1, "the replaced filter no longer kills");
+	ASSERT_EQ(victim_do(&v, 'B'), 0, "the replacement kills");
+out:
+	victim_end(&v);
+	sf_runtime_close(rt);
+}
+
 TEST(runtime_admin_cgroup_joiner_confined)
 {
 	struct sf_runtime *rt = NULL;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Enforcement, end to end, through the runtime (loader/runtime.h): the
+ * Enforcement, end to end, through the runtime (loader/runtime/runtime.h): the
  * test process opens the runtime, forks a child that waits on a pipe,
  * attaches a filter to the child's tid, releases it and watches what
  * happens: how the child ends, what its calls returned (through shared

@@ -172,7 +172,7 @@ static int rebuild_cgroups(struct sf_runtime *rt, uint32_t id, const struct sock
 static int change_locked(struct sf_runtime *rt, uint32_t id,
 			 const struct sock_fprog *repl)
 {
-	struct sf_node *aff[SF_MAX_CHAINS], *nw[SF_MAX_CHAINS];
+	struct sf_node *aff[SF_MAX_CHAINS], *nw[SF_MAX_CHAINS] = { 0 };
 	int to[SF_MAX_CHAINS];
 	struct sf_cgroup *c;
 	size_t n, i;

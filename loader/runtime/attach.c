@@ -107,7 +107,7 @@ int sf_runtime_identify(struct sf_runtime *rt, int pidfd, struct sf_identity *ou
 	err = sf_rt_iter_pidfd(rt, pidfd, &r);
 	pthread_mutex_unlock(&rt->lock);
 	if (err)
-		return err == -EBADF ? -EBADF : -ESRCH;
+		return err == -EBADF || err == -EOPNOTSUPP ? err : -ESRCH;
 	err = -ESRCH;
 	for (i = 0; i < r.n; i++)
 		if (r.r[i].tid == r.r[i].tgid) {
@@ -356,9 +356,13 @@ static int converge(struct attach_op *op)
 		err = tsync_conflict(op->rt, &op->group, op->tgid, tid, op->node);
 		if (err)
 			return err;
-		op->want = realloc(op->want, (op->group.n + 1) * sizeof(*op->want));
-		if (!op->want)
-			return -ENOMEM;
+		{
+			struct want *w = realloc(op->want, (op->group.n + 1) * sizeof(*w));
+
+			if (!w)
+				return -ENOMEM; /* op->want is still freed by the caller */
+			op->want = w;
+		}
 	}
 	for (i = 0; i < op->group.n; i++)
 		if ((pid_t)op->group.r[i].tgid == op->tgid &&

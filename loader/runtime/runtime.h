@@ -81,8 +81,8 @@ struct sf_identity {
 	uint64_t exec_id;
 };
 /* The identity of the process pidfd refers to: 0, or -ESRCH once it has
- * exited, or -EOPNOTSUPP on a kernel whose task iterator takes no pidfd
- * (before 6.1). */
+ * exited, -EBADF when pidfd is not a pidfd, or -EOPNOTSUPP on a kernel
+ * whose task iterator takes no pidfd (before 6.1). */
 int sf_runtime_identify(struct sf_runtime *rt, int pidfd, struct sf_identity *out);
 
 /* Who gets a filter. */
