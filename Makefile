@@ -250,9 +250,11 @@ SFCTL_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFCTL_SRCS))
 # Weak stand-ins for runtime calls not written yet, linked after
 # libsfruntime.a so that a member is only pulled in for a missing symbol.
 LIBSFSTUBS := $(if $(wildcard loader/sfctl_rtstubs.c),$(OUTPUT)/libsfstubs.a)
+# The daemon: its requests (sfilterd.c) and its connections (sfilterd_conn.c).
+SFILTERD_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfilterd.o sfilterd_conn.o)
 LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o proto_client.o \
-		 proto_client.pic.o sfilterd.o sfrun.o) \
-	       $(SFCTL_OBJS)
+		 proto_client.pic.o sfrun.o) \
+	       $(SFILTERD_OBJS) $(SFCTL_OBJS)
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
 MAN_PAGES := $(wildcard man/*.[0-9])
@@ -274,7 +276,7 @@ $(LOADER_OBJDIR)/%.pic.o: loader/%.c | $(DEPS_STAMP)
 
 # sfilterd includes runtime.h, which includes bpf/sfilter.h; wait for the
 # skeletons like the other user code.
-$(LOADER_OBJDIR)/sfilterd.o: | $(BPF_SKELS)
+$(SFILTERD_OBJS): | $(BPF_SKELS)
 
 # The protocol's client side goes into the library (hidden in the .so).
 $(LIBSFCLIENT): $(LOADER_OBJDIR)/sfclient.o $(LOADER_OBJDIR)/proto_client.o | $(OUTPUT)
@@ -303,7 +305,7 @@ $(OUTPUT)/libsfstubs.a: $(LOADER_OBJDIR)/sfctl_rtstubs.o | $(OUTPUT)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/sfilterd.o $(LOADER_OBJDIR)/proto/event_json.o \
+$(OUTPUT)/sfilterd: $(SFILTERD_OBJS) $(LOADER_OBJDIR)/proto/event_json.o \
 		   $(LIBSFRUNTIME) $(LIBSFSTUBS) $(LIBC2E)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
@@ -401,12 +403,15 @@ $(BENCHES): $(LIBSFCLIENT)
 # loader/proto.c holds the daemon's request parsing (fuzz/fuzz_proto.c
 # includes it and fuzzes it in-process).
 $(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto.o
+# Its replies are built with the client side's helpers (sf_proto_header(),
+# sf_proto_add_cmsg()).
+$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto_client.o
 -include $(LOADER_OBJDIR)/proto.d
 # build/sfilterd-asan: the daemon built with ASan+UBSan, dynamically linked,
 # for tests/test_daemon_fuzz.c (tests/guest/run.sh brings its libraries).
 ASAN_OUT := $(OUTPUT)/asan
-ASAN_SRCS := loader/sfilterd.c loader/proto.c loader/proto/event_json.c $(RUNTIME_SRCS) \
-	     $(LIB_SRCS)
+ASAN_SRCS := loader/sfilterd.c loader/sfilterd_conn.c loader/proto.c loader/proto_client.c \
+	     loader/proto/event_json.c $(RUNTIME_SRCS) $(LIB_SRCS)
 ASAN_OBJS := $(patsubst %.c,$(ASAN_OUT)/%.o,$(ASAN_SRCS))
 SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
 .PHONY: sfilterd-asan

@@ -11,8 +11,12 @@
  * A connection starts with the daemon's SF_MSG_HELLO: a client waits for
  * it, and only then sends requests (the daemon refuses a connection on
  * which anything arrived before its hello: it could have been sent by the
- * image the process replaced since). Then the client sends one request and
- * reads the replies carrying the same request_id, one request at a time.
+ * image the process replaced since). A connection over one of the daemon's
+ * connection limits gets, in place of the hello, an SF_MSG_ATTACH_REPLY
+ * with request_id 0, error EAGAIN and the reason, and is closed. Then the
+ * client sends one request and reads the replies carrying the same
+ * request_id, one request at a time; the daemon reads no further request
+ * from a connection while replies to it wait to be read.
  * Every request carries the sender's credentials (SCM_CREDENTIALS: the
  * kernel checks them when the message is sent); sf_proto_send() attaches
  * pid, effective uid and effective gid. What a request may do is decided
@@ -204,12 +208,20 @@ int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
  */
 struct iovec;
 /* Connects to the daemon at path and waits (up to timeout_ms) for its
- * hello. The fd, or -EHOSTDOWN (no daemon there), -EPROTO (no hello). */
-int sf_proto_connect(const char *path, int timeout_ms);
+ * hello. The fd, or -EHOSTDOWN (no daemon there), -EPROTO (no hello), or
+ * the errno of the daemon's refusal (-EAGAIN: a connection limit), whose
+ * message goes to why (why_size 0: nowhere). */
+int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_size);
 /* Sends one message (iov) with the sender's credentials (pid, effective
  * uid and gid) and, when nfds > 0, descriptors. 0 or -errno. */
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds);
 /* Fills the header for a message of length len. */
 void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id);
+/* Appends one SOL_SOCKET control message (SCM_CREDENTIALS, SCM_RIGHTS) of
+ * len bytes to mh's control buffer, which must have room for it (its
+ * CMSG_SPACE) after mh->msg_controllen, and be aligned for a cmsghdr.
+ * The daemon's replies use it too. */
+struct msghdr;
+void sf_proto_add_cmsg(struct msghdr *mh, int type, const void *data, size_t len);
 
 #endif /* SF_PROTO_H */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -32,14 +33,20 @@ static int fail(int err)
 	return -err;
 }
 
-int sf_proto_connect(const char *path, int timeout_ms)
+int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_size)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	struct sf_hello hello;
+	union {
+		struct sf_hello hello;
+		struct sf_attach_reply refusal;
+		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	} m;
 	struct pollfd p;
-	ssize_t n;
+	ssize_t n = -1;
 	int fd, r;
 
+	if (why_size)
+		why[0] = '\0';
 	if (strlen(path) >= sizeof(addr.sun_path))
 		return fail(EHOSTDOWN);
 	strcpy(addr.sun_path, path);
@@ -58,50 +65,64 @@ int sf_proto_connect(const char *path, int timeout_ms)
 	while ((r = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
 		;
 	if (r == 1)
-		while ((n = recv(fd, &hello, sizeof(hello), MSG_DONTWAIT)) < 0 && errno == EINTR)
+		while ((n = recv(fd, &m, sizeof(m) - 1, MSG_DONTWAIT)) < 0 && errno == EINTR)
 			;
-	if (r != 1 || n != (ssize_t)sizeof(hello) || hello.hdr.magic != SF_PROTO_MAGIC ||
-	    hello.hdr.type != SF_MSG_HELLO || hello.hdr.length != sizeof(hello)) {
+	/* Refused (a connection limit): an error reply in place of the
+	 * hello, then the end of the connection. */
+	if (n >= (ssize_t)SF_PROTO_REPLY_SIZE && m.refusal.hdr.magic == SF_PROTO_MAGIC &&
+	    m.refusal.hdr.type == SF_MSG_ATTACH_REPLY && m.refusal.hdr.length == n &&
+	    m.refusal.hdr.request_id == 0 && m.refusal.error > 0) {
+		m.bytes[n] = '\0';
+		if (why_size)
+			snprintf(why, why_size, "%s", m.refusal.message[0] ? m.refusal.message :
+				 "sfilterd refused the connection");
 		close(fd);
-		/* A closed connection without a hello: the daemon refused us
-		 * (a limit) or is gone. */
+		return fail(m.refusal.error);
+	}
+	if (r != 1 || n != (ssize_t)sizeof(m.hello) || m.hello.hdr.magic != SF_PROTO_MAGIC ||
+	    m.hello.hdr.type != SF_MSG_HELLO || m.hello.hdr.length != sizeof(m.hello)) {
+		close(fd);
+		/* A closed connection without a hello: the daemon is gone. */
 		return fail(r == 1 && n == 0 ? EHOSTDOWN : EPROTO);
 	}
-	if (hello.hdr.version != SF_PROTO_VERSION) {
+	if (m.hello.hdr.version != SF_PROTO_VERSION) {
 		close(fd);
 		return fail(EPROTO);
 	}
 	return fd;
 }
 
+void sf_proto_add_cmsg(struct msghdr *mh, int type, const void *data, size_t len)
+{
+	struct cmsghdr *cm = (struct cmsghdr *)((char *)mh->msg_control + mh->msg_controllen);
+
+	memset(cm, 0, CMSG_SPACE(len));
+	cm->cmsg_len = CMSG_LEN(len);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = type;
+	memcpy(CMSG_DATA(cm), data, len);
+	mh->msg_controllen += CMSG_SPACE(len);
+}
+
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(SF_PROTO_MAX_FDS * sizeof(int))];
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(sizeof(struct ucred)) +
+			   CMSG_SPACE(SF_PROTO_MAX_FDS * sizeof(int))];
+	} ctl;
 	struct msghdr mh = { .msg_iov = (struct iovec *)iov, .msg_iovlen = iovcnt,
-			     .msg_control = cbuf };
+			     .msg_control = &ctl };
 	struct ucred cred = { .pid = getpid(), .uid = geteuid(), .gid = getegid() };
-	struct cmsghdr *cm;
 	ssize_t n;
 
 	if (nfds < 0 || nfds > SF_PROTO_MAX_FDS)
 		return fail(EINVAL);
-	memset(cbuf, 0, sizeof(cbuf));
-	mh.msg_controllen = CMSG_SPACE(sizeof(cred)) +
-			    (nfds ? CMSG_SPACE(nfds * sizeof(int)) : 0);
 	/* The effective uid and gid: what the daemon decides by. The kernel
 	 * accepts only ids this process holds at the time of sending. */
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_CREDENTIALS;
-	cm->cmsg_len = CMSG_LEN(sizeof(cred));
-	memcpy(CMSG_DATA(cm), &cred, sizeof(cred));
-	if (nfds) {
-		cm = CMSG_NXTHDR(&mh, cm);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-	}
+	sf_proto_add_cmsg(&mh, SCM_CREDENTIALS, &cred, sizeof(cred));
+	if (nfds)
+		sf_proto_add_cmsg(&mh, SCM_RIGHTS, fds, nfds * sizeof(int));
 	while ((n = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
 		;
 	return n < 0 ? -errno : 0;

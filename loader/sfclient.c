@@ -78,8 +78,13 @@ static const char *socket_path(void)
 
 static int connect_daemon(const char *path)
 {
-	int fd = sf_proto_connect(path, HELLO_TIMEOUT_MS);
+	char why[SF_PROTO_MAX_TEXT];
+	int fd = sf_proto_connect(path, HELLO_TIMEOUT_MS, why, sizeof(why));
 
+	/* A daemon that refused the connection (one of its limits): its
+	 * errno and its reason. */
+	if (fd < 0 && why[0])
+		return fail(-fd, "%s", why);
 	if (fd == -EPROTO)
 		return fail(EHOSTDOWN, "sfilterd at %s did not greet (no hello, or "
 			    "another protocol version than %u)", path, SF_PROTO_VERSION);
@@ -190,8 +195,10 @@ retry:
 	if (n <= 0) {
 		close(fd);
 		kept_fd = -1;
-		if (reused && n == 0)
-			goto retry; /* closed as idle before it read the request */
+		/* Closed as idle before it read the request: an end of file,
+		 * or a reset when the request had arrived by then. */
+		if (reused && (n == 0 || err == ECONNRESET))
+			goto retry;
 	}
 	pthread_mutex_unlock(&kept_lock);
 	if (n < 0)

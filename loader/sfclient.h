@@ -58,6 +58,12 @@ extern "C" {
  *              the daemon went away before replying). seccomp(2) never
  *              returns EHOSTDOWN, so this always means "no daemon".
  *   EPROTO     the daemon's reply was malformed (a version mismatch)
+ *   EAGAIN     a limit of the daemon's (sfilterd(8)): the caller's uid has
+ *              too many connections open, none of them idle, or the daemon
+ *              as many as it serves (sf_last_error() says which), or the
+ *              uid's attach rate. Nothing was attached; later may succeed.
+ *   ENOSPC     the uid's filters or instructions in force are at the
+ *              daemon's limit
  * With SF_ATTACH_TSYNC, like seccomp(2), a positive return value is the
  * tid of a thread that could not be synchronized; nothing was attached.
  */

@@ -86,8 +86,12 @@ static void usage(FILE *out, int code)
 
 static int connect_daemon(void)
 {
-	int fd = sf_proto_connect(sock_path, 10000);
+	char why[SF_PROTO_MAX_TEXT];
+	int fd = sf_proto_connect(sock_path, 10000, why, sizeof(why));
 
+	if (fd < 0 && why[0])
+		die(3, "sfilterd at %s refused the connection: %s: %s", sock_path,
+		    strerror(-fd), why);
 	if (fd == -EPROTO)
 		die(3, "sfilterd at %s did not greet (no hello, or another protocol "
 		    "version than %u)", sock_path, SF_PROTO_VERSION);

@@ -14,7 +14,9 @@
  * stdout or syslog that SIGHUP reopens.
  *
  * One thread, one epoll loop, every socket non-blocking: a client that
- * stalls or misbehaves costs the others nothing. Each request is checked
+ * stalls or misbehaves costs the others nothing (what it does not read
+ * waits in a bounded queue of its own, and connections are limited per
+ * uid: sfilterd_conn.c). Each request is checked
  * the way seccomp(2) checks the caller (flags, length, the caller's
  * no_new_privs or CAP_SYS_ADMIN, the program), attached through the
  * runtime, which puts the filter in force before it returns, and only then
@@ -44,6 +46,7 @@
 #include "runtime.h"
 #include "proto.h"
 #include "event_json.h"
+#include "sfilterd_conn.h"
 #include "c2e.h"
 
 #include <errno.h>
@@ -66,41 +69,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <poll.h>
 #include <json-c/json.h>
 #include <syslog.h>
 #include <grp.h>
 
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77 /* Linux 6.5 */
-#endif
-
-
-#define MAX_CLIENTS     1024
 #define IDLE_SECONDS    30  /* a connection that sends nothing this long is closed */
 #define DEFAULT_LOGFILE "/var/log/sfilterd.log"
-
-struct client {
-	int fd;
-	bool follow;    /* LOG --follow: events are streamed, no idle sweep */
-	bool follow_admin;
-	int pidfd;      /* the connecting process, or -1 if it was gone */
-	pid_t pid;      /* SO_PEERCRED at connect time */
-	uid_t uid;
-	gid_t gid;
-	bool in_admin_group; /* the admin group among its groups at connect */
-	struct sf_identity ident; /* the process, as identified before the hello */
-	time_t last;    /* last activity, for the idle sweep */
-	bool dead;      /* closed; freed only after the current epoll batch */
-	struct client *next_dead;
-};
-
-/*
- * Closed clients wait here until the epoll batch that may still point at
- * them is done: a follower dropped while events are drained can have its
- * own event later in the same batch.
- */
-static struct client *graveyard;
 
 static struct {
 	struct sf_runtime *rt;
@@ -109,8 +83,6 @@ static struct {
 	FILE *log;
 	bool verbose;
 	int epfd, lfd, sigfd, evfd;
-	struct client *clients[MAX_CLIENTS];
-	int n_clients;
 	bool stop;
 	bool use_syslog;
 	bool pinned, adopted;
@@ -156,8 +128,7 @@ static union {
 	char bytes[SF_PROTO_MAX_MSG + 8];
 } rbuf;
 
-static void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void diag(const char *fmt, ...)
+void diag(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -174,7 +145,8 @@ static void usage(FILE *out)
 		"usage: sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]\n"
 		"                [--pin-dir DIR | --no-pin] [--uninstall]\n"
 		"                [--max-programs-per-uid N] [--max-insns-per-uid N]\n"
-		"                [--max-attach-rate N] [--admin-group NAME]\n"
+		"                [--max-attach-rate N] [--max-conns-per-uid N]\n"
+		"                [--max-conns N] [--max-queue-bytes N] [--admin-group NAME]\n"
 		"                [--force-tracepoint] [-v]\n"
 		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
 		"  --foreground        do not detach; events go to stdout unless --log\n"
@@ -190,10 +162,17 @@ static void usage(FILE *out)
 		"  --max-insns-per-uid N     their classic instructions (default 65536)\n"
 		"  --max-attach-rate N       attach requests per second per non-admin uid\n"
 		"                            (default 100, bursts of as many)\n"
+		"  --max-conns-per-uid N     connections of one non-admin uid (default %u,\n"
+		"                            0: none); at it, its longest idle one is closed\n"
+		"  --max-conns N             connections in all (default %u; the last\n"
+		"                            sixteenth are kept for admins)\n"
+		"  --max-queue-bytes N       replies waiting for a client that does not read\n"
+		"                            (default %zu); past it, it is closed\n"
 		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
 		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
-		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR);
+		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
+		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes);
 }
 
 /* ---- the event log ------------------------------------------------------ */
@@ -223,7 +202,7 @@ static int open_log(void)
 	return 0;
 }
 
-static void log_line(const char *line)
+void log_line(const char *line)
 {
 	if (d.use_syslog)
 		syslog(LOG_NOTICE, "%s", line);
@@ -231,16 +210,11 @@ static void log_line(const char *line)
 		fprintf(d.log, "%s\n", line);
 }
 
-static void log_flush(void)
+void log_flush(void)
 {
 	if (!d.use_syslog && d.log)
 		fflush(d.log);
 }
-
-static bool send_greply(struct client *c, uint32_t request_id, int error,
-			uint32_t id, uint32_t flags, const char *text,
-			const void *data, uint32_t data_len);
-static void close_client(struct client *c);
 
 static int log_event(void *ctx, const struct sf_event *ev)
 {
@@ -262,16 +236,16 @@ static int log_event(void *ctx, const struct sf_event *ev)
 	free(r->json);
 	r->json = strdup(buf);
 	r->uid = uid;
-	for (i = d.n_clients - 1; i >= 0; i--) {
-		struct client *c = d.clients[i];
+	/* Downwards: a follower closed here takes the last one's place. */
+	for (i = conn_count - 1; i >= 0; i--) {
+		struct client *c = conn_list[i];
 
 		if (!c->follow || (!c->follow_admin && c->uid != uid))
 			continue;
-		/* A follower that does not keep up loses events, not the
-		 * daemon's time; one that has gone is dropped. */
-		if (!send_greply(c, 0, 0, 0, SF_REPLY_MORE, buf, NULL, 0) &&
-		    errno != EAGAIN)
-			close_client(c);
+		/* Through the follower's queue: one that does not keep up
+		 * is closed once its queue is over the bound, one that has
+		 * gone at once; neither costs the others any time. */
+		conn_greply(c, 0, 0, 0, SF_REPLY_MORE, buf, NULL, 0);
 	}
 	return 0;
 }
@@ -582,110 +556,6 @@ static int do_attach(struct client *c, const struct ucred *sender,
 	return 0;
 }
 
-static void close_client(struct client *c)
-{
-	int i;
-
-	if (c->dead)
-		return;
-	c->dead = true;
-	for (i = 0; i < d.n_clients; i++)
-		if (d.clients[i] == c) {
-			d.clients[i] = d.clients[--d.n_clients];
-			break;
-		}
-	epoll_ctl(d.epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	c->next_dead = graveyard;
-	graveyard = c;
-}
-
-static void free_closed_clients(void)
-{
-	while (graveyard) {
-		struct client *c = graveyard;
-
-		graveyard = c->next_dead;
-		free(c);
-	}
-}
-
-/* Sends one reply; false when the client cannot take it (then it is
- * dropped: a client that does not read its replies only hurts itself). */
-static bool send_reply(struct client *c, uint32_t request_id, int error,
-		       uint32_t filter_id, const char *msg)
-{
-	union {
-		struct sf_attach_reply r;
-		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
-	} out;
-	size_t len = strnlen(msg, SF_PROTO_MAX_TEXT - 1);
-	ssize_t n;
-
-	memset(&out.r, 0, sizeof(out.r));
-	out.r.hdr.magic = SF_PROTO_MAGIC;
-	out.r.hdr.version = SF_PROTO_VERSION;
-	out.r.hdr.type = SF_MSG_ATTACH_REPLY;
-	out.r.hdr.length = SF_PROTO_REPLY_SIZE + len + 1;
-	out.r.hdr.request_id = request_id;
-	out.r.error = error;
-	out.r.filter_id = filter_id;
-	memcpy(out.r.message, msg, len);
-	out.r.message[len] = '\0';
-	do
-		n = send(c->fd, &out, out.r.hdr.length, MSG_DONTWAIT | MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)out.r.hdr.length;
-}
-
-/* One SF_MSG_REPLY. A full socket buffer is waited on for a short while
- * (PS and SHOW send several); false (errno set) when it cannot be sent. */
-static bool send_greply(struct client *c, uint32_t request_id, int error,
-			uint32_t id, uint32_t flags, const char *text,
-			const void *data, uint32_t data_len)
-{
-	static char out[SF_PROTO_MAX_MSG];
-	struct sf_reply *r = (struct sf_reply *)out;
-	size_t tlen = strlen(text), len;
-	ssize_t n;
-	int tries = 0;
-
-	if (SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len > SF_PROTO_MAX_MSG) {
-		errno = EMSGSIZE;
-		return false;
-	}
-	memset(r, 0, sizeof(*r));
-	r->hdr.magic = SF_PROTO_MAGIC;
-	r->hdr.version = SF_PROTO_VERSION;
-	r->hdr.type = SF_MSG_REPLY;
-	len = SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len;
-	r->hdr.length = len;
-	r->hdr.request_id = request_id;
-	r->error = error;
-	r->id = id;
-	r->flags = flags;
-	r->data_len = data_len;
-	memcpy(r->text, text, tlen + 1);
-	if (data_len)
-		memcpy(r->text + tlen + 1, data, data_len);
-	for (;;) {
-		n = send(c->fd, out, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n == (ssize_t)len)
-			return true;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN && !c->follow && tries++ < 20) {
-			struct pollfd p = { .fd = c->fd, .events = POLLOUT };
-
-			poll(&p, 1, 100);
-			continue;
-		}
-		return false;
-	}
-}
-
 /* What a message's ancillary data brought: the sender's credentials, as
  * the kernel checked them when it was sent, and its descriptors: the first
  * is kept open (ADMIN_ATTACH's pidfd), the others are closed at once. */
@@ -752,8 +622,7 @@ static void reply_json(struct client *c, uint32_t rid, int error, uint32_t id,
 		json_object_object_add(o, "error", json_object_new_int(error));
 	if (msg && msg[0])
 		json_object_object_add(o, "message", json_object_new_string(msg));
-	if (!send_greply(c, rid, error, id, flags, jstr(o), NULL, 0) && errno != EAGAIN)
-		c->follow = false, c->pid = -1; /* marked: closed by the caller */
+	conn_greply(c, rid, error, id, flags, jstr(o), NULL, 0);
 	json_object_put(o);
 }
 
@@ -1000,7 +869,7 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 		json_object_object_add(o, "pin_dir", json_object_new_string(d.pin_dir));
 	json_object_object_add(o, "adopted", json_object_new_boolean(d.adopted));
 	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - d.started));
-	json_object_object_add(o, "clients", json_object_new_int(d.n_clients));
+	json_object_object_add(o, "clients", json_object_new_int(conn_count));
 	json_object_object_add(o, "events", json_object_new_int64(d.n_events));
 	{
 		struct json_object *a = json_object_new_object();
@@ -1042,7 +911,18 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 		json_object_object_add(lim, "programs_per_uid", json_object_new_int64(d.max_programs));
 		json_object_object_add(lim, "insns_per_uid", json_object_new_int64(d.max_insns));
 		json_object_object_add(lim, "attach_rate", json_object_new_int64(d.max_rate));
+		json_object_object_add(lim, "conns_per_uid", json_object_new_int64(conn_cfg.per_uid));
+		json_object_object_add(lim, "conns", json_object_new_int64(conn_cfg.total));
+		json_object_object_add(lim, "queue_bytes", json_object_new_int64(conn_cfg.queue_bytes));
 		json_object_object_add(o, "limits", lim);
+	}
+	{
+		struct json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "refused", json_object_new_int64(conn_stats.refused));
+		json_object_object_add(k, "evicted", json_object_new_int64(conn_stats.evicted));
+		json_object_object_add(k, "overflowed", json_object_new_int64(conn_stats.overflowed));
+		json_object_object_add(o, "connections", k);
 	}
 	free(l.t);
 	free(ids.ids);
@@ -1124,7 +1004,7 @@ static void do_ps(struct client *c, uint32_t rid, bool admin, pid_t only)
 				json_object_object_add(fo, "unavailable",
 						       json_object_new_string(strerror(-r)));
 			}
-			send_greply(c, rid, 0, seen[k], k + 1 < n_seen ? SF_REPLY_MORE : 0,
+			conn_greply(c, rid, 0, seen[k], k + 1 < n_seen ? SF_REPLY_MORE : 0,
 				    jstr(fo), insns, r == 0 && insns ? info.len * 8 : 0);
 			json_object_put(fo);
 			free(insns);
@@ -1145,7 +1025,7 @@ static void do_log(struct client *c, uint32_t rid, bool admin, uint32_t flags)
 
 		if (!r->json || (!admin && r->uid != c->uid))
 			continue;
-		if (!send_greply(c, rid, 0, 0, SF_REPLY_MORE, r->json, NULL, 0))
+		if (!conn_greply(c, rid, 0, 0, SF_REPLY_MORE, r->json, NULL, 0))
 			break;
 		sent++;
 	}
@@ -1155,12 +1035,11 @@ static void do_log(struct client *c, uint32_t rid, bool admin, uint32_t flags)
 		return;
 	}
 	snprintf(buf, sizeof(buf), "{\"events\":%zu}", sent);
-	send_greply(c, rid, 0, 0, 0, buf, NULL, 0);
+	conn_greply(c, rid, 0, 0, 0, buf, NULL, 0);
 }
 
-/* Every request type but ATTACH. Returns false when the client must be
- * closed. */
-static bool handle_admin(struct client *c, const struct ancillary *anc, size_t n)
+/* Every request type but ATTACH. */
+static void handle_admin(struct client *c, const struct ancillary *anc, size_t n)
 {
 	uint32_t rid = rbuf.hdr.request_id, id = 0, type = rbuf.hdr.type;
 	struct json_object *o = json_object_new_object();
@@ -1211,7 +1090,7 @@ static bool handle_admin(struct client *c, const struct ancillary *anc, size_t n
 			}
 			json_object_put(o);
 			do_status(c, rid, admin);
-			goto done;
+			return;
 		case SF_MSG_PS:
 		case SF_MSG_SHOW:
 			if (n != (type == SF_MSG_PS ? SF_PROTO_HDR_SIZE : SF_PROTO_ID_REQ_SIZE)) {
@@ -1230,11 +1109,11 @@ static bool handle_admin(struct client *c, const struct ancillary *anc, size_t n
 				}
 				json_object_put(o);
 				do_ps(c, rid, admin, pid);
-				goto done;
+				return;
 			}
 			json_object_put(o);
 			do_ps(c, rid, admin, 0);
-			goto done;
+			return;
 		case SF_MSG_LOG:
 			if (n != SF_PROTO_LOG_REQ_SIZE ||
 			    (((struct sf_log_req *)rbuf.bytes)->flags & ~(uint32_t)SF_LOG_FOLLOW)) {
@@ -1244,7 +1123,7 @@ static bool handle_admin(struct client *c, const struct ancillary *anc, size_t n
 			}
 			json_object_put(o);
 			do_log(c, rid, admin, ((struct sf_log_req *)rbuf.bytes)->flags);
-			goto done;
+			return;
 		}
 	}
 	if (d.verbose || (needs_admin && !error))
@@ -1267,8 +1146,6 @@ static bool handle_admin(struct client *c, const struct ancillary *anc, size_t n
 		log_flush();
 	}
 	reply_json(c, rid, error, id, 0, o, msg);
-done:
-	return c->pid != -1;
 }
 
 /* Handles one datagram from c (level-triggered epoll brings us back for
@@ -1295,7 +1172,7 @@ static void handle_client(struct client *c)
 	if (n <= 0) { /* EOF (or an empty datagram, which looks the same) */
 		if (anc.fd >= 0)
 			close(anc.fd);
-		close_client(c);
+		conn_close(c);
 		return;
 	}
 	c->last = time(NULL);
@@ -1307,8 +1184,7 @@ static void handle_client(struct client *c)
 					   msg, sizeof(msg))) != 0) {
 		/* answered below */
 	} else if (sf_proto_is_admin_type(rbuf.hdr.type) && !(mh.msg_flags & MSG_CTRUNC)) {
-		if (!handle_admin(c, &anc, n))
-			close_client(c);
+		handle_admin(c, &anc, n);
 		if (anc.fd >= 0)
 			close(anc.fd);
 		return;
@@ -1341,50 +1217,7 @@ static void handle_client(struct client *c)
 		diag("pid %d uid %u request %u: %s%s%s", c->pid, c->uid, request_id,
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);
-	if (!send_reply(c, request_id, error, filter_id, msg))
-		close_client(c);
-}
-
-/* Whether the admin group is the connecting process's gid or among its
- * supplementary groups, as the kernel recorded them at connect(). */
-static bool in_admin_group(int fd, gid_t gid)
-{
-	gid_t groups[256];
-	socklen_t len = sizeof(groups);
-	size_t i;
-
-	if (d.admin_gid == (gid_t)-1)
-		return false;
-	if (gid == d.admin_gid)
-		return true;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
-		return false;
-	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == d.admin_gid)
-			return true;
-	return false;
-}
-
-/* Reads and drops what a refused connection queued (closing any
- * descriptors it carried), so that closing it reads as an end of file to
- * the peer, not as a reset. */
-static void discard_queued(struct client *c)
-{
-	char cbuf[CMSG_SPACE(253 * sizeof(int))];
-	int i;
-
-	for (i = 0; i < 64; i++) {
-		struct iovec iov = { rbuf.bytes, sizeof(rbuf.bytes) };
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-				     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-		struct ancillary anc = { .fd = -1 };
-
-		if (recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) <= 0)
-			return;
-		scan_cmsgs(&mh, &anc);
-		if (anc.fd >= 0)
-			close(anc.fd);
-	}
+	conn_reply(c, request_id, error, filter_id, msg);
 }
 
 /*
@@ -1413,79 +1246,29 @@ static bool greet(struct client *c)
 	if (recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
 		if (d.verbose)
 			diag("pid %d uid %u: sent before the hello: refused", c->pid, c->uid);
-		discard_queued(c);
-		send_reply(c, 0, EPROTO, 0, "request sent before the daemon's hello "
+		conn_discard(c->fd);
+		conn_reply(c, 0, EPROTO, 0, "request sent before the daemon's hello "
 			   "(protocol version 2: wait for SF_MSG_HELLO first)");
 		return false;
 	}
 	if (errno != EAGAIN && errno != EWOULDBLOCK)
 		return false;
 	h.daemon_pid = (uint32_t)getpid();
-	return send(c->fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(h);
+	return conn_send(c, &h, sizeof(h), NULL, 0);
 }
+
+/* At most this many connections a turn of the loop: a flood of them takes
+ * its turn with the requests that wait, instead of going before them all. */
+#define ACCEPTS_PER_TURN 64
 
 static void accept_clients(void)
 {
-	for (;;) {
-		struct ucred cred;
-		socklen_t len = sizeof(cred);
-		struct epoll_event ev = { .events = EPOLLIN };
-		struct client *c;
-		int fd, one = 1, pidfd = -1;
-
-		fd = accept4(d.lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno != EAGAIN)
-				diag("accept: %s", strerror(errno));
-			return;
-		}
-		if (d.n_clients >= MAX_CLIENTS ||
-		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    !(c = calloc(1, sizeof(*c)))) {
-			close(fd);
-			continue;
-		}
-		/* The pidfd of the process that connected: race-free from the
-		 * kernel when it can (6.5+), else by pid, at once. */
-		len = sizeof(pidfd);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0) {
-			/* Only when the kernel lacks SO_PEERPIDFD: any other
-			 * error means the peer has exited, and its pid may
-			 * already be someone else's. */
-			pidfd = errno == ENOPROTOOPT ?
-				syscall(SYS_pidfd_open, cred.pid, 0) : -1;
-			if (pidfd >= 0)
-				fcntl(pidfd, F_SETFD, FD_CLOEXEC);
-		}
-		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
-		*c = (struct client){ .fd = fd, .pidfd = pidfd, .pid = cred.pid,
-				      .uid = cred.uid, .gid = cred.gid,
-				      .in_admin_group = in_admin_group(fd, cred.gid),
-				      .last = time(NULL) };
-		ev.data.ptr = c;
-		if (epoll_ctl(d.epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			close(fd);
-			if (pidfd >= 0)
-				close(pidfd);
-			free(c);
-			continue;
-		}
-		d.clients[d.n_clients++] = c;
-		if (!greet(c))
-			close_client(c);
-	}
-}
-
-static void sweep_idle(void)
-{
-	time_t now = time(NULL);
+	struct client *c;
 	int i;
 
-	for (i = d.n_clients - 1; i >= 0; i--)
-		if (!d.clients[i]->follow && now - d.clients[i]->last > IDLE_SECONDS)
-			close_client(d.clients[i]);
+	for (i = 0; i < ACCEPTS_PER_TURN && (c = conn_accept(d.lfd)); i++)
+		if (!greet(c))
+			conn_close(c);
 }
 
 /* ---- set-up ------------------------------------------------------------- */
@@ -1738,6 +1521,9 @@ int main(int argc, char **argv)
 		{ "max-programs-per-uid", required_argument, NULL, 'p' },
 		{ "max-insns-per-uid", required_argument, NULL, 'i' },
 		{ "max-attach-rate", required_argument, NULL, 'r' },
+		{ "max-conns-per-uid", required_argument, NULL, 'c' },
+		{ "max-conns", required_argument, NULL, 'C' },
+		{ "max-queue-bytes", required_argument, NULL, 'Q' },
 		{ "admin-group", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1761,7 +1547,7 @@ int main(int argc, char **argv)
 		case 'P': d.pin_dir = optarg; break;
 		case 'N': no_pin = true; break;
 		case 'U': uninstall = true; break;
-		case 'p': case 'i': case 'r': {
+		case 'p': case 'i': case 'r': case 'c': case 'C': case 'Q': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
 
@@ -1769,12 +1555,25 @@ int main(int argc, char **argv)
 				diag("bad number '%s'", optarg);
 				return 2;
 			}
+			/* One message may always wait, so a bound below the
+			 * largest one would not bound anything. */
+			if ((opt == 'C' && v == 0) || (opt == 'Q' && v < SF_PROTO_MAX_MSG)) {
+				diag("--%s %lu: at least %u", opt == 'C' ? "max-conns" :
+				     "max-queue-bytes", v, opt == 'C' ? 1 : SF_PROTO_MAX_MSG);
+				return 2;
+			}
 			if (opt == 'p')
 				d.max_programs = v;
 			else if (opt == 'i')
 				d.max_insns = v;
-			else
+			else if (opt == 'r')
 				d.max_rate = v;
+			else if (opt == 'c')
+				conn_cfg.per_uid = v;
+			else if (opt == 'C')
+				conn_cfg.total = v;
+			else
+				conn_cfg.queue_bytes = v;
 			break;
 		}
 		case 'g':
@@ -1809,6 +1608,11 @@ int main(int argc, char **argv)
 	d.socket_path = absolute(d.socket_path);
 	if (open_log() < 0)
 		return 1;
+	conn_cfg.admin_gid = d.admin_gid;
+	conn_cfg.verbose = d.verbose;
+	/* Before the runtime opens its maps and programs: the connection
+	 * limits, not the descriptor table, decide who is served. */
+	conn_raise_nofile();
 
 	/* Signals arrive through a signalfd, in the loop. */
 	sigemptyset(&sigs);
@@ -1856,7 +1660,7 @@ int main(int argc, char **argv)
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
 	d.sigfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	d.evfd = sf_runtime_event_fd(d.rt);
-	if (d.epfd < 0 || d.sigfd < 0 ||
+	if (d.epfd < 0 || d.sigfd < 0 || conn_init(d.epfd) < 0 ||
 	    epoll_add(d.lfd, &tag_listen) < 0 || epoll_add(d.sigfd, &tag_signal) < 0) {
 		diag("epoll: %s", strerror(errno));
 		unlink(d.socket_path);
@@ -1907,14 +1711,14 @@ int main(int argc, char **argv)
 					else
 						d.stop = true;
 				}
-			} else if (!((struct client *)tag)->dead) {
+			} else if (conn_ready(tag, evs[i].events)) {
 				handle_client(tag);
 			}
 		}
 		if (d.evfd < 0)
 			drain_events();
-		sweep_idle();
-		free_closed_clients();
+		conn_sweep_idle(IDLE_SECONDS);
+		conn_free_closed();
 		sf_runtime_process_pending(d.rt);
 		/* Deferred action tables are filled when no request waits,
 		 * one chain at a time, so they never delay a reply. */
@@ -1925,9 +1729,9 @@ int main(int argc, char **argv)
 	}
 
 	drain_events();
-	while (d.n_clients)
-		close_client(d.clients[0]);
-	free_closed_clients();
+	while (conn_count)
+		conn_close(conn_list[0]);
+	conn_free_closed();
 	close(d.lfd);
 	unlink(d.socket_path);
 	{

@@ -121,16 +121,6 @@ static void holder_end(struct holder *h)
 	}
 }
 
-static bool start_with(struct sfd *dm, const char *const *args)
-{
-	if (geteuid() != 0) {
-		test_skip("needs root (to become other users)");
-		return false;
-	}
-	dm->args = args;
-	return sfd_start_sfilterd(dm, false);
-}
-
 TEST(daemon_limit_on_filters_per_uid_refuses_that_uid_only)
 {
 	static const char *const args[] = { "--max-programs-per-uid", "2",
@@ -138,7 +128,7 @@ TEST(daemon_limit_on_filters_per_uid_refuses_that_uid_only)
 	struct holder a = { 0 }, b = { 0 }, c = { 0 }, other = { 0 }, root = { 0 }, again = { 0 };
 	SFD_AUTO;
 
-	if (!start_with(&dm, args))
+	if (!sfd_start_for_users(&dm, args))
 		return;
 	/* Two filters (distinct programs) of uid 65534 in force. */
 	if (!ASSERT_TRUE(holder_start(&a, 65534, 4, SYS_getppid), "holder a") ||
@@ -175,7 +165,7 @@ TEST(daemon_limit_on_instructions_per_uid_refuses_that_uid_only)
 	struct holder a = { 0 }, b = { 0 }, other = { 0 };
 	SFD_AUTO;
 
-	if (!start_with(&dm, args))
+	if (!sfd_start_for_users(&dm, args))
 		return;
 	if (!ASSERT_TRUE(holder_start(&a, 65534, 40, SYS_getppid), "holder a") ||
 	    !ASSERT_EQ(holder_errno(&a), 0, "40 instructions fit in 50"))
@@ -234,7 +224,7 @@ TEST(daemon_limit_on_attach_rate_refuses_that_uid_only)
 	int r;
 	SFD_AUTO;
 
-	if (!start_with(&dm, args))
+	if (!sfd_start_for_users(&dm, args))
 		return;
 	r = burst(65534, 20);
 	test_log("uid 65534: %d of 20 refused\n", r);

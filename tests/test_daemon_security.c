@@ -38,16 +38,6 @@
 
 #define NOBODY 65534
 
-static bool start_daemon(struct sfd *dm, const char *const *args)
-{
-	if (geteuid() != 0) {
-		test_skip("needs root (to become other users)");
-		return false;
-	}
-	dm->args = args;
-	return sfd_start_sfilterd(dm, false);
-}
-
 /* Waits until the daemon's stderr holds needle count times. */
 static bool err_has(const struct sfd *dm, const char *needle, int count)
 {
@@ -206,7 +196,7 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 	pid_t victim, attacker;
 	SFD_AUTO;
 
-	if (!start_daemon(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
+	if (!sfd_start_for_users(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
 		return;
 	/* Root confines a root process (filter 1). */
 	if (!ASSERT_OK(pipe(ready), "pipe") || !ASSERT_OK(pipe(go), "pipe") ||
@@ -274,7 +264,7 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 	pid_t attacker;
 	SFD_AUTO;
 
-	if (!start_daemon(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
+	if (!sfd_start_for_users(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
 		return;
 	if (!ASSERT_OK(pipe(hold), "pipe") || !ASSERT_OK(pipe(conn), "pipe") ||
 	    !ASSERT_OK(pipe(qgo), "pipe"))
@@ -356,7 +346,7 @@ TEST(a_self_attach_without_no_new_privs_is_refused_by_the_daemon_too)
 	pid_t p;
 	SFD_AUTO;
 
-	if (!start_daemon(&dm, NULL))
+	if (!sfd_start_for_users(&dm, NULL))
 		return;
 	fflush(stdout);
 	p = fork();
@@ -422,7 +412,7 @@ TEST(an_attach_by_pid_never_confines_a_process_that_reused_the_pid)
 		test_skip("no writable /proc/sys/kernel/ns_last_pid (CONFIG_CHECKPOINT_RESTORE)");
 		return;
 	}
-	if (!start_daemon(&dm, NULL) || !ASSERT_OK(pipe(go), "pipe"))
+	if (!sfd_start_for_users(&dm, NULL) || !ASSERT_OK(pipe(go), "pipe"))
 		return;
 	fflush(stdout);
 	target = fork();
@@ -476,7 +466,7 @@ TEST(a_request_sent_before_the_hello_is_refused_and_the_connection_closed)
 	ssize_t n;
 	SFD_AUTO;
 
-	if (!start_daemon(&dm, NULL))
+	if (!sfd_start_for_users(&dm, NULL))
 		return;
 	snprintf(addr.sun_path, sizeof(addr.sun_path), "%.*s",
 		 (int)sizeof(addr.sun_path) - 1, dm.sock);
@@ -546,7 +536,7 @@ TEST(admin_is_uid_0_or_the_admin_group_when_the_request_is_sent)
 	static const char *const group[] = { "--admin-group", "4242", NULL };
 	SFD_AUTO;
 
-	if (!start_daemon(&dm, group))
+	if (!sfd_start_for_users(&dm, group))
 		return;
 	ASSERT_EQ(admin_as(dm.sock, -1, 0, 0, -1), 1, "root");
 	ASSERT_EQ(admin_as(dm.sock, -1, 1000, 1000, -1), 0, "an ordinary user");

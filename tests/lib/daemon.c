@@ -49,7 +49,7 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 
 int sfd_connect(const char *sock)
 {
-	int fd = sf_proto_connect(sock, test_is_emulated() ? 120000 : 20000);
+	int fd = sf_proto_connect(sock, test_is_emulated() ? 120000 : 20000, NULL, 0);
 
 	return fd < 0 ? -1 : fd;
 }
@@ -210,6 +210,16 @@ bool sfd_start_sfilterd(struct sfd *dm, bool pin)
 		return false;
 	}
 	return sfd_start(dm, pin);
+}
+
+bool sfd_start_for_users(struct sfd *dm, const char *const *args)
+{
+	if (geteuid() != 0) {
+		test_skip("needs root (to become other users)");
+		return false;
+	}
+	dm->args = args;
+	return sfd_start_sfilterd(dm, false);
 }
 
 bool sfd_restart(struct sfd *dm)
@@ -466,18 +476,29 @@ bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id)
 
 bool sfd_file_has(const char *path, const char *needle)
 {
-	char buf[65536];
+	static char buf[65536];
+	size_t keep = 0, nlen = strlen(needle);
+	bool found = false;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
+	if (fd < 0 || nlen >= sizeof(buf) / 2) {
+		if (fd >= 0)
+			close(fd);
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
+	}
+	/* Block by block; each keeps the last block's tail, so that a
+	 * needle across two blocks is seen too. */
+	while (!found && (n = read(fd, buf + keep, sizeof(buf) - 1 - keep)) > 0) {
+		size_t have = keep + n;
+
+		buf[have] = '\0';
+		found = strstr(buf, needle) != NULL;
+		keep = have < nlen ? have : nlen;
+		memmove(buf, buf + have - keep, keep);
+	}
 	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strstr(buf, needle) != NULL;
+	return found;
 }
 
 bool sfd_log_wait(const struct sfd *dm, const char *needle)

@@ -47,6 +47,10 @@ bool sfd_start(struct sfd *dm, bool pin);
 /* sfd_start() of the sfilterd beside the runner ($SF_SFILTERD); skips the
  * test and returns false when there is none. */
 bool sfd_start_sfilterd(struct sfd *dm, bool pin);
+/* For a test that becomes other users: sfd_start_sfilterd() unpinned,
+ * with args (NULL-terminated, or NULL); skips the test and returns false
+ * unless it runs as root. */
+bool sfd_start_for_users(struct sfd *dm, const char *const *args);
 /* Starts it again on the same socket, log and pin dir. */
 bool sfd_restart(struct sfd *dm);
 /* Sends sig and reaps it; returns the wait status (-1 if not running). */
@@ -70,7 +74,8 @@ void sfd_stop_cleanup(struct sfd *dm);
  * also specifies how the daemon ends. */
 #define SFD_AUTO_STOP struct sfd dm __attribute__((cleanup(sfd_stop_cleanup))) = { 0 }
 
-/* Whether the first 64 KiB of the file at path contain needle. */
+/* Whether the file at path contains needle (which has no NUL bytes before
+ * it: the event log and stderr are text). */
 bool sfd_file_has(const char *path, const char *needle);
 /* Waits until the daemon's event log holds needle: 5 s, 30 s under
  * emulation. */

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilterd's connections: accepting them under limits, and sending.
+ *
+ * The daemon is one thread with one epoll loop; anything that waits on
+ * one client waits for all of them. So nothing here ever waits:
+ *
+ *   - A message is sent at once (MSG_DONTWAIT) when none waits before it.
+ *     When the socket is full (the peer does not read), the whole datagram
+ *     and the descriptors it carries go to the connection's output queue,
+ *     and the connection is watched for EPOLLOUT instead of EPOLLIN: while
+ *     its replies wait, no further request is read from it. A client that
+ *     does not read therefore holds the replies to one request at most,
+ *     plus, when it follows the log, the events since; past the bound
+ *     (conn_cfg.queue_bytes) it is closed, in one line of the log. One
+ *     message may always wait, whatever its size.
+ *   - Connections are limited per uid (conn_cfg.per_uid, for uids that are
+ *     not admins at connect) and in all (conn_cfg.total, of which the last
+ *     sixteenth is kept for admins, so that an administrator can always
+ *     reach a daemon that ordinary users have filled). At its limit, a
+ *     uid's connection idle the longest is closed to make room:
+ *     libsfclient keeps one connection per process and reconnects when it
+ *     finds it closed, so a uid with more live processes than the limit
+ *     still attaches. When none of the uid's connections is idle (replies
+ *     waiting, a request not yet read, following the log), the new one is
+ *     answered why (an SF_MSG_ATTACH_REPLY with EAGAIN in place of the
+ *     hello) and closed.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "sfilterd_conn.h"
+#include "proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5 */
+#endif
+
+/* Descriptors the daemon keeps for itself (the runtime's maps, programs
+ * and links, the log, epoll) beside two per connection (its socket and the
+ * peer's pidfd). */
+#define FDS_OUTSIDE_CONNS 512
+
+struct conn_msg {
+	struct conn_msg *next;
+	size_t len;
+	int nfds;
+	int fds[CONN_MAX_FDS];
+	char data[];
+};
+
+struct conn_config conn_cfg = {
+	.per_uid = 64, .total = 1024, .queue_bytes = 1 << 20, .admin_gid = (gid_t)-1,
+};
+struct conn_stats conn_stats;
+struct client **conn_list;
+int conn_count;
+
+static int epfd = -1;
+/* Closed connections wait here until the epoll batch that may still point
+ * at them is done: a follower dropped while events are drained can have
+ * its own event later in the same batch. */
+static struct client *graveyard;
+/* Given up to accept one connection when the descriptor table is full:
+ * a pending connection left in the backlog would wake the loop for ever. */
+static int spare_fd = -1;
+
+/* ---- sending ------------------------------------------------------------ */
+
+/* One datagram now, or not at all: the bytes sent, or -1 (errno). */
+static ssize_t send_now(int fd, const void *buf, size_t len, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(CONN_MAX_FDS * sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl };
+	ssize_t n;
+
+	if (nfds > 0)
+		sf_proto_add_cmsg(&mh, SCM_RIGHTS, fds, nfds * sizeof(int));
+	else
+		mh.msg_control = NULL;
+	do
+		n = sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* Requests while nothing waits to be sent; the queue's turn otherwise. */
+static void watch(struct client *c)
+{
+	uint32_t want = c->q_head ? EPOLLOUT : EPOLLIN;
+	struct epoll_event ev = { .events = want, .data.ptr = c };
+
+	if (want != c->watching && epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+		c->watching = want;
+}
+
+static void free_msg(struct conn_msg *m)
+{
+	int i;
+
+	for (i = 0; i < m->nfds; i++)
+		close(m->fds[i]);
+	free(m);
+}
+
+/* Closes c with one line, in the log and on stderr, that says why. */
+static void close_noting(struct client *c, const char *what, const char *why)
+{
+	char line[384];
+
+	snprintf(line, sizeof(line), "{\"sfilterd\":\"%s\",\"pid\":%d,\"uid\":%u,"
+		 "\"reason\":\"%s\"}", what, c->pid, c->uid, why);
+	log_line(line);
+	log_flush();
+	diag("pid %d uid %u: %s: %s", c->pid, c->uid, what, why);
+	conn_close(c);
+}
+
+static bool enqueue(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
+{
+	size_t cost = sizeof(struct conn_msg) + len;
+	struct conn_msg *m;
+
+	if (c->q_head && c->q_bytes + cost > conn_cfg.queue_bytes) {
+		char why[160];
+
+		snprintf(why, sizeof(why), "it does not read its replies: %zu bytes wait "
+			 "(bound %zu)", c->q_bytes + cost, conn_cfg.queue_bytes);
+		conn_stats.overflowed++;
+		close_noting(c, "close", why);
+		errno = ENOBUFS;
+		return false;
+	}
+	m = malloc(cost);
+	if (!m) {
+		close_noting(c, "close", "out of memory for its replies");
+		errno = ENOMEM;
+		return false;
+	}
+	*m = (struct conn_msg){ .len = len };
+	memcpy(m->data, buf, len);
+	for (; m->nfds < nfds; m->nfds++) {
+		m->fds[m->nfds] = fcntl(fds[m->nfds], F_DUPFD_CLOEXEC, 0);
+		if (m->fds[m->nfds] < 0) {
+			free_msg(m);
+			close_noting(c, "close", "out of descriptors for its replies");
+			errno = EMFILE;
+			return false;
+		}
+	}
+	if (c->q_tail)
+		c->q_tail->next = m;
+	else
+		c->q_head = m;
+	c->q_tail = m;
+	c->q_bytes += cost;
+	watch(c);
+	return true;
+}
+
+bool conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
+{
+	ssize_t n;
+
+	if (c->dead) {
+		errno = EPIPE;
+		return false;
+	}
+	if (nfds < 0 || nfds > CONN_MAX_FDS) {
+		errno = EINVAL;
+		return false;
+	}
+	if (!c->q_head) {
+		n = send_now(c->fd, buf, len, fds, nfds);
+		if (n == (ssize_t)len)
+			return true;
+		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+			/* The peer has gone (EPIPE, ECONNRESET). */
+			conn_close(c);
+			return false;
+		}
+	}
+	return enqueue(c, buf, len, fds, nfds);
+}
+
+/* Sends what waits, oldest first, until the socket is full again. */
+static void flush(struct client *c)
+{
+	while (c->q_head) {
+		struct conn_msg *m = c->q_head;
+		ssize_t n = send_now(c->fd, m->data, m->len, m->fds, m->nfds);
+
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n != (ssize_t)m->len) {
+			conn_close(c);
+			return;
+		}
+		c->q_head = m->next;
+		if (!c->q_head)
+			c->q_tail = NULL;
+		c->q_bytes -= sizeof(*m) + m->len;
+		free_msg(m);
+		c->last = time(NULL); /* it reads: not idle */
+	}
+	watch(c);
+}
+
+bool conn_ready(struct client *c, uint32_t events)
+{
+	if (c->dead)
+		return false;
+	if (c->q_head && (events & EPOLLOUT))
+		flush(c);
+	if (c->dead)
+		return false;
+	if (c->q_head) {
+		/* Its peer has gone: nobody will read what waits. */
+		if (events & (EPOLLHUP | EPOLLERR))
+			conn_close(c);
+		return false;
+	}
+	return events & (EPOLLIN | EPOLLHUP | EPOLLERR);
+}
+
+/* An SF_MSG_ATTACH_REPLY in out; its length. */
+static size_t attach_reply(void *out, uint32_t request_id, int error, uint32_t filter_id,
+			   const char *msg)
+{
+	struct sf_attach_reply *r = out;
+	size_t len = strnlen(msg, SF_PROTO_MAX_TEXT - 1);
+
+	memset(r, 0, sizeof(*r));
+	sf_proto_header(&r->hdr, SF_MSG_ATTACH_REPLY, SF_PROTO_REPLY_SIZE + len + 1,
+			request_id);
+	r->error = error;
+	r->filter_id = filter_id;
+	memcpy(r->message, msg, len);
+	r->message[len] = '\0';
+	return r->hdr.length;
+}
+
+bool conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
+		const char *msg)
+{
+	union {
+		struct sf_attach_reply r;
+		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	} out;
+
+	return conn_send(c, &out, attach_reply(&out, request_id, error, filter_id, msg),
+			 NULL, 0);
+}
+
+bool conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
+		 uint32_t flags, const char *text, const void *data, uint32_t data_len)
+{
+	static char out[SF_PROTO_MAX_MSG];
+	struct sf_reply *r = (struct sf_reply *)out;
+	size_t tlen = strlen(text), len = SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len;
+
+	if (len > SF_PROTO_MAX_MSG) {
+		errno = EMSGSIZE;
+		return false;
+	}
+	memset(r, 0, sizeof(*r));
+	sf_proto_header(&r->hdr, SF_MSG_REPLY, len, request_id);
+	r->error = error;
+	r->id = id;
+	r->flags = flags;
+	r->data_len = data_len;
+	memcpy(r->text, text, tlen + 1);
+	if (data_len)
+		memcpy(r->text + tlen + 1, data, data_len);
+	return conn_send(c, out, len, NULL, 0);
+}
+
+/* ---- closing ------------------------------------------------------------ */
+
+void conn_discard(int fd)
+{
+	char buf[64];
+	int i;
+
+	/* Without room for control messages, the kernel drops the
+	 * descriptors a datagram carries instead of installing them. */
+	for (i = 0; i < 64; i++)
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) < 0)
+			return;
+}
+
+void conn_close(struct client *c)
+{
+	int i;
+
+	if (c->dead)
+		return;
+	c->dead = true;
+	for (i = 0; i < conn_count; i++)
+		if (conn_list[i] == c) {
+			conn_list[i] = conn_list[--conn_count];
+			break;
+		}
+	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	while (c->q_head) {
+		struct conn_msg *m = c->q_head;
+
+		c->q_head = m->next;
+		free_msg(m);
+	}
+	c->q_tail = NULL;
+	c->q_bytes = 0;
+	c->next_dead = graveyard;
+	graveyard = c;
+}
+
+void conn_free_closed(void)
+{
+	while (graveyard) {
+		struct client *c = graveyard;
+
+		graveyard = c->next_dead;
+		free(c);
+	}
+}
+
+void conn_sweep_idle(int seconds)
+{
+	time_t now = time(NULL);
+	int i;
+
+	for (i = conn_count - 1; i >= 0; i--)
+		if (!conn_list[i]->follow && now - conn_list[i]->last > seconds)
+			conn_close(conn_list[i]);
+}
+
+/* ---- accepting ---------------------------------------------------------- */
+
+void conn_raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t room;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= FDS_OUTSIDE_CONNS + 2 * (rlim_t)conn_cfg.total)
+		return;
+	room = rl.rlim_cur > FDS_OUTSIDE_CONNS + 2 ? (rl.rlim_cur - FDS_OUTSIDE_CONNS) / 2 : 1;
+	diag("RLIMIT_NOFILE is %llu: at most %llu connections, not %u",
+	     (unsigned long long)rl.rlim_cur, (unsigned long long)room, conn_cfg.total);
+	conn_cfg.total = room;
+}
+
+int conn_init(int ep)
+{
+	epfd = ep;
+	if (conn_cfg.total < 1)
+		conn_cfg.total = 1;
+	conn_list = calloc(conn_cfg.total, sizeof(*conn_list));
+	if (!conn_list)
+		return -ENOMEM;
+	spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+/* Whether the admin group is the connecting process's gid or among its
+ * supplementary groups, as the kernel recorded them at connect(). */
+static bool in_admin_group(int fd, gid_t gid)
+{
+	gid_t groups[256];
+	socklen_t len = sizeof(groups);
+	size_t i;
+
+	if (conn_cfg.admin_gid == (gid_t)-1)
+		return false;
+	if (gid == conn_cfg.admin_gid)
+		return true;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
+		return false;
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (groups[i] == conn_cfg.admin_gid)
+			return true;
+	return false;
+}
+
+/* Idle: nothing waits either way and it does not follow the log; or its
+ * peer has gone, which the loop has not seen yet. */
+static bool idle(const struct client *c)
+{
+	char probe;
+	ssize_t n;
+
+	if (c->follow || c->q_head)
+		return false;
+	n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
+/* 0 when a connection of uid fits (after making room, maybe), else EAGAIN
+ * with the reason in why. */
+static int make_room(uid_t uid, bool privileged, char *why, size_t size)
+{
+	uint32_t reserve = conn_cfg.total / 16 ? conn_cfg.total / 16 : 1, mine = 0;
+	struct client *oldest = NULL;
+	int i;
+
+	if ((uint32_t)conn_count >= conn_cfg.total) {
+		snprintf(why, size, "sfilterd serves %d connections, its limit "
+			 "(--max-conns %u)", conn_count, conn_cfg.total);
+		return EAGAIN;
+	}
+	if (privileged)
+		return 0;
+	if (reserve < conn_cfg.total && (uint32_t)conn_count >= conn_cfg.total - reserve) {
+		snprintf(why, size, "sfilterd serves %d connections: the rest of "
+			 "--max-conns %u is kept for administrators", conn_count, conn_cfg.total);
+		return EAGAIN;
+	}
+	if (!conn_cfg.per_uid)
+		return 0;
+	for (i = 0; i < conn_count; i++) {
+		struct client *c = conn_list[i];
+
+		if (c->uid != uid || c->privileged)
+			continue;
+		mine++;
+		if ((!oldest || c->last < oldest->last) && idle(c))
+			oldest = c;
+	}
+	if (mine < conn_cfg.per_uid)
+		return 0;
+	if (oldest && mine == conn_cfg.per_uid) {
+		if (conn_cfg.verbose)
+			diag("pid %d uid %u: idle, closed to make room for its uid",
+			     oldest->pid, oldest->uid);
+		conn_stats.evicted++;
+		conn_close(oldest);
+		return 0;
+	}
+	snprintf(why, size, "uid %u has %u connections open and none idle "
+		 "(--max-conns-per-uid %u)", uid, mine, conn_cfg.per_uid);
+	return EAGAIN;
+}
+
+/* Answers a connection over a limit why, in place of the hello, and closes
+ * it. One line in the log a second at most: refusals are cheap to cause. */
+static void refuse(int fd, const struct ucred *cred, const char *why)
+{
+	static time_t logged;
+	static uint64_t unlogged;
+	char out[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	time_t now = time(NULL);
+
+	conn_stats.refused++;
+	conn_discard(fd);
+	send_now(fd, out, attach_reply(out, 0, EAGAIN, 0, why), NULL, 0);
+	close(fd);
+	if (now == logged) {
+		unlogged++;
+		return;
+	}
+	logged = now;
+	{
+		char line[SF_PROTO_MAX_TEXT + 128];
+
+		snprintf(line, sizeof(line), "{\"sfilterd\":\"refuse\",\"pid\":%d,\"uid\":%u,"
+			 "\"reason\":\"%s\",\"not_logged_before\":%llu}", cred->pid, cred->uid,
+			 why, (unsigned long long)unlogged);
+		log_line(line);
+		log_flush();
+	}
+	diag("pid %d uid %u: connection refused: %s", cred->pid, cred->uid, why);
+	unlogged = 0;
+}
+
+/* accept4(), and when the descriptor table is full, the pending connection
+ * all the same, to be refused. */
+static int accept_one(int lfd, bool *no_fds)
+{
+	int fd;
+
+	*no_fds = false;
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0 || errno == EAGAIN || errno == EWOULDBLOCK)
+			return fd;
+		if (errno == EINTR || errno == ECONNABORTED)
+			continue;
+		if ((errno != EMFILE && errno != ENFILE) || spare_fd < 0) {
+			diag("accept: %s", strerror(errno));
+			return -1;
+		}
+		close(spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		*no_fds = fd >= 0;
+		return fd;
+	}
+}
+
+struct client *conn_accept(int lfd)
+{
+	for (;;) {
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
+		struct epoll_event ev = { .events = EPOLLIN };
+		struct client *c;
+		char why[SF_PROTO_MAX_TEXT];
+		bool no_fds, group;
+		int fd, one = 1, pidfd = -1;
+
+		fd = accept_one(lfd, &no_fds);
+		if (fd < 0)
+			return NULL;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+			close(fd);
+			continue;
+		}
+		if (no_fds) {
+			refuse(fd, &cred, "sfilterd has no descriptor left for it");
+			continue;
+		}
+		group = in_admin_group(fd, cred.gid);
+		if (make_room(cred.uid, cred.uid == 0 || group, why, sizeof(why))) {
+			refuse(fd, &cred, why);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		/* The pidfd of the process that connected: race-free from the
+		 * kernel when it can (6.5+), else by pid, at once. */
+		len = sizeof(pidfd);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0) {
+			/* Only when the kernel lacks SO_PEERPIDFD: any other
+			 * error means the peer has exited, and its pid may
+			 * already be someone else's. */
+			pidfd = errno == ENOPROTOOPT ?
+				syscall(SYS_pidfd_open, cred.pid, 0) : -1;
+			if (pidfd >= 0)
+				fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+		}
+		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+		*c = (struct client){ .fd = fd, .pidfd = pidfd, .pid = cred.pid,
+				      .uid = cred.uid, .gid = cred.gid,
+				      .in_admin_group = group, .privileged = cred.uid == 0 || group,
+				      .last = time(NULL),
+				      .watching = EPOLLIN };
+		ev.data.ptr = c;
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			close(fd);
+			if (pidfd >= 0)
+				close(pidfd);
+			free(c);
+			continue;
+		}
+		conn_list[conn_count++] = c;
+		return c;
+	}
+}

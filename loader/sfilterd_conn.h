@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sfilterd's connections (loader/sfilterd_conn.c): accepting them under
+ * per-uid and global limits, and every message the daemon sends, through a
+ * bounded output queue per connection, so that the one event loop never
+ * waits on any client.
+ */
+#ifndef SFILTERD_CONN_H
+#define SFILTERD_CONN_H
+
+#include "runtime.h" /* struct sf_identity */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+/* Descriptors one queued message may carry (SCM_RIGHTS). */
+#define CONN_MAX_FDS 4
+
+struct conn_msg;
+
+struct client {
+	int fd;
+	bool follow;    /* LOG --follow: events are streamed, no idle sweep */
+	bool follow_admin;
+	int pidfd;      /* the connecting process, or -1 if it was gone */
+	pid_t pid;      /* SO_PEERCRED at connect time */
+	uid_t uid;
+	gid_t gid;
+	bool in_admin_group; /* the admin group among its groups at connect */
+	/* uid 0 or the admin group at connect: outside the per-uid limit,
+	 * and may use the connections kept back for administrators. Only a
+	 * connection slot; what a request may do is decided per request. */
+	bool privileged;
+	struct sf_identity ident; /* the process, as identified before the hello */
+	time_t last;    /* last activity, for the idle sweep */
+	bool dead;      /* closed; freed only after the current epoll batch */
+	struct client *next_dead;
+	/* Messages that did not fit the socket, oldest first: while there
+	 * are any, nothing more is read from the connection. */
+	struct conn_msg *q_head, *q_tail;
+	size_t q_bytes; /* what they cost, bookkeeping included */
+	uint32_t watching; /* the epoll events asked for: EPOLLIN or EPOLLOUT */
+};
+
+struct conn_config {
+	uint32_t per_uid;     /* connections of one non-admin uid; 0: no limit */
+	uint32_t total;       /* all connections */
+	size_t queue_bytes;   /* the output queue's bound, per connection */
+	gid_t admin_gid;      /* --admin-group, or (gid_t)-1 */
+	bool verbose;
+};
+
+struct conn_stats {
+	uint64_t refused;     /* over a connection limit */
+	uint64_t evicted;     /* idle, closed to make room for its own uid */
+	uint64_t overflowed;  /* closed: its output queue was over the bound */
+};
+
+extern struct conn_config conn_cfg;
+extern struct conn_stats conn_stats;
+/* The open connections; their order changes as they close. */
+extern struct client **conn_list;
+extern int conn_count;
+
+/* Provided by sfilterd.c: a line on stderr, and one in the event log. */
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_line(const char *line);
+void log_flush(void);
+
+/* Raises RLIMIT_NOFILE's soft limit to the hard one, and lowers
+ * conn_cfg.total where even that cannot hold every connection. */
+void conn_raise_nofile(void);
+/* Allocates the table for conn_cfg.total connections, watched in epfd.
+ * 0 or -errno. */
+int conn_init(int epfd);
+
+/* The next connection accepted on lfd, added to the table and watched for
+ * requests; NULL when none is waiting. Connections over a limit are
+ * answered why and closed here, and never returned. */
+struct client *conn_accept(int lfd);
+/* After epoll reported events for c: sends what waits, closes it if its
+ * peer has gone while replies wait. True when a request may be read. */
+bool conn_ready(struct client *c, uint32_t events);
+
+/* Sends one datagram (and nfds descriptors, which stay the caller's), at
+ * once or, when the socket is full or earlier ones wait, from the queue.
+ * False (errno set) when c is closed, or has just been closed: its peer is
+ * gone or its queue went over the bound. */
+bool conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds);
+/* An SF_MSG_ATTACH_REPLY; msg is cut at SF_PROTO_MAX_TEXT. */
+bool conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
+		const char *msg);
+/* An SF_MSG_REPLY: text (NUL included), then data_len bytes of data.
+ * False with EMSGSIZE (c stays open) when it would exceed SF_PROTO_MAX_MSG. */
+bool conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
+		 uint32_t flags, const char *text, const void *data, uint32_t data_len);
+
+/* Reads and drops what the peer queued, descriptors included, so that
+ * closing reads as an end of file to it rather than a reset. */
+void conn_discard(int fd);
+void conn_close(struct client *c);
+/* Frees the connections closed during the last epoll batch. */
+void conn_free_closed(void);
+/* Closes the connections that have been idle (no request read, no reply
+ * taken) for more than seconds; log followers stay. */
+void conn_sweep_idle(int seconds);
+
+#endif /* SFILTERD_CONN_H */
