@@ -1,15 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # sfilter build. Shaped like libbpf-bootstrap: every output in $(OUTPUT),
-# quiet unless V=1, wildcards so that adding a source file needs no edit here.
+# quiet unless V=1, wildcards so that adding a source file needs no edit
+# here, and one block per library in the order the layers depend on each
+# other (DEVELOPERS.md):
 #
-#   make            deps, build/libc2e.a, build/classic2ebpf, build/tests/sftest,
-#                   build/bench/*
-#   make test       all + fuzzers, then the suite on the host, the fuzzers for
-#                   FUZZ_SHORT_SECONDS each, and the suite in the 6.1 guest
+#   classic2ebpf -> bpf -> runtime -> proto -> daemon, client -> cli
+#
+# Each layer's objects see only their own headers and those of the layers
+# below them (*_INC); tests/check-layers.sh, run by `make test`, checks the
+# include edges.
+#
+#   make            deps, the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
+#                   build/tests/sftest, build/bench/*
+#   make test       all + fuzzers + the ASan daemon, then the suite on the
+#                   host, the fuzzers for FUZZ_SHORT_SECONDS each, and the
+#                   suite in the 6.1 guest
 #   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
+#   make install    binaries, libsfclient, sfclient.h, sfclient.pc, man pages
 
 OUTPUT ?= build
 CC ?= cc
@@ -25,19 +35,12 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 
 CFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra
-INCLUDES := -Iclassic2ebpf -Itests -Itests/lib -I$(OUTPUT)
-ALL_CFLAGS := $(CFLAGS) $(WARNINGS) $(INCLUDES) -MMD -MP
 LDFLAGS ?=
 # Static so that the guest's initramfs needs no shared libraries.
 STATIC_LIBS := -lseccomp -lbpf -lelf -lz -ljson-c -lpthread
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) \
-	      -I$(dir $(VMLINUX)) $(INCLUDES)
 
 FUZZ_CC ?= $(CLANG)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) \
-	       $(INCLUDES) -MMD -MP
-FUZZ_LIBS := -lseccomp -lbpf -lelf -lz
 FUZZ_SECONDS ?= 600
 FUZZ_SHORT_SECONDS ?= 60
 
@@ -46,43 +49,22 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
 	    busybox-static cpio gzip libclang-rt-14-dev
 
-# --- sources (globbed) -------------------------------------------------------
-LIB_SRCS := $(filter-out classic2ebpf/main.c,$(wildcard classic2ebpf/*.c))
-CLI_SRCS := $(wildcard classic2ebpf/main.c)
-TESTLIB_SRCS := $(wildcard tests/lib/*.c)
-TEST_SRCS := $(wildcard tests/*.c) $(TESTLIB_SRCS)
-# bench/bench_util.c is linked into every bench, not a bench itself.
-BENCH_UTIL_SRCS := bench/bench_util.c
-BENCH_SRCS := $(filter-out $(BENCH_UTIL_SRCS),$(wildcard bench/*.c))
-FUZZ_SRCS := $(wildcard fuzz/*.c)
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
+# Each layer's include path: its own headers and those below it.
+C2E_INC     := -Iclassic2ebpf
+BPF_INC     := -Ibpf
+RUNTIME_INC := -Iloader/runtime $(C2E_INC) $(BPF_INC) -I$(OUTPUT)
+PROTO_INC   := -Iloader/proto $(BPF_INC) $(C2E_INC)
+CLIENT_INC  := -Iloader/client $(PROTO_INC)
+DAEMON_INC  := -Iloader -Iloader/client -Iloader/daemon -Iloader/runtime $(PROTO_INC) $(C2E_INC) -I$(OUTPUT)
+CLI_INC     := -Iloader/cli $(CLIENT_INC) $(C2E_INC)
+# Tests, benches and fuzzers look at every layer.
+TEST_INC    := -Itests -Itests/lib -Iloader/runtime -Iloader/client $(PROTO_INC) \
+	       $(C2E_INC) -I$(OUTPUT)
 
 obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
+pic = $(patsubst %.c,$(OUTPUT)/obj/%.pic.o,$(1))
 fobj = $(patsubst %.c,$(OUTPUT)/fuzz/obj/%.o,$(1))
-
-LIB_OBJS := $(call obj,$(LIB_SRCS))
-TESTLIB_OBJS := $(call obj,$(TESTLIB_SRCS))
-TEST_OBJS := $(call obj,$(TEST_SRCS))
-LIBC2E := $(OUTPUT)/libc2e.a
-LIBTEST := $(OUTPUT)/libsftest.a
-CLI := $(if $(CLI_SRCS),$(OUTPUT)/classic2ebpf)
-SFTEST := $(OUTPUT)/tests/sftest
-BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
-BENCH_UTIL_OBJS := $(call obj,$(BENCH_UTIL_SRCS))
-FUZZERS := $(patsubst fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB := $(OUTPUT)/fuzz/libc2e-fuzz.a
-FUZZ_LIB_OBJS := $(call fobj,$(LIB_SRCS) $(TESTLIB_SRCS))
-BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-
-ALL_OBJS := $(LIB_OBJS) $(TEST_OBJS) $(call obj,$(CLI_SRCS) $(BENCH_SRCS)) $(BENCH_UTIL_OBJS)
-ALL_FUZZ_OBJS := $(FUZZ_LIB_OBJS) $(call fobj,$(FUZZ_SRCS))
-DIRS := $(sort $(OUTPUT) $(OUTPUT)/tests $(OUTPUT)/bench $(OUTPUT)/fuzz \
-	       $(OUTPUT)/bpf $(dir $(ALL_OBJS) $(ALL_FUZZ_OBJS)))
-DIRS := $(patsubst %/,%,$(DIRS))
-
-# A stamp per package list: a changed list, or a fresh clone, checks again.
-DEPS_STAMP := $(OUTPUT)/.deps-$(shell printf '%s ' $(DEB_PKGS) | cksum | cut -d' ' -f1)
+aobj = $(patsubst %.c,$(OUTPUT)/asan/%.o,$(1))
 
 # --- output style ------------------------------------------------------------
 ifeq ($(V),1)
@@ -96,16 +78,19 @@ endif
 
 .DELETE_ON_ERROR:
 # Objects built through pattern rules are kept, not deleted as intermediates.
-.PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/fuzz/obj/%.o
+.PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/obj/%.pic.o $(OUTPUT)/fuzz/obj/%.o $(OUTPUT)/asan/%.o
 .DEFAULT_GOAL := all
-.PHONY: all deps test demo fuzz fuzz-bins fuzz-short vmlinux clean guest-kernel guest-shell bpf
-
-all: deps $(LIBC2E) $(CLI) $(SFTEST) $(BENCHES) $(BPF_SKELS)
+.PHONY: all deps bpf test demo fuzz fuzz-bins fuzz-short sfilterd-asan vmlinux \
+	guest-kernel guest-shell install install-systemd clean
 
 # --- packages ----------------------------------------------------------------
+# A stamp per package list: a changed list, or a fresh clone, checks again.
+DEPS_STAMP := $(OUTPUT)/.deps-$(shell printf '%s ' $(DEB_PKGS) | cksum | cut -d' ' -f1)
+
 deps: $(DEPS_STAMP)
 
-$(DEPS_STAMP): | $(OUTPUT)
+$(DEPS_STAMP):
+	$(Q)mkdir -p $(OUTPUT)
 	$(call msg,DEPS,checking $(words $(DEB_PKGS)) Debian packages)
 	$(Q)missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
@@ -122,50 +107,54 @@ $(DEPS_STAMP): | $(OUTPUT)
 		{ tail -20 $(OUTPUT)/apt.log >&2; exit 1; }; \
 	touch $@
 
-# --- libraries and programs --------------------------------------------------
-$(DIRS):
-	$(Q)mkdir -p $@
-
-$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP) $(DIRS)
+# --- compiling ---------------------------------------------------------------
+# One rule per flavour; each object group sets LAYER_INC (a target-specific
+# variable on the objects themselves, never on what links them).
+$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
-# An archive from no objects is valid, so this works before any library
-# source exists. Rebuilt from scratch so a deleted source leaves no object.
-$(LIBC2E): $(LIB_OBJS) | $(OUTPUT)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_STAMP)
+	$(call msg,CC-PIC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
+		-c $< -o $@
 
-$(LIBTEST): $(TESTLIB_OBJS) | $(OUTPUT)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+archive = $(call msg,AR,$@) rm -f $@ && $(AR) rcs $@ $^
+link_static = $(call msg,BINARY,$@) $(CC) -static $(LDFLAGS) $(filter %.o %.a,$^) \
+	$(STATIC_LIBS) -o $@
 
-$(OUTPUT)/classic2ebpf: $(call obj,classic2ebpf/main.c) $(LIBC2E)
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+# --- classic2ebpf: libc2e.a and the classic2ebpf CLI ---------------------------
+C2E_SRCS := $(filter-out classic2ebpf/main.c,$(wildcard classic2ebpf/*.c))
+C2E_OBJS := $(call obj,$(C2E_SRCS))
+LIBC2E := $(OUTPUT)/libc2e.a
+C2E_CLI := $(OUTPUT)/classic2ebpf
 
-$(SFTEST): $(TEST_OBJS) $(LIBC2E) | $(OUTPUT)/tests
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+$(C2E_OBJS) $(call obj,classic2ebpf/main.c): LAYER_INC := $(C2E_INC)
 
-$(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(BENCH_UTIL_OBJS) $(LIBTEST) $(LIBC2E) | $(OUTPUT)/bench
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
+$(LIBC2E): $(C2E_OBJS)
+	$(Q)$(archive)
 
-# --- BPF objects and skeletons (the runtime) -----------------------------------
+$(C2E_CLI): $(call obj,classic2ebpf/main.c) $(LIBC2E)
+	$(Q)$(link_static)
+
+# --- bpf: the BPF objects and their skeletons -----------------------------------
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) $(BPF_INC)
+
 bpf: $(BPF_SKELS)
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_STAMP) $(DIRS)
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
-$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
-
-# User code that includes a skeleton waits for it.
-$(LIB_OBJS) $(TEST_OBJS) $(FUZZ_LIB_OBJS): | $(BPF_SKELS)
 
 vmlinux: | $(DEPS_STAMP)
 	$(call msg,GEN,$(VMLINUX))
@@ -173,23 +162,133 @@ vmlinux: | $(DEPS_STAMP)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX).tmp
 	$(Q)mv $(VMLINUX).tmp $(VMLINUX)
 
-# --- fuzzers -----------------------------------------------------------------
-# The library is compiled again, instrumented, into its own archive.
-$(OUTPUT)/fuzz/obj/fuzz/%.o: fuzz/%.c | $(DEPS_STAMP) $(DIRS)
-	$(call msg,FUZZ-CC,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+# --- runtime: libsfruntime.a ----------------------------------------------------
+RUNTIME_SRCS := $(wildcard loader/runtime/*.c)
+RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
+LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
 
-$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(DIRS)
-	$(call msg,FUZZ-CC,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+$(RUNTIME_OBJS): LAYER_INC := $(RUNTIME_INC)
+$(RUNTIME_OBJS): | $(BPF_SKELS)
 
-$(FUZZ_LIB): $(FUZZ_LIB_OBJS) | $(OUTPUT)/fuzz
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
+$(LIBSFRUNTIME): $(RUNTIME_OBJS)
+	$(Q)$(archive)
+
+# --- proto: libsfproto.a (messages, request checks, framing, event JSON) --------
+PROTO_SRCS := $(wildcard loader/proto/*.c)
+PROTO_OBJS := $(call obj,$(PROTO_SRCS))
+LIBSFPROTO := $(OUTPUT)/libsfproto.a
+
+$(PROTO_OBJS) $(call pic,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
+
+$(LIBSFPROTO): $(PROTO_OBJS)
+	$(Q)$(archive)
+
+# --- client: libsfclient (.a, .so, .pc) ------------------------------------------
+# The shared library holds the protocol's framing too, hidden; only the
+# symbols of loader/client/libsfclient.map are exported.
+CLIENT_SRCS := $(wildcard loader/client/*.c)
+CLIENT_PIC_SRCS := $(CLIENT_SRCS) loader/proto/framing.c
+LIBSFCLIENT := $(OUTPUT)/libsfclient.a
+LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
+SFCLIENT_PC := $(OUTPUT)/sfclient.pc
+SFCLIENT_VERSION := 0.1.0
+
+$(call obj,$(CLIENT_SRCS)) $(call pic,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC)
+
+$(LIBSFCLIENT): $(call obj,$(CLIENT_SRCS))
+	$(Q)$(archive)
+
+$(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS)) loader/client/libsfclient.map
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
+		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) -o $@
+	$(Q)ln -sf libsfclient.so $@.0
+
+$(SFCLIENT_PC): Makefile
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+		'Name: sfclient' \
+		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
+		'Version: $(SFCLIENT_VERSION)' \
+		'Libs: -L$${libdir} -lsfclient' \
+		'Cflags: -I$${includedir}' > $@
+
+# --- daemon: sfilterd -------------------------------------------------------------
+DAEMON_SRCS := loader/sfilterd.c loader/sfilterd_conn.c
+DAEMON_OBJS := $(call obj,$(DAEMON_SRCS))
+SFILTERD := $(OUTPUT)/sfilterd
+
+$(DAEMON_OBJS): LAYER_INC := $(DAEMON_INC)
+$(DAEMON_OBJS): | $(BPF_SKELS)
+
+$(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
+	$(Q)$(link_static)
+
+# --- cli: sfctl and sfrun -----------------------------------------------------------
+SFCTL_SRCS := $(filter-out loader/cli/sfrun.c,$(wildcard loader/cli/*.c))
+SFCTL := $(OUTPUT)/sfctl
+SFRUN := $(OUTPUT)/sfrun
+
+$(call obj,$(wildcard loader/cli/*.c)): LAYER_INC := $(CLI_INC)
+
+$(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROTO) $(LIBC2E)
+	$(Q)$(link_static)
+
+$(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROTO) $(LIBC2E)
+	$(Q)$(link_static)
+
+# --- tests and benches ------------------------------------------------------------
+# Every tests/*.c and tests/lib/*.c links into one static runner; each
+# bench/*.c but bench_util.c (linked into every bench) is one binary.
+TESTLIB_SRCS := $(wildcard tests/lib/*.c)
+TEST_SRCS := $(wildcard tests/*.c) $(TESTLIB_SRCS)
+TEST_OBJS := $(call obj,$(TEST_SRCS))
+LIBTEST := $(OUTPUT)/libsftest.a
+SFTEST := $(OUTPUT)/tests/sftest
+BENCH_UTIL_SRCS := bench/bench_util.c
+BENCH_SRCS := $(filter-out $(BENCH_UTIL_SRCS),$(wildcard bench/*.c))
+BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
+# The order of a static link: what calls, then what is called.
+USER_LIBS := $(LIBSFCLIENT) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
+
+$(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): LAYER_INC := $(TEST_INC)
+$(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): | $(BPF_SKELS)
+
+$(LIBTEST): $(call obj,$(TESTLIB_SRCS))
+	$(Q)$(archive)
+
+$(SFTEST): $(TEST_OBJS) $(USER_LIBS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(link_static)
+
+$(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(call obj,$(BENCH_UTIL_SRCS)) $(LIBTEST) $(USER_LIBS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(link_static)
+
+# --- fuzzers ----------------------------------------------------------------------
+# libFuzzer targets link the translator, the test helpers and the
+# protocol's checks, compiled again with the sanitizers into their own
+# archive.
+FUZZ_SRCS := $(wildcard fuzz/*.c)
+FUZZERS := $(patsubst fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB := $(OUTPUT)/fuzz/libsf-fuzz.a
+FUZZ_LIB_OBJS := $(call fobj,$(C2E_SRCS) $(TESTLIB_SRCS) loader/proto/checks.c \
+				loader/proto/framing.c)
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	       $(WARNINGS) $(TEST_INC) -MMD -MP
+
+$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	$(Q)$(archive)
 
 $(OUTPUT)/fuzz/%: $(OUTPUT)/fuzz/obj/fuzz/%.o $(FUZZ_LIB)
 	$(call msg,FUZZER,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(FUZZ_LIBS) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lseccomp -lbpf -lelf -lz -o $@
 
 fuzz-bins: deps $(FUZZERS)
 
@@ -199,12 +298,39 @@ fuzz: fuzz-bins
 fuzz-short: fuzz-bins
 	$(Q)tests/run-fuzz.sh $(FUZZ_SHORT_SECONDS) $(FUZZERS)
 
-# --- running -----------------------------------------------------------------
-test: all fuzz-bins
+# --- sfilterd-asan: the daemon with ASan+UBSan, for tests/test_daemon_fuzz.c --------
+# Dynamically linked; tests/guest/run.sh brings its libraries into the guest.
+SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
+ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) -MMD -MP
+ASAN_OBJS := $(call aobj,$(DAEMON_SRCS) $(RUNTIME_SRCS) $(PROTO_SRCS) $(C2E_SRCS))
+
+$(call aobj,$(DAEMON_SRCS)): LAYER_INC := $(DAEMON_INC)
+$(call aobj,$(RUNTIME_SRCS)): LAYER_INC := $(RUNTIME_INC)
+$(call aobj,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
+$(call aobj,$(C2E_SRCS)): LAYER_INC := $(C2E_INC)
+
+$(OUTPUT)/asan/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+	$(call msg,ASAN-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(LAYER_INC) -c $< -o $@
+
+sfilterd-asan: $(SFILTERD_ASAN)
+
+$(SFILTERD_ASAN): $(ASAN_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ -lseccomp -lbpf -lelf -lz -ljson-c -lpthread -o $@
+
+# --- all -----------------------------------------------------------------------------
+all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) \
+     $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) \
+     $(SFTEST) $(BENCHES)
+
+# --- running ---------------------------------------------------------------------------
+test: all fuzz-bins $(SFILTERD_ASAN)
 	$(Q)FUZZ_SHORT_SECONDS=$(FUZZ_SHORT_SECONDS) tests/run-all.sh $(FUZZERS)
 
-demo: deps $(CLI)
-	$(Q)demo/demo.sh $(OUTPUT)/classic2ebpf
+demo: deps $(C2E_CLI) $(SFILTERD) $(SFCTL) $(SFRUN)
+	$(Q)demo/demo.sh $(C2E_CLI)
 
 # Fetch and unpack the guest kernel ahead of time (tests/guest/run.sh would
 # otherwise do it on first use).
@@ -215,226 +341,41 @@ guest-kernel: deps
 guest-shell: all
 	$(Q)SF_GUEST_SHELL=1 tests/guest/run.sh $(SFTEST)
 
-clean:
-	$(call msg,CLEAN,$(OUTPUT))
-	$(Q)rm -rf $(OUTPUT)
-
--include $(ALL_OBJS:.o=.d) $(ALL_FUZZ_OBJS:.o=.d)
-
-# ===== BEGIN loader: sfilterd, libsfclient, sfrun (user side) =====
-# Own rules (not the pattern rule) so these objects get -Iloader -Ibpf and
-# the client library a PIC twin. sfilterd joins `all` once the runtime's
-# own block (the rule for build/libsfruntime.a) is in this Makefile, so
-# that `make` keeps working while the runtime is being written.
+# --- install ---------------------------------------------------------------------------
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 PCDIR ?= $(LIBDIR)/pkgconfig
-INSTALL ?= install
-SFCLIENT_VERSION := 0.1.0
-
-LOADER_OBJDIR := $(OUTPUT)/obj/loader
-LOADER_CFLAGS := $(ALL_CFLAGS) -Iloader -Iloader/runtime -Iloader/proto -Ibpf
-LIBSFCLIENT := $(OUTPUT)/libsfclient.a
-LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
-SFCLIENT_PC := $(OUTPUT)/sfclient.pc
-LIBSFRUNTIME ?= $(OUTPUT)/libsfruntime.a
-SF_HAVE_RUNTIME_BLOCK := $(shell awk '/^\# =+ BEGIN loader:/ {skip = 1} \
-	!skip && /libsfruntime/ {print "yes"; exit} /^\# =+ END loader/ {skip = 0}' Makefile)
-SFILTERD := $(if $(SF_HAVE_RUNTIME_BLOCK),$(OUTPUT)/sfilterd)
-SFRUN := $(OUTPUT)/sfrun
-SFCTL := $(OUTPUT)/sfctl
-SFCTL_SRCS := $(filter-out loader/sfctl_rtstubs.c,$(wildcard loader/sfctl*.c))
-SFCTL_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFCTL_SRCS))
-# Weak stand-ins for runtime calls not written yet, linked after
-# libsfruntime.a so that a member is only pulled in for a missing symbol.
-LIBSFSTUBS := $(if $(wildcard loader/sfctl_rtstubs.c),$(OUTPUT)/libsfstubs.a)
-# The daemon: its requests (sfilterd.c) and its connections (sfilterd_conn.c).
-SFILTERD_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfilterd.o sfilterd_conn.o)
-LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o proto_client.o \
-		 proto_client.pic.o sfrun.o) \
-	       $(SFILTERD_OBJS) $(SFCTL_OBJS)
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
+INSTALL ?= install
 MAN_PAGES := $(wildcard man/*.[0-9])
-
-all: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD) $(SFCTL)
-.PHONY: install install-systemd loader
-
-loader: $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFRUN) $(SFILTERD) $(SFCTL)
-
-$(LOADER_OBJDIR)/%.o: loader/%.c | $(DEPS_STAMP)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LOADER_CFLAGS) -c $< -o $@
-
-$(LOADER_OBJDIR)/%.pic.o: loader/%.c | $(DEPS_STAMP)
-	$(call msg,CC-PIC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LOADER_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
-
-# sfilterd includes runtime.h, which includes bpf/sfilter.h; wait for the
-# skeletons like the other user code.
-$(SFILTERD_OBJS): | $(BPF_SKELS)
-
-# The protocol's client side goes into the library (hidden in the .so).
-$(LIBSFCLIENT): $(LOADER_OBJDIR)/sfclient.o $(LOADER_OBJDIR)/proto_client.o | $(OUTPUT)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
-
-$(LIBSFCLIENT_SO): $(LOADER_OBJDIR)/sfclient.pic.o $(LOADER_OBJDIR)/proto_client.pic.o \
-		  loader/libsfclient.map | $(OUTPUT)
-	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
-		-Wl,--version-script=loader/libsfclient.map $(filter %.o,$^) -o $@
-	$(Q)ln -sf libsfclient.so $@.0
-
-$(SFCLIENT_PC): Makefile | $(OUTPUT)
-	$(call msg,GEN,$@)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
-		'Name: sfclient' \
-		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
-		'Version: $(SFCLIENT_VERSION)' \
-		'Libs: -L$${libdir} -lsfclient' \
-		'Cflags: -I$${includedir}' > $@
-
-$(LOADER_OBJDIR)/sfctl_rtstubs.o: | $(BPF_SKELS)
-
-$(OUTPUT)/libsfstubs.a: $(LOADER_OBJDIR)/sfctl_rtstubs.o | $(OUTPUT)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
-
-$(OUTPUT)/sfilterd: $(SFILTERD_OBJS) $(LOADER_OBJDIR)/proto/event_json.o \
-		   $(LIBSFRUNTIME) $(LIBSFSTUBS) $(LIBC2E)
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
-
-# sfctl speaks the protocol (libsfclient's client side) and disassembles
-# with libc2e; no runtime.
-$(SFCTL_OBJS): | $(BPF_SKELS)
-$(SFCTL): $(SFCTL_OBJS) $(LIBSFCLIENT) $(LIBC2E)
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
-
-$(SFRUN): $(LOADER_OBJDIR)/sfrun.o $(LIBSFCLIENT) $(LIBC2E)
-	$(call msg,BINARY,$@)
-	$(Q)$(CC) -static $(LDFLAGS) $^ $(STATIC_LIBS) -o $@
-
-# tests/test_daemon_protocol.c calls sf_attach().
-$(SFTEST): $(LIBSFCLIENT)
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
-	$(if $(SFILTERD),$(INSTALL) -m 755 $(SFILTERD) $(DESTDIR)$(BINDIR)/sfilterd)
-	$(INSTALL) -m 755 $(SFRUN) $(DESTDIR)$(BINDIR)/sfrun
+	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
 	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
 	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
-	$(INSTALL) -m 644 loader/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
+	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
 	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
-	$(INSTALL) -m 755 $(SFCTL) $(DESTDIR)$(BINDIR)/sfctl
 	for m in $(MAN_PAGES); do s=$${m##*.}; \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
 
-# `make demo` (recipe above) runs the daemon and the tools.
-demo: $(SFILTERD) $(SFCTL) $(SFRUN)
-
-# The units run $(BINDIR)/sfilterd; `make install-systemd` installs both.
+# The units run $(BINDIR)/sfilterd.
 install-systemd: install
 	$(INSTALL) -d $(DESTDIR)$(SYSTEMD_UNITDIR)
 	for u in dist/sfilterd.service dist/sfilterd.socket; do \
-		[ -f $$u ] || continue; \
 		sed 's|@BINDIR@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
 		chmod 644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; done
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null; then \
 		systemctl daemon-reload || true; \
 		echo "enable with: systemctl enable --now sfilterd.service"; fi
 
--include $(LOADER_OBJS:.o=.d)
-# ===== END loader =====
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)
 
-# --- runtime library -----------------------------------------------------------
-# Every loader/runtime/*.c (no main()) goes into build/libsfruntime.a, which
-# the test runner and the benches link before libc2e.a. The runtime sees
-# only its own headers, classic2ebpf's and the BPF side's (the skeleton in
-# $(OUTPUT)), never tests/ or the rest of loader/; its objects include the
-# skeleton, so they wait for it.
-RUNTIME_SRCS := $(wildcard loader/runtime/*.c)
-RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
-LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
-RUNTIME_INCLUDES := -Iloader/runtime -Iclassic2ebpf -Ibpf -I$(OUTPUT)
-RUNTIME_CFLAGS := $(CFLAGS) $(WARNINGS) $(RUNTIME_INCLUDES) -MMD -MP
-# What code that calls the runtime (tests, benches) adds to its own flags.
-RUNTIME_USER_INCLUDES := -Iloader/runtime -Iloader/proto -Ibpf -Iloader
-
-$(RUNTIME_OBJS): $(OUTPUT)/obj/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RUNTIME_CFLAGS) -c $< -o $@
-
-$(LIBSFRUNTIME): $(RUNTIME_OBJS) | $(OUTPUT)
-	$(call msg,AR,$@)
-	$(Q)rm -f $@ && $(AR) rcs $@ $^
-
-$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_USER_INCLUDES)
-$(TEST_OBJS) $(call obj,$(BENCH_SRCS)): | $(BPF_SKELS)
-# The archive order matters for a static link: runtime, then libc2e.
-$(SFTEST) $(BENCHES): $(LIBSFRUNTIME) | $(BPF_SKELS)
-$(SFTEST) $(BENCHES): STATIC_LIBS := $(LIBSFRUNTIME) $(LIBC2E) $(STATIC_LIBS)
-all: $(LIBSFRUNTIME)
--include $(RUNTIME_OBJS:.o=.d)
-
-# The event log's JSON (loader/proto/event_json.c) is not the runtime's: it
-# links json-c and goes into the daemon and the test runner beside it.
-EVENT_JSON_OBJ := $(LOADER_OBJDIR)/proto/event_json.o
-$(SFTEST): $(EVENT_JSON_OBJ)
--include $(EVENT_JSON_OBJ:.o=.d)
-# --- end runtime library -----------------------------------------------------
-
-# ===== BEGIN benches + libsfclient =====
-# bench/attach_latency.c calls sf_attach(): every bench links libsfclient.a
-# (after its own object, before the runtime and libc2e).
-$(BENCHES): $(LIBSFCLIENT)
-# ===== END benches + libsfclient =====
-
-# ===== BEGIN daemon tests: proto.c, ASan sfilterd (restart, concurrency, fuzz) =====
-# loader/proto.c holds the daemon's request parsing (fuzz/fuzz_proto.c
-# includes it and fuzzes it in-process).
-$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto.o
-# Its replies are built with the client side's helpers (sf_proto_header(),
-# sf_proto_add_cmsg()).
-$(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto_client.o
--include $(LOADER_OBJDIR)/proto.d
-# build/sfilterd-asan: the daemon built with ASan+UBSan, dynamically linked,
-# for tests/test_daemon_fuzz.c (tests/guest/run.sh brings its libraries).
-ASAN_OUT := $(OUTPUT)/asan
-ASAN_SRCS := loader/sfilterd.c loader/sfilterd_conn.c loader/proto.c loader/proto_client.c \
-	     loader/proto/event_json.c $(RUNTIME_SRCS) $(LIB_SRCS)
-ASAN_OBJS := $(patsubst %.c,$(ASAN_OUT)/%.o,$(ASAN_SRCS))
-SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
-.PHONY: sfilterd-asan
-sfilterd-asan: $(SFILTERD_ASAN)
-
-ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) -MMD -MP
-
-$(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
-	$(call msg,ASAN-CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(INCLUDES) -Iloader -Iloader/runtime -Iloader/proto -Ibpf \
-		-c $< -o $@
-
-# The runtime under ASan: its own include paths, as in libsfruntime.a.
-$(patsubst %.c,$(ASAN_OUT)/%.o,$(RUNTIME_SRCS)): $(ASAN_OUT)/%.o: %.c $(BPF_SKELS) | $(DEPS_STAMP)
-	$(call msg,ASAN-CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
-
-$(SFILTERD_ASAN): $(ASAN_OBJS)
-	$(call msg,BINARY,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ -lseccomp -lbpf -lelf -lz -ljson-c -lpthread -o $@
-
-test: $(SFILTERD_ASAN)
--include $(ASAN_OBJS:.o=.d)
-# ===== END daemon tests =====
+-include $(shell find $(OUTPUT)/obj $(OUTPUT)/fuzz/obj $(OUTPUT)/asan -name '*.d' 2>/dev/null)

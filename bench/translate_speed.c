@@ -19,7 +19,7 @@
  * Links every tests/lib source (the corpus) and -lseccomp.
  */
 #include "c2e.h"
-#include "../tests/lib/corpus.h"
+#include "corpus.h"
 #include "bench_util.h"
 
 #include <errno.h>

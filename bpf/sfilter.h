@@ -44,10 +44,16 @@
 #define SF_AUDIT_ARCH_X86_64 0xc000003eU
 #define SF_AUDIT_ARCH_I386   0x40000003U
 
-/* Attach flags the BPF side acts on (same values as runtime.h's). */
-#define SF_FLAG_LOG          0x2
-#define SF_FLAG_FALLBACK_LOG 0x100
-#define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced */
+/* Attach flags: the one place their values are set. The low bits are
+ * seccomp(2)'s own (SECCOMP_FILTER_FLAG_*); the runtime's, the protocol's
+ * and the public client header's SF_ATTACH_* are asserted equal to these. */
+#define SF_FLAG_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC (user side) */
+#define SF_FLAG_LOG          0x2   /* SECCOMP_FILTER_FLAG_LOG */
+#define SF_FLAG_FALLBACK_LOG 0x100 /* an action the tier cannot reproduce logs */
+#define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced (admin) */
+/* What sf_attach() may ask, and what an admin may ask. */
+#define SF_FLAGS_SELF  (SF_FLAG_TSYNC | SF_FLAG_LOG | SF_FLAG_FALLBACK_LOG)
+#define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN)
 
 /*
  * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (32 bytes). A task

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target over sfilterd's request parsing (loader/proto.c,
- * included here so the fuzzer needs no daemon and no runtime), in the
+ * libFuzzer target over sfilterd's request parsing (loader/proto/checks.c,
+ * linked in, so the fuzzer needs no daemon and no runtime), in the
  * daemon's own order: the header, then by type the ATTACH, ADMIN_ATTACH or
  * REPLACE body checks, then c2e_validate() of an accepted program, as the
  * daemon does next.
@@ -18,13 +18,16 @@
  *                          type) into DIR and exit
  */
 #define _GNU_SOURCE
-#include "../loader/proto.c"
+#include "proto.h"
 #include "c2e.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
-#define ADMIN_FLAGS 0x303u /* SF_ATTACH_ADMIN_FLAGS (loader/runtime/runtime.h) */
+#define ADMIN_FLAGS SF_PROTO_ADMIN_FLAGS
 
 static void check_msg(int err, const char *msg, size_t msz, const char *what)
 {

@@ -24,8 +24,8 @@ declare -A ALLOWED=(
 	[classic2ebpf]=""
 	[bpf]=""
 	[loader/runtime]="classic2ebpf bpf"
-	[loader/proto]="bpf"
-	[loader/client]="loader/proto"
+	[loader/proto]="bpf classic2ebpf"
+	[loader/client]="loader/proto bpf"
 	[loader/daemon]="loader/runtime loader/proto classic2ebpf bpf"
 	[loader/cli]="loader/client loader/proto classic2ebpf bpf"
 )

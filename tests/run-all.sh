@@ -92,6 +92,7 @@ fi
 # checks that on a view without it), and tests that need another
 # filesystem mount it in a private namespace of their own.
 
+run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
 run_part "host: " 1 "$sftest" -p "host: "
 
 if [[ $# -gt 0 ]]; then

@@ -17,7 +17,7 @@
 #include "daemon.h"
 #include "mountns.h"
 #include "runtime.h"
-#include "../loader/sfclient.h"
+#include "sfclient.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -21,8 +21,8 @@
 #include "harness.h"
 #include "daemon.h"
 #include "c2e.h"
-#include "../loader/proto.h"
-#include "../loader/sfclient.h"
+#include "proto.h"
+#include "sfclient.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -18,7 +18,7 @@
 #include "harness.h"
 #include "daemon.h"
 #include "sfclient.h"
-#include "../../loader/proto.h"
+#include "proto.h"
 
 #include <fcntl.h>
 #include <grp.h>

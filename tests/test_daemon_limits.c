@@ -15,7 +15,7 @@
 #include "harness.h"
 #include "progs.h"
 #include "daemon.h"
-#include "../loader/sfclient.h"
+#include "sfclient.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -19,7 +19,7 @@
 #include "progs.h"
 #include "runtime.h"
 #include "sfclient.h"
-#include "../../loader/proto.h"
+#include "proto.h"
 
 #include <fcntl.h>
 #include <grp.h>

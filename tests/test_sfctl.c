@@ -27,8 +27,8 @@
 #include "daemon.h"
 #include "cgroup.h"
 #include "c2e.h"
-#include "../loader/proto.h"
-#include "../loader/sfclient.h"
+#include "proto.h"
+#include "sfclient.h"
 #include "runtime.h" /* SF_ATTACH_ARM */
 
 #include <fcntl.h>

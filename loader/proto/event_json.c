@@ -4,7 +4,7 @@
  * log format sfctl parses, so they change only together with it.
  */
 #include "event_json.h"
-#include "runtime.h" /* struct sf_event, sf_tier_name() */
+#include "sfilter.h" /* struct sf_event */
 #include "c2e.h"
 
 #include <errno.h>
@@ -80,7 +80,7 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	json_object_object_add(o, "filter", json_object_new_int64(ev->filter_id));
 	json_object_object_add(o, "taken", json_object_new_string(taken_name(ev->taken)));
 	json_object_object_add(o, "tier", json_object_new_string(
-		sf_tier_name(ev->tier == SF_BPF_TIER_LSM ? SF_TIER_LSM : SF_TIER_TRACEPOINT)));
+		ev->tier == SF_BPF_TIER_LSM ? "lsm" : "tracepoint"));
 	if (ev->err)
 		json_object_object_add(o, "errno", json_object_new_int(ev->err));
 	if (ev->signal)

@@ -31,6 +31,11 @@ enum sf_tier {
  * which fails closed; with this flag: log the event and allow the call. */
 #define SF_ATTACH_FALLBACK_LOG 0x100
 #define SF_ATTACH_KNOWN_FLAGS  (SF_ATTACH_TSYNC | SF_ATTACH_LOG | SF_ATTACH_FALLBACK_LOG)
+/* The values are bpf/sfilter.h's (written out, so that a file may include
+ * the public sfclient.h beside this one). */
+_Static_assert(SF_ATTACH_TSYNC == SF_FLAG_TSYNC && SF_ATTACH_LOG == SF_FLAG_LOG &&
+	       SF_ATTACH_FALLBACK_LOG == SF_FLAG_FALLBACK_LOG &&
+	       SF_ATTACH_KNOWN_FLAGS == SF_FLAGS_SELF, "attach flags are bpf/sfilter.h's");
 
 struct sf_runtime;
 
@@ -141,7 +146,7 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 /* As JSON, for the event log: sf_event_to_json() in loader/proto/event_json.h. */
 
 /* ---- administration ------------------------------------------------------
- * The daemon decides who may call these (root / CAP_SYS_ADMIN only).
+ * The daemon decides who may call these (admins only: docs/security.md).
  */
 
 /* Verdicts are computed and logged as events; nothing is enforced. */
@@ -152,6 +157,9 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
  * protocol flag (ADMIN_ATTACH refuses it). */
 #define SF_ATTACH_ARM          0x10000
 #define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN)
+_Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
+	       SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
+	       !(SF_ATTACH_ARM & SF_FLAGS_ADMIN), "admin flags are bpf/sfilter.h's");
 
 /* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
  * if task storage could not be allocated for a fork child (value 1). */

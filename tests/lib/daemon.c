@@ -5,7 +5,7 @@
 #endif
 #include "daemon.h"
 #include "harness.h"
-#include "../../loader/proto.h"
+#include "proto.h"
 
 #include <dirent.h>
 #include <fcntl.h>

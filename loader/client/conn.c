@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The client side of the protocol (loader/proto.h): connecting and waiting
- * for the daemon's hello, and sending a request with the credentials the
- * daemon decides by. Linked into libsfclient (hidden there), sfctl and the
- * tests.
+ * The client side of the protocol (loader/proto/proto.h): connecting and
+ * waiting for the daemon's hello, and sending a request with the
+ * credentials the daemon decides by. The one protocol client: linked into
+ * libsfclient (hidden there), sfctl, sfrun and the tests.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -20,12 +20,6 @@
 #include <sys/un.h>
 
 #define SF_PROTO_MAX_FDS 4
-
-void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id)
-{
-	*h = (struct sf_msg_hdr){ .magic = SF_PROTO_MAGIC, .version = SF_PROTO_VERSION,
-				  .type = type, .length = len, .request_id = request_id };
-}
 
 static int fail(int err)
 {
@@ -90,18 +84,6 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 		return fail(EPROTO);
 	}
 	return fd;
-}
-
-void sf_proto_add_cmsg(struct msghdr *mh, int type, const void *data, size_t len)
-{
-	struct cmsghdr *cm = (struct cmsghdr *)((char *)mh->msg_control + mh->msg_controllen);
-
-	memset(cm, 0, CMSG_SPACE(len));
-	cm->cmsg_len = CMSG_LEN(len);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = type;
-	memcpy(CMSG_DATA(cm), data, len);
-	mh->msg_controllen += CMSG_SPACE(len);
 }
 
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds)

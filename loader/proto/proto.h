@@ -56,6 +56,12 @@
 #include <stdint.h>
 #include <linux/filter.h> /* struct sock_filter */
 
+#include "sfilter.h" /* bpf/sfilter.h: the attach flags' values */
+
+/* The flags an ATTACH request may carry, and an ADMIN_ATTACH. */
+#define SF_PROTO_ATTACH_FLAGS SF_FLAGS_SELF
+#define SF_PROTO_ADMIN_FLAGS  SF_FLAGS_ADMIN
+
 #define SF_PROTO_MAGIC          0x544c4653U /* "SFLT" in memory (little endian) */
 #define SF_PROTO_VERSION        2
 #define SF_PROTO_MAX_MSG        65536
@@ -191,7 +197,7 @@ _Static_assert(32 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
 #define SF_PROTO_HELLO_SIZE ((uint32_t)sizeof(struct sf_hello))
 
 /*
- * Request checks (loader/proto.c), shared by sfilterd and the in-process
+ * Request checks (loader/proto/checks.c), shared by sfilterd and the in-process
  * fuzzer (fuzz/fuzz_proto.c). Each returns 0 or a positive errno, with
  * the reason in msg.
  */
@@ -203,8 +209,9 @@ int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
 int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
 
 /*
- * The client side (loader/proto_client.c), shared by libsfclient, sfctl
- * and the tests: -errno returns, errno set too.
+ * The client side (loader/client/conn.c), shared by libsfclient, sfctl,
+ * sfrun and the tests: -errno returns, errno set too. The daemon never
+ * links it.
  */
 struct iovec;
 /* Connects to the daemon at path and waits (up to timeout_ms) for its
@@ -215,6 +222,7 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 /* Sends one message (iov) with the sender's credentials (pid, effective
  * uid and gid) and, when nfds > 0, descriptors. 0 or -errno. */
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds);
+/* ---- framing, both ends (loader/proto/framing.c) ---- */
 /* Fills the header for a message of length len. */
 void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id);
 /* Appends one SOL_SOCKET control message (SCM_CREDENTIALS, SCM_RIGHTS) of

@@ -20,6 +20,12 @@
 #include "sfclient.h"
 #include "proto.h"
 
+/* The public header writes the values out (it is installed alone). */
+_Static_assert(SF_ATTACH_TSYNC == SF_FLAG_TSYNC && SF_ATTACH_LOG == SF_FLAG_LOG &&
+	       SF_ATTACH_FALLBACK_LOG == SF_FLAG_FALLBACK_LOG &&
+	       SF_ATTACH_KNOWN_FLAGS == SF_PROTO_ATTACH_FLAGS,
+	       "sfclient.h's flags are bpf/sfilter.h's");
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>

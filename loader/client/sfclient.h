@@ -23,8 +23,8 @@
 extern "C" {
 #endif
 
-/* Attach flags: the same values as loader/runtime/runtime.h. The low bits are
- * seccomp(2)'s own. */
+/* Attach flags. The low bits are seccomp(2)'s own. Their values are set in
+ * bpf/sfilter.h (SF_FLAG_*); sfclient.c asserts these equal them. */
 #ifndef SF_ATTACH_TSYNC
 #define SF_ATTACH_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC: every thread */
 #endif

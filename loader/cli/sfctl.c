@@ -22,7 +22,6 @@
 #define _GNU_SOURCE
 #endif
 #include "sfclient.h"
-#include "runtime.h"
 #include "proto.h"
 #include "c2e.h"
 
@@ -779,13 +778,13 @@ int main(int argc, char **argv)
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
 		case 'p': pid = number(optarg, "--pid"); break;
-		case 'a': flags |= SF_ATTACH_TSYNC; break;
+		case 'a': flags |= SF_FLAG_TSYNC; break;
 		case 'c': cgroup = optarg; break;
 		case 'f': filter = optarg; break;
-		case 'C': flags |= SF_ATTACH_COMPLAIN; break;
+		case 'C': flags |= SF_FLAG_COMPLAIN; break;
 		case 'F':
 			if (!strcmp(optarg, "log"))
-				flags |= SF_ATTACH_FALLBACK_LOG;
+				flags |= SF_FLAG_FALLBACK_LOG;
 			else if (strcmp(optarg, "kill"))
 				die(2, "--fallback kill|log");
 			break;
@@ -809,10 +808,10 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "attach") == 0 && optind == argc) {
 		if (!filter || (!pid == !cgroup))
 			die(2, "attach: --filter FILE and one of --pid PID, --cgroup PATH");
-		if (cgroup && (flags & SF_ATTACH_TSYNC))
+		if (cgroup && (flags & SF_FLAG_TSYNC))
 			die(2, "attach: --all-threads goes with --pid");
 		if (log_flag)
-			flags |= SF_ATTACH_LOG;
+			flags |= SF_FLAG_LOG;
 		return cmd_attach(pid, cgroup, filter, flags);
 	}
 	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Framing shared by both ends of the protocol (loader/proto/proto.h): the
+ * header every message starts with, and the control messages (credentials,
+ * descriptors) a request or a reply carries.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "proto.h"
+
+#include <string.h>
+#include <sys/socket.h>
+
+void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id)
+{
+	*h = (struct sf_msg_hdr){ .magic = SF_PROTO_MAGIC, .version = SF_PROTO_VERSION,
+				  .type = type, .length = len, .request_id = request_id };
+}
+
+void sf_proto_add_cmsg(struct msghdr *mh, int type, const void *data, size_t len)
+{
+	struct cmsghdr *cm = (struct cmsghdr *)((char *)mh->msg_control + mh->msg_controllen);
+
+	memset(cm, 0, CMSG_SPACE(len));
+	cm->cmsg_len = CMSG_LEN(len);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = type;
+	memcpy(CMSG_DATA(cm), data, len);
+	mh->msg_controllen += CMSG_SPACE(len);
+}
