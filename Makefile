@@ -371,6 +371,8 @@ $(LIBSFRUNTIME): $(RUNTIME_OBJS) | $(OUTPUT)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS)): ALL_CFLAGS += $(RUNTIME_INCLUDES)
+# tests/lib/bypass.c includes runtime.h, in the fuzzers' copy of tests/lib too.
+$(call fobj,$(TESTLIB_SRCS)): FUZZ_CFLAGS += $(RUNTIME_INCLUDES)
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS)): | $(BPF_SKELS)
 # The archive order matters for a static link: runtime, then libc2e.
 $(SFTEST) $(BENCHES): $(LIBSFRUNTIME) | $(BPF_SKELS)
