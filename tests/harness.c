@@ -32,8 +32,25 @@ struct shared_state {
 	struct skipped_part parts[MAX_SKIPPED_PARTS];
 };
 
+/* Bypass cases counted by every test of the run (test_bypass_count()):
+ * shared with the forked tests, so that the runner can sum them at the
+ * end. More cases than this fail the test that adds one. */
+#define MAX_BYPASS_CASES 64
+
+struct bypass_case {
+	char name[64];
+	char iteration[160];
+	long iterations, escapes, wrongful_kills;
+};
+
+struct bypass_state {
+	int n;
+	struct bypass_case c[MAX_BYPASS_CASES];
+};
+
 static struct sf_test *tests_head, **tests_tail = &tests_head;
 static struct shared_state *state;
+static struct bypass_state *bypass;
 static int verbose;
 static char kernel_name[128];
 
@@ -102,6 +119,48 @@ bool test_require(const char *file, int line, int probe, const char *part,
 	else
 		test_skip("%s", why);
 	return false;
+}
+
+void test_bypass_count(const char *case_name, const char *iteration, long iterations,
+		       long escapes, long wrongful_kills)
+{
+	int i = __atomic_fetch_add(&bypass->n, 1, __ATOMIC_SEQ_CST);
+	struct bypass_case *c;
+
+	if (i >= MAX_BYPASS_CASES) {
+		printf("    more than %d bypass cases: %s not recorded\n", MAX_BYPASS_CASES,
+		       case_name);
+		state->result = RESULT_FAIL;
+		return;
+	}
+	c = &bypass->c[i];
+	snprintf(c->name, sizeof(c->name), "%s", case_name);
+	snprintf(c->iteration, sizeof(c->iteration), "%s", iteration);
+	c->iterations = iterations;
+	c->escapes = escapes;
+	c->wrongful_kills = wrongful_kills;
+}
+
+/* The bypass suite's summary, one line per case and the total; nothing
+ * when no test counted any. */
+static void print_bypass_summary(const char *prefix)
+{
+	long it = 0, esc = 0, wk = 0;
+	int i, n = bypass->n < MAX_BYPASS_CASES ? bypass->n : MAX_BYPASS_CASES;
+
+	for (i = 0; i < n; i++) {
+		const struct bypass_case *c = &bypass->c[i];
+
+		printf("# %sbypass: %s: %ld iterations (%s), %ld escapes, %ld wrongful kills\n",
+		       prefix, c->name, c->iterations, c->iteration, c->escapes,
+		       c->wrongful_kills);
+		it += c->iterations;
+		esc += c->escapes;
+		wk += c->wrongful_kills;
+	}
+	if (n)
+		printf("# %sbypass: %d cases, %ld iterations, %ld escapes, %ld wrongful kills\n",
+		       prefix, n, it, esc, wk);
 }
 
 void test_log(const char *fmt, ...)
@@ -218,7 +277,9 @@ int main(int argc, char **argv)
 	snprintf(kernel_name, sizeof(kernel_name), "%s", uts.release);
 	state = mmap(NULL, sizeof(*state), PROT_READ | PROT_WRITE,
 		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (state == MAP_FAILED) {
+	bypass = mmap(NULL, sizeof(*bypass), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (state == MAP_FAILED || bypass == MAP_FAILED) {
 		perror("mmap");
 		return 2;
 	}
@@ -249,6 +310,8 @@ int main(int argc, char **argv)
 			       state->parts[i].name, state->parts[i].reason);
 		skipped += state->nparts;
 	}
+	/* Before the closing line, which stays the last (run-all.sh). */
+	print_bypass_summary(prefix);
 	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }

@@ -13,6 +13,11 @@
  * then one line per part of it that was skipped (test_skip_part(), like
  * test_progs' subtests):
  *   SKIP name/part: reason
+ * then, when any test counted bypass attempts (test_bypass_count()), one
+ * line per case and a total, each starting with "# " so that no parser
+ * takes them for a verdict:
+ *   # bypass: NAME: N iterations (what one is), N escapes, N wrongful kills
+ *   # bypass: N cases, N iterations, N escapes, N wrongful kills
  * and, last, the closing line "N passed, N failed, N skipped", where every
  * skipped part counts as one skip.
  */
@@ -55,6 +60,17 @@ bool test_require(const char *file, int line, int probe, const char *part,
 		  const char *why);
 #define TEST_REQUIRE(probe, part, why) \
 	test_require(__FILE__, __LINE__, (probe), (part), (why))
+/*
+ * Records the outcome of one case of the bypass suite (tests/test_bypass_*.c)
+ * for the summary the runner prints at the end of the run: iterations
+ * attempts to get a denied call past sfilter, of which escapes ran a denied
+ * call and lived on, and wrongful_kills killed a task for an allowed call.
+ * iteration says what one attempt is, in a few words. Callable from the
+ * test's process or any process it forks, as often as it has cases; the
+ * test still asserts its own counts.
+ */
+void test_bypass_count(const char *case_name, const char *iteration, long iterations,
+		       long escapes, long wrongful_kills);
 /* Diagnostic output, shown with -v or when the test fails. */
 void test_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool test_failed(void);

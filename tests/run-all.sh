@@ -3,8 +3,10 @@
 #
 # `make test`: the suite on the host, the fuzzers for a short while on the
 # host, and the suite again inside Debian's 6.1 kernel (tests/guest/run.sh).
-# Prints every per-test line ("host: PASS x", "guest-6.1: SKIP y: why") and,
-# last, one line summing all of them: "N passed, N failed, N skipped".
+# Prints every per-test line ("host: PASS x", "guest-6.1: SKIP y: why"),
+# then the bypass suite's total of each kernel ("# host: bypass: N cases,
+# ..."; the per-case lines are in each part's output) and, last, one line
+# summing all of them: "N passed, N failed, N skipped".
 #
 #   tests/run-all.sh [build/fuzz/NAME...]
 #
@@ -22,6 +24,8 @@ passed=0 failed=0 skipped=0
 # Each failed test with the lines it printed, repeated at the end: CI shows
 # only the tail of a long run, and a FAIL line alone says too little.
 failures=()
+# The bypass suite's total line of each part, repeated at the end too.
+bypass_totals=()
 
 # The index of the last 12 of run_part's detail lines.
 tail_from() {
@@ -51,6 +55,7 @@ run_part() {
 			continue
 		fi
 		printf '%s\n' "$line"
+		[[ $line == "# ${label}bypass: "*" cases, "* ]] && bypass_totals+=("$line")
 		case $line in
 		"${label}PASS "*) p=$((p + 1)) detail=() ;;
 		"${label}FAIL "*)
@@ -120,6 +125,9 @@ fi
 if [[ ${#failures[@]} -gt 0 ]]; then
 	echo "# failed tests, with the last lines each printed:"
 	printf '#   %s\n' "${failures[@]}"
+fi
+if [[ ${#bypass_totals[@]} -gt 0 ]]; then
+	printf '%s\n' "${bypass_totals[@]}"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed == 0 ]]

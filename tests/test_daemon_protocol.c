@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sfilterd and libsfclient, end to end: a private daemon on a temporary
- * socket (SFILTER_SOCKET), spoken to raw (loader/proto.h) and through
+ * socket (SFILTER_SOCKET), spoken to raw (loader/proto/proto.h) and through
  * sf_attach().
  *
  * - Every malformed request (truncated, oversized, wrong magic or version,

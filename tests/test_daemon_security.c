@@ -19,6 +19,7 @@
 #include "progs.h"
 #include "runtime.h"
 #include "sfclient.h"
+#include "suid.h"
 #include "proto.h"
 
 #include <fcntl.h>
@@ -29,14 +30,12 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NOBODY 65534
 
 /* Waits until the daemon's stderr holds needle count times. */
 static bool err_has(const struct sfd *dm, const char *needle, int count)
@@ -65,55 +64,6 @@ static bool err_has(const struct sfd *dm, const char *needle, int count)
 	return false;
 }
 
-/*
- * A setuid-root copy of this test runner in dir, run as `COPY --hold`: a
- * privileged program that waits on its stdin, like su waiting for a
- * password. False (test skipped) where no setuid program can run.
- */
-static bool setuid_copy(char *dir, size_t dsize, char *path, size_t psize)
-{
-	char buf[65536];
-	struct statvfs sv;
-	int in, out;
-	ssize_t n;
-
-	snprintf(dir, dsize, "/tmp/sftest-suid-XXXXXX");
-	if (!mkdtemp(dir) || chmod(dir, 0755)) {
-		test_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
-		return false;
-	}
-	if (statvfs(dir, &sv) == 0 && (sv.f_flag & ST_NOSUID)) {
-		test_skip("/tmp is mounted nosuid: no setuid program can run");
-		rmdir(dir);
-		return false;
-	}
-	snprintf(path, psize, "%s/suid-hold", dir);
-	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, n) != n)
-			break;
-	if (in >= 0)
-		close(in);
-	if (out < 0 || close(out) || chown(path, 0, 0) || chmod(path, 04755)) {
-		test_fail(__FILE__, __LINE__, "setuid copy %s: %s", path, strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-static void rm_copy(const char *dir, const char *path)
-{
-	unlink(path);
-	rmdir(dir);
-}
-
-/* Becomes uid 65534 (no supplementary groups); false on failure. */
-static bool become_nobody(void)
-{
-	return setgroups(0, NULL) == 0 && setgid(NOBODY) == 0 && setuid(NOBODY) == 0;
-}
-
 /* Becomes nobody, connects (hello included) and keeps the connection across
  * execve, as an attacker would; then tells the test (on ready) and waits
  * for its go, so that the daemon is stopped only once the attacker holds a
@@ -123,7 +73,7 @@ static int attacker_connect(const char *sock, int ready, int go)
 	char c = 'c';
 	int fd;
 
-	if (!become_nobody())
+	if (!suid_become_nobody())
 		return -1;
 	fd = sfd_connect(sock);
 	if (fd < 0)
@@ -153,36 +103,6 @@ static int send_msg(int fd, void *msg, uint16_t type, uint32_t len, uint32_t rid
 	return sf_proto_send(fd, &(struct iovec){ msg, len }, 1, NULL, 0);
 }
 
-/* CapEff of pid, from /proc: only to show the test set the scene right. */
-static unsigned long long cap_eff(pid_t pid)
-{
-	char path[64], line[256];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
-/* Waits for pid's CapEff to become non-zero (it has exec'd the setuid
- * copy); the value, or 0. */
-static unsigned long long wait_privileged(pid_t pid)
-{
-	int tries = test_is_emulated() ? 600 : 200;
-	unsigned long long v;
-
-	while (!(v = cap_eff(pid)) && tries--)
-		usleep(10000);
-	return v;
-}
-
 static struct sock_filter kill_getppid[4], kill_read[4];
 
 /* ---- the review's scenario ------------------------------------------------ */
@@ -196,7 +116,7 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 	pid_t victim, attacker;
 	SFD_AUTO;
 
-	if (!sfd_start_for_users(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
+	if (!sfd_start_for_users(&dm, verbose) || !suid_copy(dir, sizeof(dir), copy, sizeof(copy)))
 		return;
 	/* Root confines a root process (filter 1). */
 	if (!ASSERT_OK(pipe(ready), "pipe") || !ASSERT_OK(pipe(go), "pipe") ||
@@ -236,7 +156,7 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 	if (!stop_daemon_once_connected(&dm, conn[0], qgo[1]))
 		goto out;
 	close(hold[0]);
-	ASSERT_NEQ(wait_privileged(attacker), 0, "the attacker runs a privileged image");
+	ASSERT_NEQ(suid_wait_privileged(attacker), 0, "the attacker runs a privileged image");
 	sfd_resume(&dm);
 	ASSERT_TRUE(err_has(&dm, "type 5: Operation not permitted", 3),
 		    "all three DETACHes refused (EPERM)");
@@ -249,7 +169,7 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 	close(hold[1]);
 	waitpid(attacker, &status, 0);
 out:
-	rm_copy(dir, copy);
+	suid_rm_copy(dir, copy);
 }
 
 /* A user without no_new_privs asks for a filter on itself, then execs a
@@ -264,7 +184,7 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 	pid_t attacker;
 	SFD_AUTO;
 
-	if (!sfd_start_for_users(&dm, verbose) || !setuid_copy(dir, sizeof(dir), copy, sizeof(copy)))
+	if (!sfd_start_for_users(&dm, verbose) || !suid_copy(dir, sizeof(dir), copy, sizeof(copy)))
 		return;
 	if (!ASSERT_OK(pipe(hold), "pipe") || !ASSERT_OK(pipe(conn), "pipe") ||
 	    !ASSERT_OK(pipe(qgo), "pipe"))
@@ -295,7 +215,7 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 	if (!stop_daemon_once_connected(&dm, conn[0], qgo[1]))
 		goto out;
 	close(hold[0]);
-	ASSERT_NEQ(wait_privileged(attacker), 0, "the attacker runs a privileged image");
+	ASSERT_NEQ(suid_wait_privileged(attacker), 0, "the attacker runs a privileged image");
 	sfd_resume(&dm);
 	ASSERT_TRUE(err_has(&dm, "has executed another program since it connected", 1),
 		    "the attach was refused (EPERM)");
@@ -306,7 +226,7 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		    "the setuid program read its stdin and exited normally");
 out:
-	rm_copy(dir, copy);
+	suid_rm_copy(dir, copy);
 }
 
 /* The client library refuses this itself (seccomp(2)'s order of errors);
@@ -321,7 +241,7 @@ static int raw_attach_without_nnp(const char *sock, struct sock_fprog prog)
 	char reply[SF_PROTO_MAX_MSG];
 	int fd;
 
-	if (!become_nobody())
+	if (!suid_become_nobody())
 		return 10;
 	fd = sfd_connect(sock);
 	if (fd < 0)

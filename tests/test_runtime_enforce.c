@@ -22,6 +22,8 @@
 #include "kseccomp.h"
 #include "probe.h"
 #include "runtime.h"
+#include "bypass.h"
+#include "wstatus.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -40,11 +42,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-/* tests/lib/kseccomp.c's stubs: (nr, args[6]); the IP after their syscall
- * instruction is ksec_ip(). */
-long ksec_stub_syscall64(long nr, const uint64_t *args);
-long ksec_stub_int80(long nr, const uint64_t *args);
 
 #define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
@@ -145,28 +142,10 @@ static struct flt deny_nr_arg(uint32_t nr, uint32_t a0, uint32_t action)
 
 /* ---- the runtime ---------------------------------------------------------- */
 
-static struct sf_runtime *rt_open_opts(bool force_tracepoint)
-{
-	struct sf_runtime_opts opts = { .force_tracepoint = force_tracepoint };
-	struct sf_runtime *rt = NULL;
-	int err;
-
-	err = sf_runtime_open(&rt, &opts);
-	if (err == -EPERM || err == -ENOSYS) {
-		test_skip("sf_runtime_open: %s: this kernel refuses tp_btf/sys_enter "
-			  "programs or task storage (needs root, BTF, BPF tracing)",
-			  strerror(-err));
-		return NULL;
-	}
-	if (!ASSERT_OK(err, "sf_runtime_open"))
-		return NULL;
-	test_log("runtime tier: %s\n", sf_tier_name(sf_runtime_tier(rt)));
-	return rt;
-}
-
+/* The runtime, or a skip where the kernel refuses its programs. */
 static struct sf_runtime *rt_open(void)
 {
-	return rt_open_opts(false);
+	return bp_runtime_open(false);
 }
 
 static bool lsm_tier(struct sf_runtime *rt)
@@ -412,35 +391,12 @@ static bool step_wait(long step)
 	return true;
 }
 
-static const char *status_str(int st, char *buf, size_t size)
-{
-	if (st == -1)
-		snprintf(buf, size, "(no status)");
-	else if (WIFSIGNALED(st))
-		snprintf(buf, size, "killed by signal %d", WTERMSIG(st));
-	else if (WIFEXITED(st))
-		snprintf(buf, size, "exited %d", WEXITSTATUS(st));
-	else
-		snprintf(buf, size, "status 0x%x", st);
-	return buf;
-}
-
-static bool killed_by(int st, int sig)
-{
-	return st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == sig;
-}
-
-static bool exited_ok(int st)
-{
-	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 #define ASSERT_STATUS(st, pred, what) ({                                    \
 	char ___b[64];                                                      \
 	bool ___ok = (pred);                                                \
 	if (!___ok)                                                         \
 		test_fail(__FILE__, __LINE__, "%s: %s", (what),             \
-			  status_str((st), ___b, sizeof(___b)));            \
+			  wstatus_str((st), ___b, sizeof(___b)));            \
 	___ok; })
 
 /* ---- what each tier does with a verdict ------------------------------------ */
@@ -516,11 +472,11 @@ static bool fate_matches(enum fate f, int st)
 {
 	switch (f) {
 	case FATE_RETURNS:
-		return exited_ok(st);
+		return wstatus_exited_ok(st);
 	case FATE_SIGKILL:
-		return killed_by(st, SIGKILL);
+		return wstatus_killed_by(st, SIGKILL);
 	case FATE_SIGSYS:
-		return killed_by(st, SIGSYS);
+		return wstatus_killed_by(st, SIGSYS);
 	}
 	return false;
 }
@@ -610,7 +566,7 @@ TEST(a_denied_syscall_kills_with_sigkill_while_allowed_syscalls_return_normally)
 		if (attach(rt, c.pid, &f, 0, &id))
 			child_release(&c);
 		st = child_wait(&c);
-		ASSERT_STATUS(st, killed_by(st, SIGKILL), what);
+		ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), what);
 		ASSERT_EQ(R->step, 1, "the child reached the denied call and no further");
 		ASSERT_EQ(R->v[0], getpid(), "getppid under the filter");
 		ASSERT_EQ(R->v[1], 1, "write under the filter");
@@ -697,7 +653,7 @@ static pid_t run_chain(struct sf_runtime *rt, const uint32_t *rets, size_t n,
 		char m[200], b[64];
 
 		snprintf(m, sizeof(m), "%s: verdict 0x%08x, expected %s, got %s", what,
-			 verdict, fate_name(e.fate), status_str(st, b, sizeof(b)));
+			 verdict, fate_name(e.fate), wstatus_str(st, b, sizeof(b)));
 		ASSERT_TRUE(fate_matches(e.fate, st), m);
 		if (e.fate == FATE_RETURNS) {
 			snprintf(m, sizeof(m), "%s: getpid's value", what);
@@ -767,7 +723,7 @@ TEST(on_the_tracepoint_tier_errno_trap_trace_user_notif_kill_by_default_and_log_
 	static const uint32_t actions[] = { SECCOMP_RET_ERRNO | 1, SECCOMP_RET_TRAP | 2,
 					    SECCOMP_RET_TRACE | 3, SECCOMP_RET_USER_NOTIF };
 	/* Forced, so that the 6.1 guest (lsm tier by default) runs this too. */
-	struct sf_runtime *rt = rt_open_opts(true);
+	struct sf_runtime *rt = bp_runtime_open(true);
 	size_t i;
 	int fl;
 
@@ -862,7 +818,7 @@ static void expect_descendant_inherits(void (*body)(void *), const char *how)
 	if (attach(rt, c.pid, &f, 0, NULL))
 		child_release(&c);
 	st = child_wait(&c);
-	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the attached child");
+	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the attached child");
 	ASSERT_EQ(R->step, 1, "the child got to its own denied call only");
 	snprintf(m, sizeof(m), "the %s child was made", how);
 	ASSERT_GE(R->v[0], 1, m);
@@ -871,7 +827,7 @@ static void expect_descendant_inherits(void (*body)(void *), const char *how)
 	if (body == fork_child)
 		ASSERT_EQ(R->v[1], c.pid, "the grandchild's getppid");
 	snprintf(m, sizeof(m), "the %s child", how);
-	ASSERT_STATUS((int)R->v[3], killed_by((int)R->v[3], SIGKILL), m);
+	ASSERT_STATUS((int)R->v[3], wstatus_killed_by((int)R->v[3], SIGKILL), m);
 	ASSERT_EQ(atomic_load(&R->escaped), 0, "descendants past the denied call");
 	sf_runtime_close(rt);
 }
@@ -924,7 +880,7 @@ TEST(threads_created_after_attach_inherit_the_chain)
 	if (attach(rt, c.pid, &f, 0, NULL))
 		child_release(&c);
 	st = child_wait(&c);
-	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the process");
+	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the process");
 	ASSERT_EQ(R->v[0], 0, "pthread_create");
 	ASSERT_EQ(R->step, 1, "the thread reached its denied call");
 	ASSERT_EQ(R->v[2], getpid(), "getppid in the thread");
@@ -953,7 +909,7 @@ static void storm_count(pid_t pid)
 
 	if (waitpid(pid, &st, 0) != pid)
 		atomic_fetch_add(&R->other, 1);
-	else if (killed_by(st, SIGKILL))
+	else if (wstatus_killed_by(st, SIGKILL))
 		atomic_fetch_add(&R->killed, 1);
 	else if (WIFEXITED(st))
 		; /* escaped: counted by the task itself */
@@ -1022,7 +978,7 @@ TEST(a_fork_storm_of_1000_tasks_stays_confined)
 	close(c.go);
 	test_log("storm: %.2f s, killed %d escaped %d other %d fork failures %d\n",
 		 now_s() - t0, R->killed, R->escaped, R->other, R->fork_failed);
-	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the attached child");
+	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the attached child");
 	ASSERT_EQ(R->step, 1, "the attached child reached its denied call");
 	ASSERT_EQ(atomic_load(&R->fork_failed), 0, "forks that failed");
 	ASSERT_EQ(atomic_load(&R->escaped), 0, "descendants past the denied call");
@@ -1088,7 +1044,7 @@ TEST(execve_keeps_the_chain)
 	buf[got] = 0;
 	test_log("exec'd child said: %s", buf);
 	ASSERT_EQ(R->step, 1, "execve succeeded");
-	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the exec'd child");
+	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the exec'd child");
 	snprintf(want, sizeof(want), "alive ppid=%d\n", getpid());
 	ASSERT_STREQ(buf, want, "what the exec'd child reported");
 	sf_runtime_close(rt);
@@ -1168,14 +1124,14 @@ TEST(a_child_keeps_the_chain_its_parent_had_at_fork_time)
 			child_release(&c);
 	}
 	st = child_wait(&c);
-	ASSERT_STATUS(st, killed_by(st, SIGKILL), "the parent, on getuid (filter 2)");
+	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the parent, on getuid (filter 2)");
 	ASSERT_EQ(R->step, 2, "the parent got to getuid");
 	ASSERT_EQ(R->v[1], (long)getuid() + 1000,
 		  "B's getuid returned: filter 2 came after B's fork");
-	ASSERT_STATUS((int)R->v[2], killed_by((int)R->v[2], SIGKILL),
+	ASSERT_STATUS((int)R->v[2], wstatus_killed_by((int)R->v[2], SIGKILL),
 		      "B, on getpid (filter 1, inherited)");
 	ASSERT_EQ(atomic_load(&R->escaped), 0, "B passed its denied getpid");
-	ASSERT_STATUS((int)R->v[3], exited_ok((int)R->v[3]), "B0 (forked before attach)");
+	ASSERT_STATUS((int)R->v[3], wstatus_exited_ok((int)R->v[3]), "B0 (forked before attach)");
 	ASSERT_EQ(R->v[5], R->v[4], "B0's getpid returned its pid: unconfined");
 	sf_runtime_close(rt);
 }
@@ -1288,7 +1244,7 @@ static void run_compat_cases(struct sf_runtime *rt, const struct compat_case *ca
 		if (attach(rt, c.pid, &f, 0, NULL))
 			child_release(&c);
 		st = child_wait(&c);
-		ASSERT_STATUS(st, killed_by(st, SIGKILL), cc->name);
+		ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), cc->name);
 		ASSERT_EQ(R->step, 10, cc->name);
 		for (j = 0; j < cc->nallowed; j++) {
 			const struct ccall *a = &cc->allowed[j];
@@ -1531,7 +1487,7 @@ static bool signalled(struct fx *x)
 	kill(x->sibling, SIGKILL);
 	if (waitpid(x->sibling, &st, 0) != x->sibling)
 		return false;
-	return killed_by(st, SIGTERM);
+	return wstatus_killed_by(st, SIGTERM);
 }
 
 static long call_open_existing(struct fx *x) { return syscall(SYS_open, x->path, O_RDONLY); }
@@ -1668,7 +1624,7 @@ static void side_effects_pass(struct sf_runtime *rt, const char *dir)
 		if (h < 0)
 			break;
 		snprintf(m, sizeof(m), "denied %s: the child", op->name);
-		ASSERT_STATUS(st, killed_by(st, SIGKILL), m);
+		ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), m);
 		ASSERT_EQ(R->step, 1, "the child did not survive the call");
 		/* For the README table. */
 		printf("SF-GAP tier=%s kernel=%s action=KILL_PROCESS op=%s happened=%d\n",
@@ -1701,7 +1657,7 @@ TEST(side_effects_of_denied_calls_are_refused_on_lsm_tier_and_recorded_on_tracep
 	 * alone would let through. */
 	if (lsm_tier(rt) && !test_failed()) {
 		sf_runtime_close(rt);
-		rt = rt_open_opts(true);
+		rt = bp_runtime_open(true);
 		if (!rt)
 			return;
 		side_effects_pass(rt, dir);
@@ -1745,7 +1701,7 @@ TEST(on_the_lsm_tier_a_denied_call_fails_with_exactly_the_filters_errno)
 		if (h < 0)
 			break;
 		snprintf(m, sizeof(m), "ERRNO(%u) %s: the child", data, op->name);
-		ASSERT_STATUS(st, exited_ok(st), m);
+		ASSERT_STATUS(st, wstatus_exited_ok(st), m);
 		snprintf(m, sizeof(m), "ERRNO(%u) %s: return value", data, op->name);
 		ASSERT_EQ(R->v[0], -1, m);
 		snprintf(m, sizeof(m), "ERRNO(%u) %s: errno", data, op->name);

@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 #include "progs.h"
+#include "spinners.h"
 #include "runtime.h"
 #include "c2e.h"
 
@@ -32,117 +33,6 @@
 #include <unistd.h>
 
 #define N_SPIN 20
-
-struct board {
-	volatile int go[N_SPIN];     /* spinner i: make the last call, exit */
-	volatile int last_nr;        /* that call */
-	volatile int started;
-};
-
-struct spinners {
-	pid_t pid[N_SPIN];
-	int n;
-	struct board *b;
-};
-
-/* Always on its way into or out of a syscall, but at nice 19, so that
- * twenty of them leave most of a CPU to the runtime under test (under
- * emulation, at nice 0 they starve it ten times over). */
-static void spin_body(struct board *b, int i)
-{
-	/* Never outlive the test, whatever becomes of it. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	errno = 0;
-	if (nice(19) == -1 && errno)
-		_exit(4);
-	__atomic_fetch_add(&b->started, 1, __ATOMIC_SEQ_CST);
-	while (!b->go[i]) {
-		syscall(SYS_getgid);
-		sched_yield();
-	}
-	syscall(b->last_nr);
-	_exit(0);
-}
-
-static bool spinners_start(struct spinners *s, int n)
-{
-	int i;
-
-	s->b = mmap(NULL, sizeof(*s->b), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (s->b == MAP_FAILED) {
-		s->b = NULL;
-		return false;
-	}
-	memset(s->b, 0, sizeof(*s->b));
-	s->n = 0;
-	for (i = 0; i < n; i++) {
-		pid_t p = fork();
-
-		if (p < 0)
-			return false;
-		if (p == 0)
-			spin_body(s->b, i);
-		s->pid[s->n++] = p;
-	}
-	while (s->b->started < n)
-		usleep(1000);
-	return true;
-}
-
-/* Tells spinners [from, to) to make call nr and exit, and reaps them.
- * Returns how many died by SIGKILL; -1 if one ended any other way than
- * that or exit(0). */
-static int spinners_finish(struct spinners *s, int from, int to, int nr)
-{
-	int i, status, killed = 0, bad = 0;
-
-	s->b->last_nr = nr;
-	for (i = from; i < to; i++)
-		__atomic_store_n(&s->b->go[i], 1, __ATOMIC_SEQ_CST);
-	for (i = from; i < to; i++) {
-		if (waitpid(s->pid[i], &status, 0) != s->pid[i])
-			bad++;
-		else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-			killed++;
-		else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			bad++;
-		s->pid[i] = 0;
-	}
-	return bad ? -1 : killed;
-}
-
-/* How many spinners have died so far (reaps nothing). */
-static int spinners_dead(const struct spinners *s)
-{
-	int i, dead = 0;
-	siginfo_t si;
-
-	for (i = 0; i < s->n; i++) {
-		if (s->pid[i] <= 0)
-			continue;
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, s->pid[i], &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == s->pid[i])
-			dead++;
-	}
-	return dead;
-}
-
-static void spinners_kill(struct spinners *s)
-{
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		if (s->pid[i] > 0) {
-			kill(s->pid[i], SIGKILL);
-			waitpid(s->pid[i], NULL, 0);
-		}
-	s->n = 0;
-	if (s->b)
-		munmap(s->b, sizeof(*s->b));
-	s->b = NULL;
-}
 
 static struct sock_filter deny_insns[4][4];
 

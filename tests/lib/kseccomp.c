@@ -93,8 +93,6 @@ __asm__(
 	".size ksec_stub_int80, .-ksec_stub_int80\n"
 	".previous\n");
 
-long ksec_stub_syscall64(long nr, const uint64_t *args);
-long ksec_stub_int80(long nr, const uint64_t *args);
 extern const char ksec_ip_syscall64[], ksec_ip_int80[];
 
 uint64_t ksec_ip(enum ksec_abi abi)

@@ -73,6 +73,12 @@ struct ksec_outcome {
 	uint64_t trap_addr;
 };
 
+/* The stubs every call goes through: syscall number nr (the whole rax:
+ * x32 numbers with their bit, values above 32 bits as they are; int $0x80
+ * takes eax) and args[6] (int $0x80: their low 32 bits), nothing else in
+ * between. The call's return value. */
+long ksec_stub_syscall64(long nr, const uint64_t *args);
+long ksec_stub_int80(long nr, const uint64_t *args);
 /* The user IP right after the syscall / int $0x80 instruction of the
  * stubs: what seccomp_data.instruction_pointer holds for their calls. */
 uint64_t ksec_ip(enum ksec_abi abi);

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bypass attempts through cgroups (sf_runtime_attach_cgroup(), cgroup v2;
+ * skipped without it).
+ *
+ * Leaving: a task confined because it joined an attached cgroup keeps its
+ * chain when it leaves, as seccomp filters stay for life. One iteration:
+ * a task that joins the attached cgroup and leaves it again, then makes
+ * the denied call, which must kill it. It joins by being moved, by
+ * clone3(CLONE_INTO_CGROUP), or by moving itself; it leaves by moving
+ * itself, or by being moved; some carry a chain of their own when they
+ * join (their join is then finished by sf_runtime_process_pending(), as
+ * sfilterd does when the ring buffer wakes it).
+ *
+ * Forking during the attach: a process forks (or clone3s into the
+ * cgroup) all along while the cgroup is attached; once the attach has
+ * returned, every task in the cgroup, and every task born there later, is
+ * judged. One iteration: one such task making the denied call (the
+ * children that came and went before are checked too: none may have been
+ * killed).
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "bypass.h"
+#include "cgroup.h"
+#include "progs.h"
+#include "runtime.h"
+#include "c2e.h"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct sock_filter kill_getppid[4], kill_getuid[4];
+
+static pid_t clone_into(int cgfd)
+{
+	struct clone_args a = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD,
+				.cgroup = (uint64_t)cgfd };
+
+	fflush(stdout);
+	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
+}
+
+static bool attach_cgroup(struct sf_runtime *rt, const char *cg)
+{
+	struct sock_fprog p = progs_kill_on(kill_getppid, 4, SYS_getppid);
+	struct c2e_error e;
+	char m[600];
+
+	snprintf(m, sizeof(m), "attach %s", cg);
+	return ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), m);
+}
+
+/* ---- leaving ----------------------------------------------------------- */
+
+enum join { J_MOVED, J_CLONED_INTO, J_MOVES_ITSELF, J_OWN_CHAIN, N_JOINS };
+
+static const char *const join_name[N_JOINS] = {
+	"moved in, moves itself out", "clone3 into it, moved out",
+	"moves itself in and out", "has a chain, moved in and out",
+};
+
+struct leaver {
+	volatile int step;      /* what the test asks for next */
+	volatile int at;        /* what the task has done */
+	struct bp_flags f;
+};
+
+static struct leaver *L;
+
+/* The task: waits for each step (spinning, with allowed calls), moving
+ * itself where the step says, then makes the denied call. */
+static void leaver_body(enum join j, const char *in, const char *out)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	L->at = 1;
+	while (L->step < 1)
+		sched_yield();
+	if (j == J_MOVES_ITSELF && !tcg_move(in, getpid()))
+		_exit(10);
+	if ((j == J_MOVED || j == J_MOVES_ITSELF) && !tcg_move(out, getpid()))
+		_exit(11);
+	L->at = 2;
+	while (L->step < 2)
+		sched_yield();
+	bp_allowed_call();
+	L->f.reached = 1;
+	bp_denied_call();
+	L->f.survived = 1;
+	_exit(0);
+}
+
+static bool wait_at(int at)
+{
+	return ASSERT_TRUE(bp_spin_until(&L->at, at, 10), "the task got there");
+}
+
+static void one_leaver(struct sf_runtime *rt, enum join j, const char *in, const char *out,
+		       int cgfd, struct bp_tally *t, int i)
+{
+	struct sock_fprog own = progs_kill_on(kill_getuid, 4, SYS_getuid);
+	char what[128];
+	pid_t pid;
+	int st;
+
+	memset((void *)L, 0, sizeof(*L));
+	pid = j == J_CLONED_INTO ? clone_into(cgfd) : fork();
+	if (pid == 0)
+		leaver_body(j, in, out);
+	if (!ASSERT_TRUE(pid > 0, "fork") || !wait_at(1))
+		goto kill;
+	if (j == J_OWN_CHAIN && bp_attach(rt, pid, &own, 0, NULL, false))
+		goto kill;
+	if ((j == J_MOVED || j == J_OWN_CHAIN) && !ASSERT_TRUE(tcg_move(in, pid), "move in"))
+		goto kill;
+	if (j == J_OWN_CHAIN)
+		/* sfilterd, woken by the queued join, does this at once. */
+		ASSERT_TRUE(sf_runtime_process_pending(rt) >= 0, "process_pending");
+	L->step = 1;
+	if (!wait_at(2))
+		goto kill;
+	if ((j == J_CLONED_INTO || j == J_OWN_CHAIN) && !ASSERT_TRUE(tcg_move(out, pid), "move out"))
+		goto kill;
+	L->step = 2;
+	st = bp_wait(pid, 10);
+	snprintf(what, sizeof(what), "iteration %d (%s)", i, join_name[j]);
+	bp_count(t, bp_judge_denied(st, &L->f), st, what);
+	return;
+kill:
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+TEST(bypass_a_task_that_leaves_an_attached_cgroup_stays_confined)
+{
+	long i, n = bp_iterations(1000, 40);
+	struct sf_runtime *rt = NULL;
+	struct bp_tally t = { 0 };
+	char in[512], out[512];
+	double t0 = bp_now();
+	int cgfd = -1;
+
+	if (!tcg_make(in, sizeof(in), "sf-bypass-in"))
+		return;
+	if (!tcg_make(out, sizeof(out), "sf-bypass-out"))
+		goto out;
+	L = bp_shared(sizeof(*L));
+	rt = bp_runtime_open(false);
+	if (!rt || !L || !attach_cgroup(rt, in))
+		goto out;
+	cgfd = open(in, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!ASSERT_TRUE(cgfd >= 0, "open the cgroup"))
+		goto out;
+	for (i = 0; i < n && !test_failed(); i++)
+		one_leaver(rt, (enum join)(i % N_JOINS), in, out, cgfd, &t, (int)i);
+	bp_report("cgroup-leave", "a task joins the attached cgroup one of 4 ways, leaves it, "
+		  "makes the denied call", &t, bp_now() - t0);
+out:
+	if (cgfd >= 0)
+		close(cgfd);
+	sf_runtime_close(rt);
+	rmdir(in);
+	rmdir(out);
+}
+
+/* ---- forking during the attach ------------------------------------------ */
+
+#define MAX_KIDS 1024
+#define LIVE_KIDS 24
+
+struct kid {
+	volatile int pid;
+	struct bp_flags f;
+};
+
+struct forks {
+	volatile int attached;   /* the cgroup attach has returned */
+	volatile int n_kids;     /* slots handed out */
+	volatile int forker_go;  /* the forker is where it must fork from */
+	struct bp_flags forker;
+	struct bp_tally t;       /* the forker's verdict on its children */
+	struct kid kid[MAX_KIDS];
+};
+
+static struct forks *F;
+
+/* A child: allowed calls for a while, then the denied call if the attach
+ * has returned by then, else an exit (churn). */
+static void kid_body(int slot)
+{
+	struct kid *k = &F->kid[slot];
+	int spins;
+
+	k->pid = (int)syscall(SYS_getpid);
+	for (spins = 0; spins < 20; spins++) {
+		bp_allowed_call();
+		if (__atomic_load_n(&F->attached, __ATOMIC_ACQUIRE)) {
+			k->f.reached = 1;
+			bp_denied_call();
+			k->f.survived = 1;
+			syscall(SYS_exit_group, 0);
+		}
+		sched_yield();
+	}
+	syscall(SYS_exit_group, 0);
+}
+
+static int kid_fn(void *arg)
+{
+	kid_body((int)(long)arg);
+	return 0;
+}
+
+enum spawn { S_FORK, S_CLONE_VM, S_CLONE_INTO, N_SPAWNS };
+
+static const char *const spawn_name[N_SPAWNS] = {
+	"forked in the cgroup", "clone(CLONE_VM) in the cgroup", "clone3 into the cgroup",
+};
+
+#define KID_STACK (16 * 1024)
+
+/* One child in slot; CLONE_VM children (which make children fastest, so
+ * that more are born while the attach runs) each have a stack of their
+ * own. */
+static pid_t spawn_kid(enum spawn how, int slot, int into_fd, char *stacks)
+{
+	pid_t p;
+
+	fflush(stdout);
+	switch (how) {
+	case S_CLONE_VM:
+		return clone(kid_fn, stacks + (size_t)(slot + 1) * KID_STACK, CLONE_VM | SIGCHLD,
+			     (void *)(long)slot);
+	case S_CLONE_INTO:
+		p = clone_into(into_fd);
+		break;
+	default:
+		p = fork();
+	}
+	if (p == 0)
+		kid_body(slot);
+	return p;
+}
+
+struct reaped {
+	pid_t pid;
+	int status;
+};
+
+/* Makes children while the attach runs and a little after it; judges
+ * every child; then, when it is in the cgroup itself, makes the denied
+ * call. */
+static void forker(enum spawn how, int into_fd)
+{
+	static struct reaped r[MAX_KIDS];
+	char *stacks = mmap(NULL, (size_t)MAX_KIDS * KID_STACK, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	int live = 0, n_r = 0, after = 0, i, st, slot;
+	char what[128];
+	pid_t p;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (stacks == MAP_FAILED)
+		_exit(21);
+	while (!F->forker_go)
+		sched_yield();
+	while (after < 8 && F->n_kids < MAX_KIDS) {
+		if (live < LIVE_KIDS) {
+			slot = F->n_kids++;
+			p = spawn_kid(how, slot, into_fd, stacks);
+			if (p < 0)
+				_exit(20);
+			live++;
+			after += __atomic_load_n(&F->attached, __ATOMIC_ACQUIRE);
+		}
+		p = waitpid(-1, &st, live < LIVE_KIDS ? WNOHANG : 0);
+		if (p > 0) {
+			r[n_r++] = (struct reaped){ p, st };
+			live--;
+		}
+	}
+	/* A forker that ran out of slots first still waits for the attach:
+	 * its own denied call must come after it. */
+	while (!__atomic_load_n(&F->attached, __ATOMIC_ACQUIRE))
+		sched_yield();
+	while (live > 0 && (p = waitpid(-1, &st, 0)) > 0) {
+		r[n_r++] = (struct reaped){ p, st };
+		live--;
+	}
+	for (slot = 0; slot < F->n_kids; slot++) {
+		struct kid *k = &F->kid[slot];
+
+		for (i = 0; i < n_r && r[i].pid != k->pid; i++)
+			;
+		st = i < n_r ? r[i].status : -1;
+		snprintf(what, sizeof(what), "child %d of %d, %s (%s)", slot, F->n_kids,
+			 spawn_name[how],
+			 k->f.reached ? "made the denied call" : "churn, allowed calls only");
+		if (k->f.reached)
+			bp_count(&F->t, bp_judge_denied(st, &k->f), st, what);
+		else if (bp_judge_allowed(st) != BP_LIVED)
+			bp_count(&F->t, bp_judge_allowed(st), st, what);
+	}
+	if (how != S_CLONE_INTO) {
+		F->forker.reached = 1;
+		bp_denied_call();
+		F->forker.survived = 1;
+	}
+	_exit(0);
+}
+
+TEST(bypass_every_task_forked_into_a_cgroup_while_it_is_attached_is_confined)
+{
+	long n = bp_iterations(1000, 40), round;
+	struct sf_runtime *rt = NULL;
+	struct bp_tally t = { 0 };
+	char top[512], cg[600] = "";
+	double t0 = bp_now();
+	long during = 0;
+
+	if (!tcg_make(top, sizeof(top), "sf-bypass-fork"))
+		return;
+	F = bp_shared(sizeof(*F));
+	rt = bp_runtime_open(false);
+	if (!rt || !F)
+		goto out;
+	for (round = 0; t.iterations < n && !test_failed(); round++) {
+		enum spawn how = (enum spawn)(round % N_SPAWNS);
+		bool into = how == S_CLONE_INTO, ok;
+		int cgfd, st, before;
+		pid_t f;
+
+		memset((void *)F, 0, sizeof(*F));
+		snprintf(cg, sizeof(cg), "%s/r%ld", top, round);
+		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir"))
+			break;
+		cgfd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		fflush(stdout);
+		f = fork();
+		if (f == 0)
+			forker(how, cgfd);
+		ok = ASSERT_TRUE(f > 0 && cgfd >= 0, "fork, open") &&
+		     (into || ASSERT_TRUE(tcg_move(cg, f), "the forker into the cgroup"));
+		F->forker_go = 1;
+		if (!ok || !ASSERT_TRUE(bp_spin_until(&F->n_kids, LIVE_KIDS, 10), "it forks")) {
+			if (f > 0) {
+				kill(f, SIGKILL);
+				waitpid(f, NULL, 0);
+			}
+			break;
+		}
+		before = F->n_kids;
+		attach_cgroup(rt, cg);
+		during += F->n_kids - before;
+		__atomic_store_n(&F->attached, 1, __ATOMIC_RELEASE);
+		st = bp_wait(f, 30);
+		close(cgfd);
+		t.iterations += F->t.iterations;
+		t.escapes += F->t.escapes;
+		t.wrongful_kills += F->t.wrongful_kills;
+		if (!into)
+			bp_count(&t, bp_judge_denied(st, &F->forker), st, "the forker");
+		else if (!ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+				      "the forker outside the cgroup lived"))
+			break;
+		rmdir(cg);
+	}
+	test_log("%ld rounds, %ld tasks forked while the attach ran\n", round, during);
+	bp_report("cgroup-fork", "a task made by fork, clone(CLONE_VM) or clone3 into the "
+		  "cgroup while it was attached makes the denied call", &t, bp_now() - t0);
+out:
+	sf_runtime_close(rt);
+	rmdir(cg);
+	rmdir(top);
+}
