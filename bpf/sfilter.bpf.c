@@ -33,6 +33,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define EACCES  13
 #define ENOSYS  38
 #define MAX_ERRNO 4095
+/* A recv that returns these is restarted or retried, not finished. */
+#define EINTR                  4
+#define EAGAIN                 11
+#define ERESTARTSYS            512
+#define ERESTARTNOINTR         513
+#define ERESTARTNOHAND         514
+#define ERESTART_RESTARTBLOCK  516
 
 #define RET_ACTION_FULL 0xffff0000U
 #define RET_DATA        0x0000ffffU
@@ -61,6 +68,13 @@ __u32 sf_abi;
  * slot is no longer a reason to kill (see sf_rt_stop_enforcing() in
  * loader/runtime/iter.c). Read only on paths that found task storage. */
 __u32 sf_stopped;
+/* Set by the runtime once sf_reply_* below are attached: the recv of
+ * sf_attach()'s reply then decides the arm when it returns. */
+__u32 sf_reply_exit;
+/* About how many tasks hold an arm (it drifts up when an armed task dies):
+ * sf_reply_exit_tp, where it stands in for the fexit programs, looks at
+ * nothing while it is 0. */
+__u64 sf_armed;
 
 /* Counters user space may read. */
 __u64 sf_events_dropped;
@@ -199,6 +213,14 @@ static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
 	return 0;
 }
 
+static __always_inline void disarm(struct sf_task *s)
+{
+	if (s->armed) {
+		s->armed = 0;
+		__sync_fetch_and_add(&sf_armed, -1);
+	}
+}
+
 /* The recv that brings sf_attach()'s reply: on the caller's socket. */
 static __always_inline bool reply_recv(__u32 nr, struct pt_regs *regs, __s32 fd)
 {
@@ -231,13 +253,19 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 		 * recv of the reply on its socket to sfilterd is the last
 		 * call under the old chain, as seccomp(2)'s caller makes none
 		 * after the install; every other call, this one included,
-		 * runs under the new chain. A caller that was already in
-		 * that recv when armed meets the arm at its next call. */
+		 * runs under the new chain. Where sf_reply_* are attached,
+		 * that recv keeps the arm and decides it when it returns (a
+		 * reply read: in force; the daemon gone: dropped, as the
+		 * caller is told it failed); else the chain is in force from
+		 * here. */
 		__u32 next = s->armed;
+		bool reply = !task_compat(t) && reply_recv(nr, regs, s->armed_fd);
 
-		s->armed = 0;
-		s->chain = next;
-		if (task_compat(t) || !reply_recv(nr, regs, s->armed_fd))
+		if (!reply || !sf_reply_exit) {
+			disarm(s);
+			s->chain = next;
+		}
+		if (!reply)
 			chain = next;
 	}
 	if (!chain || chain >= SF_MAX_CHAINS)
@@ -273,6 +301,59 @@ fail:
 		return 0;
 	__sync_fetch_and_add(&sf_tailcall_failed, 1);
 	bpf_send_signal(SIGKILL);
+	return 0;
+}
+
+/* The recv of sf_attach()'s reply has returned (x86-64 calls; a compat
+ * task takes the arm at its recv's entry). ret > 0: the reply was read,
+ * the chain is in force from the next call. 0 or an error: the daemon went
+ * away before replying, and the caller returns failure: the arm is dropped,
+ * so that what the caller is told is what holds. Interrupted: the arm
+ * waits for the restarted recv (or for another call, which takes it). */
+static __always_inline void reply_done(struct pt_regs *regs, long ret)
+{
+	struct sf_task *s = tracked(bpf_get_current_task_btf());
+
+	if (!s || !s->armed || sf_stopped || (__s32)regs->di != s->armed_fd)
+		return;
+	if (ret > 0) {
+		s->chain = s->armed;
+		disarm(s);
+	} else if (ret != -EINTR && ret != -EAGAIN && ret != -ERESTARTSYS &&
+		   ret != -ERESTARTNOINTR && ret != -ERESTARTNOHAND &&
+		   ret != -ERESTART_RESTARTBLOCK) {
+		disarm(s);
+	}
+}
+
+SEC("fexit/__x64_sys_recvfrom")
+int BPF_PROG(sf_reply_recvfrom, struct pt_regs *regs, long ret)
+{
+	reply_done(regs, ret);
+	return 0;
+}
+
+SEC("fexit/__x64_sys_recvmsg")
+int BPF_PROG(sf_reply_recvmsg, struct pt_regs *regs, long ret)
+{
+	reply_done(regs, ret);
+	return 0;
+}
+
+/* The same where the kernel refuses fexit programs (no BPF trampolines):
+ * at every syscall's exit, but past one load while no task is armed. */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sf_reply_exit_tp, struct pt_regs *regs, long ret)
+{
+	long nr;
+
+	if (!sf_armed)
+		return 0;
+	nr = regs->orig_ax;
+	if ((nr != SF_NR_RECVFROM && nr != SF_NR_RECVMSG) ||
+	    task_compat(bpf_get_current_task_btf()))
+		return 0;
+	reply_done(regs, ret);
 	return 0;
 }
 
@@ -608,16 +689,18 @@ int sf_iter(struct bpf_iter__task *ctx)
 		if (s && p->chain == SF_PENDING_SETTLE) {
 			if (s->armed) {
 				s->chain = s->armed;
-				s->armed = 0;
+				disarm(s);
 			}
 			rec.applied = 1;
 		} else if (s && SF_TASK_CHAIN(s) == p->expect) {
 			if (p->chain & SF_PENDING_ARM) {
+				if (!s->armed)
+					__sync_fetch_and_add(&sf_armed, 1);
 				s->armed = p->chain & ~SF_PENDING_ARM;
 				s->armed_fd = p->armed_fd;
 			} else {
 				s->chain = p->chain;
-				s->armed = 0;
+				disarm(s);
 			}
 			rec.applied = 1;
 		}

@@ -24,8 +24,9 @@
  * change to a struct below or to what a program does with it.
  * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE.
  * 3: .bss sf_stopped (teardown), sf_iter_rec.old.
- * 4: sf_task.armed_fd, guarded pending entries, sf_orphans, sf_tsync. */
-#define SF_ABI_VERSION  4
+ * 4: sf_task.armed_fd, guarded pending entries, sf_orphans, sf_tsync.
+ * 5: the reply's recv decides the arm at its exit (sf_reply_exit). */
+#define SF_ABI_VERSION  5
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */

@@ -577,14 +577,18 @@ TEST(daemon_protocol_fuzz_asan)
 	}
 	ASSERT_TRUE(sfd_ps_lists(dm.sock, sentinel, sentinel_id),
 		    "the sentinel is still listed with its filter id");
-	for (i = 0; i < 150; i++) { /* the daemon handles the last hang-ups */
+	/* The daemon handles the last hang-ups. The baseline may hold a
+	 * client's connection (socket and pidfd) that the daemon has closed
+	 * since, as idle: fewer is fine, more is a leak. */
+	for (i = 0; i < 150; i++) {
 		plain = count_plain_fds(dm.pid, list, sizeof(list));
-		if (plain == base_plain)
+		if (plain <= base_plain)
 			break;
 		usleep(20000);
 	}
 	test_log("after: %d descriptors, %d not BPF:%s\n", sfd_count_fds(dm.pid), plain, list);
-	ASSERT_EQ(plain, base_plain, "the daemon's sockets, pipes and files are back to the baseline");
+	ASSERT_TRUE(plain <= base_plain,
+		    "the daemon's sockets, pipes and files are back to the baseline, or fewer");
 	ASSERT_EQ(count_asan_logs(dm.dir), 0, "no ASan/UBSan report while running");
 
 	/* The sentinel is still confined. */

@@ -149,6 +149,7 @@ struct sf_rt_recs {                  /* one record per task an iteration saw */
 /* Whether BPF LSM programs run on this kernel (not only load); if not, why
  * says so. */
 bool sf_rt_lsm_programs_run(const struct btf *vmlinux, char *why, size_t size);
+bool sf_rt_fexit_attaches(const struct btf *vmlinux, const char *fn);
 
 /* Fills l from /sys/kernel/btf/vmlinux. 0 or -errno. */
 int sf_layout_read(struct sf_layout *l);

@@ -53,6 +53,38 @@ static bool is_lsm_prog(const struct bpf_program *p)
 	return strncmp(bpf_program__section_name(p), "lsm/", 4) == 0;
 }
 
+/* The recv of sf_attach()'s reply decides the arm when it returns: fexit
+ * programs on the recv syscalls where the kernel takes them, else a program
+ * on the sys_exit tracepoint (a little on every syscall's exit). Where
+ * neither attaches, the arm is taken at that recv's entry, and a caller
+ * whose daemon dies before the reply is confined although told the attach
+ * failed (docs/security.md). */
+static void reply_exit(struct sfilter_bpf *skel)
+{
+	struct bpf_program *p[3] = { skel->progs.sf_reply_recvfrom, skel->progs.sf_reply_recvmsg,
+				     skel->progs.sf_reply_exit_tp };
+	struct bpf_link **l[3] = { &skel->links.sf_reply_recvfrom, &skel->links.sf_reply_recvmsg,
+				   &skel->links.sf_reply_exit_tp };
+	int i, n = 0;
+
+	for (i = 0; i < 3; i++) {
+		if (bpf_program__fd(p[i]) < 0)
+			continue;
+		*l[i] = bpf_program__attach(p[i]);
+		if (!*l[i])
+			goto undo;
+		n++;
+	}
+	if (n)
+		skel->bss->sf_reply_exit = 1;
+	return;
+undo:
+	while (i--) {
+		bpf_link__destroy(*l[i]);
+		*l[i] = NULL;
+	}
+}
+
 /* Opens, loads and attaches the skeleton; with_lsm also loads the LSM
  * programs for hooks the kernel has. */
 static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vmlinux)
@@ -78,6 +110,18 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 	bpf_program__set_autoattach(skel->progs.sf_iter, false);
 	/* Reached by tail call only: attached, it would act on stale verdicts. */
 	bpf_program__set_autoattach(skel->progs.sf_enforce, false);
+	/* Attached below (reply_exit()): the fexit programs where the kernel
+	 * takes them, else the sys_exit tracepoint. */
+	bpf_program__set_autoattach(skel->progs.sf_reply_recvfrom, false);
+	bpf_program__set_autoattach(skel->progs.sf_reply_recvmsg, false);
+	bpf_program__set_autoattach(skel->progs.sf_reply_exit_tp, false);
+	if (sf_rt_fexit_attaches(vmlinux, "__x64_sys_recvfrom") &&
+	    sf_rt_fexit_attaches(vmlinux, "__x64_sys_recvmsg")) {
+		bpf_program__set_autoload(skel->progs.sf_reply_exit_tp, false);
+	} else {
+		bpf_program__set_autoload(skel->progs.sf_reply_recvfrom, false);
+		bpf_program__set_autoload(skel->progs.sf_reply_recvmsg, false);
+	}
 	err = sfilter_bpf__load(skel);
 	if (err)
 		goto fail;
@@ -90,6 +134,7 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 	err = sfilter_bpf__attach(skel);
 	if (err)
 		goto fail;
+	reply_exit(skel);
 	rt->skel = skel;
 	return 0;
 fail:

@@ -70,3 +70,30 @@ bool sf_rt_lsm_programs_run(const struct btf *vmlinux, char *why, size_t size)
 		 "(the bpf LSM is not in the kernel's active lsm= list)");
 	return false;
 }
+
+/* Whether an fexit program on fn loads and attaches here (BPF trampolines:
+ * some kernels refuse them, as they refuse LSM programs). */
+bool sf_rt_fexit_attaches(const struct btf *vmlinux, const char *fn)
+{
+	const struct bpf_insn insns[] = {
+		INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0),
+		INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+	};
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) : -1;
+	int fd, link;
+
+	if (id < 0)
+		return false;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_FEXIT,
+		    .attach_btf_id = id);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "sf_fexit_probe", "GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), &o);
+	if (fd < 0)
+		return false;
+	link = bpf_link_create(fd, 0, BPF_TRACE_FEXIT, NULL);
+	close(fd);
+	if (link < 0)
+		return false;
+	close(link);
+	return true;
+}
