@@ -250,8 +250,11 @@ SFCTL_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFCTL_SRCS))
 # Weak stand-ins for runtime calls not written yet, linked after
 # libsfruntime.a so that a member is only pulled in for a missing symbol.
 LIBSFSTUBS := $(if $(wildcard loader/sfctl_rtstubs.c),$(OUTPUT)/libsfstubs.a)
-# The daemon: its requests (sfilterd.c) and its connections (sfilterd_conn.c).
-SFILTERD_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfilterd.o sfilterd_conn.o)
+# The daemon: every loader/daemon/*.c (its modules: loader/daemon/daemon.h),
+# which include each other's headers through -Iloader/daemon.
+SFILTERD_SRCS := $(wildcard loader/daemon/*.c)
+SFILTERD_OBJS := $(patsubst loader/%.c,$(LOADER_OBJDIR)/%.o,$(SFILTERD_SRCS))
+$(SFILTERD_OBJS): LOADER_CFLAGS += -Iloader/daemon
 LOADER_OBJS := $(addprefix $(LOADER_OBJDIR)/,sfclient.o sfclient.pic.o proto_client.o \
 		 proto_client.pic.o sfrun.o) \
 	       $(SFILTERD_OBJS) $(SFCTL_OBJS)
@@ -410,7 +413,7 @@ $(OUTPUT)/sfilterd: $(LOADER_OBJDIR)/proto_client.o
 # build/sfilterd-asan: the daemon built with ASan+UBSan, dynamically linked,
 # for tests/test_daemon_fuzz.c (tests/guest/run.sh brings its libraries).
 ASAN_OUT := $(OUTPUT)/asan
-ASAN_SRCS := loader/sfilterd.c loader/sfilterd_conn.c loader/proto.c loader/proto_client.c \
+ASAN_SRCS := $(SFILTERD_SRCS) loader/proto.c loader/proto_client.c \
 	     loader/proto/event_json.c $(RUNTIME_SRCS) $(LIB_SRCS)
 ASAN_OBJS := $(patsubst %.c,$(ASAN_OUT)/%.o,$(ASAN_SRCS))
 SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
@@ -430,6 +433,8 @@ $(patsubst %.c,$(ASAN_OUT)/%.o,$(RUNTIME_SRCS)): $(ASAN_OUT)/%.o: %.c $(BPF_SKEL
 	$(call msg,ASAN-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(RUNTIME_INCLUDES) -c $< -o $@
+
+$(patsubst %.c,$(ASAN_OUT)/%.o,$(SFILTERD_SRCS)): ASAN_CFLAGS += -Iloader/daemon
 
 $(SFILTERD_ASAN): $(ASAN_OBJS)
 	$(call msg,BINARY,$@)

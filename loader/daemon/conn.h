@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sfilterd's connections (loader/sfilterd_conn.c): accepting them under
+ * sfilterd's connections (loader/daemon/conn.c): accepting them under
  * per-uid and global limits, and every message the daemon sends, through a
  * bounded output queue per connection, so that the one event loop never
  * waits on any client.
  */
-#ifndef SFILTERD_CONN_H
-#define SFILTERD_CONN_H
+#ifndef SF_DAEMON_CONN_H
+#define SF_DAEMON_CONN_H
 
 #include "runtime.h" /* struct sf_identity */
 
@@ -108,4 +108,4 @@ void conn_free_closed(void);
  * taken) for more than seconds; log followers stay. */
 void conn_sweep_idle(int seconds);
 
-#endif /* SFILTERD_CONN_H */
+#endif /* SF_DAEMON_CONN_H */

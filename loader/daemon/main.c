@@ -16,7 +16,7 @@
  * One thread, one epoll loop, every socket non-blocking: a client that
  * stalls or misbehaves costs the others nothing (what it does not read
  * waits in a bounded queue of its own, and connections are limited per
- * uid: sfilterd_conn.c). Each request is checked
+ * uid: conn.c). Each request is checked
  * the way seccomp(2) checks the caller (flags, length, the caller's
  * no_new_privs or CAP_SYS_ADMIN, the program), attached through the
  * runtime, which puts the filter in force before it returns, and only then
@@ -46,7 +46,7 @@
 #include "runtime.h"
 #include "proto.h"
 #include "event_json.h"
-#include "sfilterd_conn.h"
+#include "conn.h"
 #include "c2e.h"
 
 #include <errno.h>

@@ -29,7 +29,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "sfilterd_conn.h"
+#include "conn.h"
 #include "proto.h"
 
 #include <errno.h>
