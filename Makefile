@@ -55,7 +55,7 @@ BPF_INC     := -Ibpf
 RUNTIME_INC := -Iloader/runtime $(C2E_INC) $(BPF_INC) -I$(OUTPUT)
 PROTO_INC   := -Iloader/proto $(BPF_INC) $(C2E_INC)
 CLIENT_INC  := -Iloader/client $(PROTO_INC)
-DAEMON_INC  := -Iloader -Iloader/client -Iloader/daemon -Iloader/runtime $(PROTO_INC) $(C2E_INC) -I$(OUTPUT)
+DAEMON_INC  := -Iloader/daemon -Iloader/runtime $(PROTO_INC) $(C2E_INC) -I$(OUTPUT)
 CLI_INC     := -Iloader/cli $(CLIENT_INC) $(C2E_INC)
 # Tests, benches and fuzzers look at every layer.
 TEST_INC    := -Itests -Itests/lib -Iloader/runtime -Iloader/client $(PROTO_INC) \
@@ -215,7 +215,7 @@ $(SFCLIENT_PC): Makefile
 		'Cflags: -I$${includedir}' > $@
 
 # --- daemon: sfilterd -------------------------------------------------------------
-DAEMON_SRCS := loader/sfilterd.c loader/sfilterd_conn.c
+DAEMON_SRCS := $(wildcard loader/daemon/*.c)
 DAEMON_OBJS := $(call obj,$(DAEMON_SRCS))
 SFILTERD := $(OUTPUT)/sfilterd
 

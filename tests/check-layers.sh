@@ -57,6 +57,11 @@ for d in "${dups[@]+"${dups[@]}"}"; do
 	bad+=("two project headers named $d")
 done
 
+# Every source of loader/ is in a layer.
+while IFS= read -r f; do
+	bad+=("$f is in loader/ but in none of its layers")
+done < <(find loader -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort)
+
 while IFS= read -r f; do
 	from=$(layer_of "$f")
 	[[ -n $from ]] || continue

@@ -29,8 +29,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "sfilterd_conn.h"
-#include "proto.h"
+#include "daemon.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -60,9 +59,7 @@ struct conn_msg {
 	char data[];
 };
 
-struct conn_config conn_cfg = {
-	.per_uid = 64, .total = 1024, .queue_bytes = 1 << 20, .admin_gid = (gid_t)-1,
-};
+struct conn_config conn_cfg = { .per_uid = 64, .total = 1024, .queue_bytes = 1 << 20 };
 struct conn_stats conn_stats;
 struct client **conn_list;
 int conn_count;
@@ -131,7 +128,7 @@ static void close_noting(struct client *c, const char *what, const char *why)
 	conn_close(c);
 }
 
-static bool enqueue(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
+static int enqueue(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
 {
 	size_t cost = sizeof(struct conn_msg) + len;
 	struct conn_msg *m;
@@ -143,14 +140,12 @@ static bool enqueue(struct client *c, const void *buf, size_t len, const int *fd
 			 "(bound %zu)", c->q_bytes + cost, conn_cfg.queue_bytes);
 		conn_stats.overflowed++;
 		close_noting(c, "close", why);
-		errno = ENOBUFS;
-		return false;
+		return -ENOBUFS;
 	}
 	m = malloc(cost);
 	if (!m) {
 		close_noting(c, "close", "out of memory for its replies");
-		errno = ENOMEM;
-		return false;
+		return -ENOMEM;
 	}
 	*m = (struct conn_msg){ .len = len };
 	memcpy(m->data, buf, len);
@@ -159,8 +154,7 @@ static bool enqueue(struct client *c, const void *buf, size_t len, const int *fd
 		if (m->fds[m->nfds] < 0) {
 			free_msg(m);
 			close_noting(c, "close", "out of descriptors for its replies");
-			errno = EMFILE;
-			return false;
+			return -EMFILE;
 		}
 	}
 	if (c->q_tail)
@@ -170,29 +164,27 @@ static bool enqueue(struct client *c, const void *buf, size_t len, const int *fd
 	c->q_tail = m;
 	c->q_bytes += cost;
 	watch(c);
-	return true;
+	return 0;
 }
 
-bool conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
+int conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds)
 {
 	ssize_t n;
+	int r;
 
-	if (c->dead) {
-		errno = EPIPE;
-		return false;
-	}
-	if (nfds < 0 || nfds > CONN_MAX_FDS) {
-		errno = EINVAL;
-		return false;
-	}
+	if (c->dead)
+		return -EPIPE;
+	if (nfds < 0 || nfds > CONN_MAX_FDS)
+		return -EINVAL;
 	if (!c->q_head) {
 		n = send_now(c->fd, buf, len, fds, nfds);
 		if (n == (ssize_t)len)
-			return true;
+			return 0;
 		if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
 			/* The peer has gone (EPIPE, ECONNRESET). */
+			r = n < 0 ? -errno : -EPIPE;
 			conn_close(c);
-			return false;
+			return r;
 		}
 	}
 	return enqueue(c, buf, len, fds, nfds);
@@ -255,8 +247,8 @@ static size_t attach_reply(void *out, uint32_t request_id, int error, uint32_t f
 	return r->hdr.length;
 }
 
-bool conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
-		const char *msg)
+int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
+	       const char *msg)
 {
 	union {
 		struct sf_attach_reply r;
@@ -267,17 +259,15 @@ bool conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filte
 			 NULL, 0);
 }
 
-bool conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
-		 uint32_t flags, const char *text, const void *data, uint32_t data_len)
+int conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
+		uint32_t flags, const char *text, const void *data, uint32_t data_len)
 {
 	static char out[SF_PROTO_MAX_MSG];
 	struct sf_reply *r = (struct sf_reply *)out;
 	size_t tlen = strlen(text), len = SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len;
 
-	if (len > SF_PROTO_MAX_MSG) {
-		errno = EMSGSIZE;
-		return false;
-	}
+	if (len > SF_PROTO_MAX_MSG)
+		return -EMSGSIZE;
 	memset(r, 0, sizeof(*r));
 	sf_proto_header(&r->hdr, SF_MSG_REPLY, len, request_id);
 	r->error = error;
@@ -395,14 +385,14 @@ static bool in_admin_group(int fd, gid_t gid)
 	socklen_t len = sizeof(groups);
 	size_t i;
 
-	if (conn_cfg.admin_gid == (gid_t)-1)
+	if (d.admin_gid == (gid_t)-1)
 		return false;
-	if (gid == conn_cfg.admin_gid)
+	if (gid == d.admin_gid)
 		return true;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
 		return false;
 	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == conn_cfg.admin_gid)
+		if (groups[i] == d.admin_gid)
 			return true;
 	return false;
 }
@@ -454,7 +444,7 @@ static int make_room(uid_t uid, bool privileged, char *why, size_t size)
 	if (mine < conn_cfg.per_uid)
 		return 0;
 	if (oldest && mine == conn_cfg.per_uid) {
-		if (conn_cfg.verbose)
+		if (d.verbose)
 			diag("pid %d uid %u: idle, closed to make room for its uid",
 			     oldest->pid, oldest->uid);
 		conn_stats.evicted++;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sfilterd's connections (loader/sfilterd_conn.c): accepting them under
+ * sfilterd's connections (loader/daemon/conn.c): accepting them under
  * per-uid and global limits, and every message the daemon sends, through a
  * bounded output queue per connection, so that the one event loop never
  * waits on any client.
  */
-#ifndef SFILTERD_CONN_H
-#define SFILTERD_CONN_H
+#ifndef SF_DAEMON_CONN_H
+#define SF_DAEMON_CONN_H
 
 #include "runtime.h" /* struct sf_identity */
 
@@ -49,8 +49,6 @@ struct conn_config {
 	uint32_t per_uid;     /* connections of one non-admin uid; 0: no limit */
 	uint32_t total;       /* all connections */
 	size_t queue_bytes;   /* the output queue's bound, per connection */
-	gid_t admin_gid;      /* --admin-group, or (gid_t)-1 */
-	bool verbose;
 };
 
 struct conn_stats {
@@ -64,11 +62,6 @@ extern struct conn_stats conn_stats;
 /* The open connections; their order changes as they close. */
 extern struct client **conn_list;
 extern int conn_count;
-
-/* Provided by sfilterd.c: a line on stderr, and one in the event log. */
-void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_line(const char *line);
-void log_flush(void);
 
 /* Raises RLIMIT_NOFILE's soft limit to the hard one, and lowers
  * conn_cfg.total where even that cannot hold every connection. */
@@ -87,16 +80,16 @@ bool conn_ready(struct client *c, uint32_t events);
 
 /* Sends one datagram (and nfds descriptors, which stay the caller's), at
  * once or, when the socket is full or earlier ones wait, from the queue.
- * False (errno set) when c is closed, or has just been closed: its peer is
- * gone or its queue went over the bound. */
-bool conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds);
+ * 0, or -errno when c is closed, or has just been closed: its peer is gone
+ * or its queue went over the bound. */
+int conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds);
 /* An SF_MSG_ATTACH_REPLY; msg is cut at SF_PROTO_MAX_TEXT. */
-bool conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
-		const char *msg);
+int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
+	       const char *msg);
 /* An SF_MSG_REPLY: text (NUL included), then data_len bytes of data.
- * False with EMSGSIZE (c stays open) when it would exceed SF_PROTO_MAX_MSG. */
-bool conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
-		 uint32_t flags, const char *text, const void *data, uint32_t data_len);
+ * -EMSGSIZE (c stays open) when it would exceed SF_PROTO_MAX_MSG. */
+int conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
+		uint32_t flags, const char *text, const void *data, uint32_t data_len);
 
 /* Reads and drops what the peer queued, descriptors included, so that
  * closing reads as an end of file to it rather than a reset. */
@@ -108,4 +101,4 @@ void conn_free_closed(void);
  * taken) for more than seconds; log followers stay. */
 void conn_sweep_idle(int seconds);
 
-#endif /* SFILTERD_CONN_H */
+#endif /* SF_DAEMON_CONN_H */

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Administration: ADMIN_ATTACH (to a running process, named by a pidfd the
+ * client took, or to a cgroup), DETACH and REPLACE, for senders that
+ * request.c has found may administer (peer.c); each one done is a line in
+ * the log.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+
+static int validate_msg(const struct sock_filter *insns, uint32_t n, char *msg, size_t msz)
+{
+	struct c2e_error cerr;
+	char ebuf[256];
+
+	if (n == 0 || n > C2E_MAX_INSNS) {
+		set_msg(msg, msz, "program length %u: must be 1 to %d instructions",
+			n, C2E_MAX_INSNS);
+		return EINVAL;
+	}
+	if (c2e_validate(insns, n, &cerr) < 0) {
+		set_msg(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* An attach by pid: the process as the client's pidfd names it, so that a
+ * pid reused since the client looked is never confined by mistake. A
+ * cgroup attach (path) carries no descriptor. */
+static int admin_target(const struct sf_admin_attach_req *req, const char *path, int pidfd,
+			struct sf_identity *ident, char *msg, size_t msz)
+{
+	int r;
+
+	if (path) {
+		if (pidfd >= 0) {
+			set_msg(msg, msz, "a cgroup attach carries no descriptor");
+			return EINVAL;
+		}
+		return 0;
+	}
+	if (pidfd < 0) {
+		set_msg(msg, msz, "an attach by pid carries a pidfd of the process "
+			"(SCM_RIGHTS; protocol version %u)", SF_PROTO_VERSION);
+		return EINVAL;
+	}
+	r = sf_runtime_identify(d.rt, pidfd, ident);
+	if (r == -ESRCH) {
+		set_msg(msg, msz, "the process of pid %d has exited", req->pid);
+		return ESRCH;
+	}
+	if (r < 0) {
+		set_msg(msg, msz, "the descriptor is not a pidfd (%s)", strerror(-r));
+		return EINVAL;
+	}
+	return 0;
+}
+
+/* The reply to an attach done: its fields in o, its message in msg. */
+static void describe_attach(const struct sf_admin_attach_req *req, const char *path,
+			    uint32_t id, struct json_object *o, char *msg, size_t msz)
+{
+	char note[128], target[300];
+
+	json_object_object_add(o, "filter", json_object_new_int64(id));
+	if (path)
+		json_object_object_add(o, "cgroup", json_object_new_string(path));
+	else
+		json_object_object_add(o, "pid", json_object_new_int(req->pid));
+	json_object_object_add(o, "flags", flags_json(req->flags));
+	fallback_note(req->insns, req->n_insns, note, sizeof(note));
+	if (path)
+		snprintf(target, sizeof(target), "cgroup %s", path);
+	else
+		snprintf(target, sizeof(target), "%s %d", req->flags & SF_ATTACH_TSYNC ?
+			 "every thread of process" : "thread", req->pid);
+	if (req->flags & SF_ATTACH_COMPLAIN)
+		set_msg(msg, msz, "filter %u attached to %s (complain: logged, not enforced)",
+			id, target);
+	else if (note[0])
+		set_msg(msg, msz, "filter %u attached to %s; tier %s cannot reproduce %s: %s",
+			id, target, sf_tier_name(sf_runtime_tier(d.rt)), note,
+			req->flags & SF_ATTACH_FALLBACK_LOG ? "they log and allow" : "they kill");
+	else
+		set_msg(msg, msz, "filter %u attached to %s", id, target);
+}
+
+static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int pidfd,
+			uint32_t *id, struct json_object *o, char *msg, size_t msz)
+{
+	struct sf_identity ident;
+	struct sf_target tg = { .process = &ident, .reply_fd = -1 };
+	struct sock_fprog prog;
+	struct c2e_error cerr;
+	const char *path = NULL;
+	int r;
+
+	r = sf_proto_check_admin_attach(req, n, SF_ATTACH_ADMIN_FLAGS, &path, msg, msz);
+	if (r)
+		return r;
+	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
+		return r;
+	if ((r = admin_target(req, path, pidfd, &ident, msg, msz)) != 0)
+		return r;
+	tg.tid = req->pid;
+	prog.len = (unsigned short)req->n_insns;
+	prog.filter = req->insns;
+	memset(&cerr, 0, sizeof(cerr));
+	if (path)
+		r = sf_runtime_attach_cgroup(d.rt, path, &prog, req->flags, id, &cerr);
+	else
+		r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags, id, &cerr);
+	if (r == -ESRCH && !path) {
+		set_msg(msg, msz, "thread %d is not a live thread of process %d",
+			req->pid, ident.tgid);
+		return ESRCH;
+	}
+	if (r > 0) {
+		set_msg(msg, msz, "TSYNC: thread %d has a filter chain that is not an "
+			"ancestor of thread %d's", r, req->pid);
+		return -r;
+	}
+	if (r < 0)
+		return runtime_err(r, &cerr, msg, msz);
+	sf_runtime_set_owner(d.rt, *id, by);
+	describe_attach(req, path, *id, o, msg, msz);
+	return 0;
+}
+
+static int admin_detach(const struct sf_id_req *req, size_t n, uint32_t *id,
+			char *msg, size_t msz)
+{
+	int r;
+
+	if (n != SF_PROTO_ID_REQ_SIZE) {
+		set_msg(msg, msz, "a detach request is %u bytes, not %zu", SF_PROTO_ID_REQ_SIZE, n);
+		return EPROTO;
+	}
+	*id = req->id;
+	r = sf_runtime_detach(d.rt, req->id);
+	if (r < 0)
+		return runtime_err(r, &(struct c2e_error){ 0 }, msg, msz);
+	limits_forget(req->id);
+	set_msg(msg, msz, "filter %u detached", req->id);
+	return 0;
+}
+
+static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
+			 char *msg, size_t msz)
+{
+	struct sock_fprog prog;
+	struct c2e_error cerr;
+	int r;
+
+	if ((r = sf_proto_check_replace(req, n, msg, msz)) != 0)
+		return r;
+	*id = req->filter_id;
+	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
+		return r;
+	prog.len = (unsigned short)req->n_insns;
+	prog.filter = req->insns;
+	memset(&cerr, 0, sizeof(cerr));
+	r = sf_runtime_replace(d.rt, req->filter_id, &prog, &cerr);
+	if (r < 0)
+		return runtime_err(r, &cerr, msg, msz);
+	limits_resize(req->filter_id, req->n_insns);
+	set_msg(msg, msz, "filter %u replaced (%u instructions)", req->filter_id,
+		req->n_insns);
+	return 0;
+}
+
+int admin_request(uint32_t type, void *req, size_t n, uid_t by, int pidfd, uint32_t *id,
+		  struct json_object *o, char *msg, size_t msz)
+{
+	int r;
+
+	switch (type) {
+	case SF_MSG_ADMIN_ATTACH:
+		return admin_attach(req, n, by, pidfd, id, o, msg, msz);
+	case SF_MSG_DETACH:
+		r = admin_detach(req, n, id, msg, msz);
+		break;
+	case SF_MSG_REPLACE:
+		r = admin_replace(req, n, id, msg, msz);
+		break;
+	default:
+		set_msg(msg, msz, "unknown message type %u", type);
+		return EPROTO;
+	}
+	if (!r)
+		json_object_object_add(o, "filter", json_object_new_int64(*id));
+	return r;
+}
+
+void admin_record(uint32_t type, const struct client *c, uid_t by, const char *msg)
+{
+	char line[SF_PROTO_MAX_TEXT + 128];
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "sfilterd", json_object_new_string(
+		type == SF_MSG_ADMIN_ATTACH ? "attach" :
+		type == SF_MSG_DETACH ? "detach" : "replace"));
+	json_object_object_add(a, "by_uid", json_object_new_int64(by));
+	json_object_object_add(a, "by_pid", json_object_new_int(c->pid));
+	json_object_object_add(a, "message", json_object_new_string(msg));
+	snprintf(line, sizeof(line), "%s", jstr(a));
+	json_object_put(a);
+	log_line(line);
+	log_flush();
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ATTACH: sf_attach() of libsfclient, a process putting a filter on its
+ * own threads through the daemon. The request is checked the way
+ * seccomp(2) checks its caller (flags, length, then the caller's
+ * no_new_privs or CAP_SYS_ADMIN and the program), with the per-uid limits
+ * of a non-admin sender; it applies only to a thread of the very process
+ * that connected, that has not exec'd since the hello, all judged by the
+ * runtime in the step that applies it, which puts the filter in force
+ * before the reply is sent.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The checks before the runtime is asked, in seccomp_set_mode_filter()'s
+ * order: flags, length, then who asks and the program. *admin: whether
+ * the sender may administer (then no per-uid limit applies). */
+static int check_request(const struct client *c, const struct ucred *sender,
+			 const struct sf_attach_req *req, bool *admin, char *msg, size_t msz)
+{
+	struct c2e_error cerr;
+	char ebuf[256];
+
+	if (req->flags & ~(uint32_t)SF_ATTACH_KNOWN_FLAGS) {
+		snprintf(msg, msz, "unknown flags 0x%x",
+			 req->flags & ~(uint32_t)SF_ATTACH_KNOWN_FLAGS);
+		return EINVAL;
+	}
+	if (req->n_insns == 0 || req->n_insns > C2E_MAX_INSNS) {
+		snprintf(msg, msz, "program length %u: must be 1 to %d instructions",
+			 req->n_insns, C2E_MAX_INSNS);
+		return EINVAL;
+	}
+	if (sender->pid != c->pid) {
+		snprintf(msg, msz, "request sent by pid %d on a connection made by pid %d: "
+			 "a process may only attach to its own threads",
+			 sender->pid, c->pid);
+		return EACCES;
+	}
+	if (c2e_validate(req->insns, req->n_insns, &cerr) < 0) {
+		snprintf(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
+		return EINVAL;
+	}
+	*admin = peer_is_admin(c, sender);
+	if (!*admin)
+		return limits_check(sender->uid, req->n_insns, msg, msz);
+	return 0;
+}
+
+/* Why the runtime refused (its -errno r) to attach to thread tid of c's
+ * process; the reply's error. */
+static int explain_refusal(int r, const struct client *c, pid_t tid, uint32_t flags,
+			   const struct c2e_error *cerr, char *msg, size_t msz)
+{
+	char ebuf[256];
+
+	switch (-r) {
+	case EINVAL:
+		snprintf(msg, msz, "%s", cerr->msg[0] ?
+			 c2e_error_str(cerr, ebuf, sizeof(ebuf)) :
+			 "invalid filter or flags");
+		break;
+	case ENOMEM:
+		snprintf(msg, msz, "the chain would exceed %d instructions "
+			 "(the kernel's MAX_INSNS_PER_PATH)", C2E_MAX_CHAIN_INSNS);
+		break;
+	case ESRCH:
+		snprintf(msg, msz, "thread %d is not a live thread of process %d",
+			 tid, c->pid);
+		break;
+	case EACCES:
+		snprintf(msg, msz, "thread %d has neither no_new_privs nor CAP_SYS_ADMIN "
+			 "(prctl(PR_SET_NO_NEW_PRIVS, 1) first%s)", tid,
+			 flags & SF_ATTACH_TSYNC ? "; with TSYNC, on every thread" : "");
+		break;
+	case EPERM:
+		snprintf(msg, msz, "process %d has executed another program since it "
+			 "connected: the request came from the image it replaced", c->pid);
+		break;
+	default:
+		snprintf(msg, msz, "attach failed: %s", strerror(-r));
+	}
+	return -r;
+}
+
+int attach_request(struct client *c, const struct ucred *sender,
+		   struct sf_attach_req *req, uint32_t *filter_id, char *msg, size_t msz)
+{
+	struct sock_fprog prog = { .len = (unsigned short)req->n_insns,
+				   .filter = req->insns };
+	struct sf_target tg = { .process = &c->ident, .self = true,
+				.reply_fd = req->reply_fd };
+	struct c2e_error cerr;
+	char note[128];
+	bool admin = false;
+	int r;
+
+	if ((r = check_request(c, sender, req, &admin, msg, msz)) != 0)
+		return r;
+	/* The thread, its privilege and the image it runs are checked by
+	 * the runtime in the step that applies the filter (struct
+	 * sf_target); the chain is armed: the caller's recv of this reply
+	 * on reply_fd is its last call under the old one. */
+	tg.tid = req->tid ? req->tid : c->pid;
+	memset(&cerr, 0, sizeof(cerr));
+	r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags | SF_ATTACH_ARM,
+				 filter_id, &cerr);
+	if (r == 0)
+		d.n_armed++;
+	if (r > 0) {
+		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
+			 "an ancestor of thread %d's", r, tg.tid);
+		return -r;
+	}
+	if (r < 0)
+		return explain_refusal(r, c, tg.tid, req->flags, &cerr, msg, msz);
+	sf_runtime_set_owner(d.rt, *filter_id, sender->uid);
+	if (!admin)
+		limits_account(*filter_id, sender->uid, req->n_insns);
+	fallback_note(req->insns, req->n_insns, note, sizeof(note));
+	if (note[0])
+		snprintf(msg, msz, "filter %u attached to thread %d; tier %s cannot "
+			 "reproduce %s: %s", *filter_id, tg.tid,
+			 sf_tier_name(sf_runtime_tier(d.rt)), note,
+			 req->flags & SF_ATTACH_FALLBACK_LOG ?
+			 "they log and allow (fallback log)" :
+			 "they kill (fallback kill)");
+	else
+		snprintf(msg, msz, "filter %u attached to thread %d", *filter_id, tg.tid);
+	return 0;
+}

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sfilterd's modules, the state they share and the calls between them.
+ *
+ *   main.c        options, set-up, the epoll loop, --uninstall
+ *   listen.c      the listening socket: systemd's, or bound here
+ *   request.c     one datagram: received, checked, handed to its handler,
+ *                 answered
+ *   attach.c      ATTACH (a process's own threads, through libsfclient)
+ *   admin.c       ADMIN_ATTACH, DETACH, REPLACE
+ *   introspect.c  STATUS, PS, SHOW, LOG
+ *   peer.c        who asks: the hello, the pidfd's identity, credentials
+ *                 and descriptors that came along, the admin decision
+ *   limits.c      per-uid accounting of non-admin filters, the attach rate
+ *   reply.c       what replies are built with (JSON, messages, notes)
+ *   conn.c        connections: limits, bounded output queues (conn.h)
+ *   eventlog.c    what the daemon says: the JSON event log (reopened on
+ *                 SIGHUP), the events kept for LOG, lines on stderr
+ *
+ * A file calls only the files below it, but that every file may log
+ * (eventlog.c), and eventlog.c streams events to followers through conn.c.
+ *
+ * Errors: a call that takes (msg, msz) decides a reply, and returns that
+ * reply's error as the protocol carries it (docs/protocol.md): 0, a
+ * positive errno, or for a TSYNC conflict the negated id of the thread in
+ * the way, with msg saying why. Every other call that can fail returns 0
+ * or -errno.
+ */
+#ifndef SF_DAEMON_H
+#define SF_DAEMON_H
+
+#include "runtime.h"
+#include "proto.h"
+#include "c2e.h"
+#include "conn.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <linux/seccomp.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+struct json_object;
+
+#define SFILTERD_VERSION "0.1.0"
+
+/*
+ * Requests carry SF_ATTACH_* flags as docs/protocol.md numbers them; the
+ * daemon hands them to the runtime unchanged, and the runtime to the BPF
+ * side, so all three must agree, and with seccomp(2) for the flags that
+ * are its own. The wire's numbers are the contract with clients: the
+ * daemon holds the runtime's values to them rather than to the client
+ * library's header, which it does not include.
+ */
+_Static_assert(SF_ATTACH_TSYNC == 0x1 && SF_ATTACH_TSYNC == SECCOMP_FILTER_FLAG_TSYNC,
+	       "SF_ATTACH_TSYNC is the wire's 0x1, seccomp's TSYNC");
+_Static_assert(SF_ATTACH_LOG == 0x2 && SF_ATTACH_LOG == SECCOMP_FILTER_FLAG_LOG &&
+	       SF_ATTACH_LOG == SF_FLAG_LOG, "SF_ATTACH_LOG is the wire's 0x2, seccomp's LOG");
+_Static_assert(SF_ATTACH_FALLBACK_LOG == 0x100 && SF_ATTACH_FALLBACK_LOG == SF_FLAG_FALLBACK_LOG,
+	       "SF_ATTACH_FALLBACK_LOG is the wire's 0x100");
+_Static_assert(SF_ATTACH_COMPLAIN == 0x200 && SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN,
+	       "SF_ATTACH_COMPLAIN is the wire's 0x200");
+_Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
+	       "SF_ATTACH_ARM is the daemon's own, never a flag a request may carry");
+
+/*
+ * The daemon's state: one instance, d (main.c), for one thread. Each group
+ * says which file writes it; every other file only reads it. State that
+ * only one file uses is static in that file (the log's FILE and the kept
+ * events: eventlog.c; the accounts: limits.c; the receive buffer:
+ * request.c; the loop's descriptors: main.c). The connection limits are
+ * conn.h's conn_cfg: main.c sets them from the options, conn.c lowers
+ * conn_cfg.total at set-up when descriptors are short.
+ */
+struct daemon {
+	/* main.c, from the options, before the loop; fixed afterwards. */
+	const char *socket_path;
+	const char *log_path;   /* NULL or "-": stdout */
+	bool use_syslog;        /* --log syslog */
+	const char *pin_dir;
+	bool verbose;
+	gid_t admin_gid;        /* --admin-group, or (gid_t)-1 */
+	/* per-uid limits (non-admin peers only) */
+	uint32_t max_programs, max_insns, max_rate;
+
+	/* main.c, at set-up: the runtime, open for the daemon's life. */
+	struct sf_runtime *rt;
+	bool pinned, adopted;
+	time_t started;
+
+	/* Counters for STATUS, one writer each. */
+	uint64_t n_events;      /* eventlog.c: events logged */
+	uint64_t n_armed;       /* attach.c: sf_attach()es put in force (each
+				 * armed for its caller) */
+};
+
+/* ---- main.c ------------------------------------------------------------- */
+
+extern struct daemon d;
+
+/* ---- listen.c ----------------------------------------------------------- */
+
+/* The socket to serve: systemd's (socket activation), or path, bound here
+ * with mode 0666 (its directory made if need be). The descriptor, or
+ * -errno after a line on stderr. */
+int listen_socket(const char *path);
+
+/* ---- request.c ---------------------------------------------------------- */
+
+/* Reads and answers one datagram from c. */
+void request_handle(struct client *c);
+
+/* ---- attach.c ----------------------------------------------------------- */
+
+/* ATTACH: req, from c, to one of c's own threads; *filter_id on success. */
+int attach_request(struct client *c, const struct ucred *sender,
+		   struct sf_attach_req *req, uint32_t *filter_id, char *msg, size_t msz);
+
+/* ---- admin.c ------------------------------------------------------------ */
+
+/* ADMIN_ATTACH, DETACH, REPLACE (req, n bytes) by uid `by`, who may; pidfd:
+ * the descriptor the request carried, or -1. *id: the filter; o: the
+ * reply's fields. */
+int admin_request(uint32_t type, void *req, size_t n, uid_t by, int pidfd, uint32_t *id,
+		  struct json_object *o, char *msg, size_t msz);
+/* A line in the log for an administration done. */
+void admin_record(uint32_t type, const struct client *c, uid_t by, const char *msg);
+
+/* ---- introspect.c ------------------------------------------------------- */
+
+/* STATUS, PS, SHOW, LOG (req, n bytes). 0: answered (admin: the sender may
+ * see everything); else the error the caller answers with. */
+int introspect_request(struct client *c, uint32_t rid, uint32_t type, const void *req,
+		       size_t n, bool admin, char *msg, size_t msz);
+
+/* ---- peer.c ------------------------------------------------------------- */
+
+/* What a message's ancillary data brought: the sender's credentials, as
+ * the kernel checked them when it was sent, and its descriptors: the first
+ * is kept open (ADMIN_ATTACH's pidfd), the others are closed at once. */
+struct ancillary {
+	struct ucred cred;
+	bool have_cred;
+	int fd;     /* the first descriptor, or -1; the caller closes it */
+	int nfds;   /* how many came */
+};
+
+/* Accepts, identifies and greets the connections waiting on lfd (a
+ * bounded number a call). */
+void peer_accept(int lfd);
+void peer_scan_cmsgs(struct msghdr *mh, struct ancillary *a);
+/* Whether the sender of a request may administer. */
+bool peer_is_admin(const struct client *c, const struct ucred *sender);
+/* The checks every request but ATTACH passes first: its descriptors, its
+ * credentials, its sender, and for needs_admin the sender's privilege.
+ * *admin: whether the sender may administer. */
+int peer_check_request(const struct client *c, const struct ancillary *anc, uint32_t type,
+		       bool needs_admin, bool *admin, char *msg, size_t msz);
+
+/* ---- limits.c ----------------------------------------------------------- */
+
+/* 0, EAGAIN (rate) or ENOSPC (programs, instructions) for one more filter
+ * of n_insns instructions by uid. Only the asking uid is affected. */
+int limits_check(uid_t uid, uint32_t n_insns, char *msg, size_t msz);
+/* Filter id, attached for a non-admin uid, counts against its limits
+ * (once, however often it is attached). */
+void limits_account(uint32_t id, uid_t uid, uint32_t len);
+/* Filter id is gone, or has len instructions now. */
+void limits_forget(uint32_t id);
+void limits_resize(uint32_t id, uint32_t len);
+
+/* The filter ids of tasks (sf_runtime_for_each_task()'s callback, with a
+ * struct id_list as its ctx), duplicates and all. */
+struct id_list { uint32_t *ids; size_t n, cap; };
+int id_list_add_task(void *ctx, const struct sf_task_info *t);
+
+/* ---- reply.c ------------------------------------------------------------ */
+
+/* vsnprintf into msg. */
+void set_msg(char *msg, size_t msz, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* o as one line of JSON, owned by o. */
+const char *jstr(struct json_object *o);
+/* A reply whose text is {"error": errno, "message": msg} (and whatever the
+ * caller added to o; NULL: nothing). Takes o. */
+void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t flags,
+		struct json_object *o, const char *msg);
+/* SF_ATTACH_* flags as ["tsync", "log", ...]. */
+struct json_object *flags_json(uint32_t flags);
+/* A runtime call's -errno r as the reply's error, with its message. */
+int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz);
+/* On the tracepoint tier, the actions a filter may return that the tier
+ * cannot reproduce, for the reply's note ("" when none). */
+void fallback_note(const struct sock_filter *insns, uint32_t n_insns, char *out, size_t size);
+
+/* ---- eventlog.c --------------------------------------------------------- */
+
+/* A line on stderr, "sfilterd: " first. */
+void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* (Re)opens the log at d.log_path, or syslog. 0 or -errno (said on
+ * stderr); on failure the log open before stays. */
+int eventlog_open(void);
+/* Whether the log goes to stdout (which a daemon in the background then
+ * keeps). */
+bool eventlog_on_stdout(void);
+/* A line in the log (not yet flushed). */
+void log_line(const char *line);
+void log_flush(void);
+/* Logs every event the runtime has ready, keeps them for LOG and streams
+ * them to the followers. */
+void eventlog_drain(void);
+/* Sends c the kept events it may see (an admin all, others their uid's),
+ * oldest first, each with SF_REPLY_MORE; how many went before c's queue
+ * refused one. */
+size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin);
+
+#endif /* SF_DAEMON_H */

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilterd: loads sfilter's runtime once and serves attach requests
+ * (loader/proto.h, docs/protocol.md) on a Unix socket.
+ *
+ *   sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]
+ *            [--pin-dir DIR | --no-pin] [--uninstall] [limits]
+ *            [--force-tracepoint] [-v]
+ *
+ * Administration over the same socket (attach to a running process or a
+ * cgroup, detach, replace, status, ps, show, log) for uid 0 or the
+ * --admin-group; pinned state under SF_PIN_DIR so a restarted daemon
+ * adopts every filter; per-uid limits; and a JSON event log to a file,
+ * stdout or syslog that SIGHUP reopens.
+ *
+ * One thread, one epoll loop, every socket non-blocking: a client that
+ * stalls or misbehaves costs the others nothing (what it does not read
+ * waits in a bounded queue of its own, and connections are limited per
+ * uid: conn.c). Each request is checked the way seccomp(2) checks the
+ * caller (attach.c), attached through the runtime, which puts the filter
+ * in force before it returns, and only then answered. Who asks, and what
+ * it may do, is decided only from what the kernel vouched for when it
+ * happened (peer.c). The modules and what each owns: daemon.h.
+ *
+ * This file: the options, the set-up, the loop, and --uninstall.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#define IDLE_SECONDS    30  /* a connection that sends nothing this long is closed */
+#define DEFAULT_LOGFILE "/var/log/sfilterd.log"
+
+struct daemon d = { .admin_gid = (gid_t)-1,
+		    .max_programs = 64, .max_insns = 65536, .max_rate = 100 };
+
+/* The loop's descriptors and whether it should end: this file's alone. */
+static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1;
+static bool stop;
+
+/* epoll tags for the fds that are not clients. */
+static char tag_listen, tag_signal, tag_events;
+
+/* What the options ask for beyond d's settings. */
+struct setup {
+	struct sf_runtime_opts opts;
+	bool foreground, no_pin, uninstall;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]\n"
+		"                [--pin-dir DIR | --no-pin] [--uninstall]\n"
+		"                [--max-programs-per-uid N] [--max-insns-per-uid N]\n"
+		"                [--max-attach-rate N] [--max-conns-per-uid N]\n"
+		"                [--max-conns N] [--max-queue-bytes N] [--admin-group NAME]\n"
+		"                [--force-tracepoint] [-v]\n"
+		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
+		"  --foreground        do not detach; events go to stdout unless --log\n"
+		"  --log FILE|-|syslog write events as JSON lines to FILE (- = stdout,\n"
+		"                      syslog = syslog(3), facility daemon; default in the\n"
+		"                      background: %s); SIGHUP reopens it\n"
+		"  --pin-dir DIR       pin (and adopt) programs, maps and links in DIR\n"
+		"                      (default %s; mounts bpffs at /sys/fs/bpf if none is)\n"
+		"  --no-pin            pin nothing, need no bpffs: stopping the daemon\n"
+		"                      unconfines everyone\n"
+		"  --uninstall         tear down the pinned state (root) and exit\n"
+		"  --max-programs-per-uid N  filters a non-admin uid may have (default 64)\n"
+		"  --max-insns-per-uid N     their classic instructions (default 65536)\n"
+		"  --max-attach-rate N       attach requests per second per non-admin uid\n"
+		"                            (default 100, bursts of as many)\n"
+		"  --max-conns-per-uid N     connections of one non-admin uid (default %u,\n"
+		"                            0: none); at it, its longest idle one is closed\n"
+		"  --max-conns N             connections in all (default %u; the last\n"
+		"                            sixteenth are kept for admins)\n"
+		"  --max-queue-bytes N       replies waiting for a client that does not read\n"
+		"                            (default %zu); past it, it is closed\n"
+		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
+		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
+		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
+		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
+		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes);
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+/* A group's id from /etc/group (fgetgrent: no NSS in a static binary), or
+ * a number. 0 or -ENOENT. */
+static int group_id(const char *name, gid_t *gid)
+{
+	FILE *f = fopen("/etc/group", "re");
+	struct group *g;
+	char *end;
+	unsigned long v;
+
+	while (f && (g = fgetgrent(f)))
+		if (strcmp(g->gr_name, name) == 0) {
+			*gid = g->gr_gid;
+			fclose(f);
+			return 0;
+		}
+	if (f)
+		fclose(f);
+	v = strtoul(name, &end, 10);
+	if (!*name || *end || v >= UINT32_MAX)
+		return -ENOENT;
+	*gid = (gid_t)v;
+	return 0;
+}
+
+/* The numeric options (the limits): opt's value from arg. 0, or -EINVAL
+ * after a line on stderr. */
+static int set_number(int opt, const char *arg)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (*arg == '\0' || *end || v > UINT32_MAX) {
+		diag("bad number '%s'", arg);
+		return -EINVAL;
+	}
+	/* One message may always wait, so a bound below the largest one
+	 * would not bound anything. */
+	if ((opt == 'C' && v == 0) || (opt == 'Q' && v < SF_PROTO_MAX_MSG)) {
+		diag("--%s %lu: at least %u", opt == 'C' ? "max-conns" :
+		     "max-queue-bytes", v, opt == 'C' ? 1 : SF_PROTO_MAX_MSG);
+		return -EINVAL;
+	}
+	if (opt == 'p')
+		d.max_programs = v;
+	else if (opt == 'i')
+		d.max_insns = v;
+	else if (opt == 'r')
+		d.max_rate = v;
+	else if (opt == 'c')
+		conn_cfg.per_uid = v;
+	else if (opt == 'C')
+		conn_cfg.total = v;
+	else
+		conn_cfg.queue_bytes = v;
+	return 0;
+}
+
+/* The options into d (and conn_cfg) and s. False: exit with *status. */
+static bool parse_options(int argc, char **argv, struct setup *s, int *status)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "force-tracepoint", no_argument, NULL, 't' },
+		{ "pin-dir", required_argument, NULL, 'P' },
+		{ "no-pin", no_argument, NULL, 'N' },
+		{ "uninstall", no_argument, NULL, 'U' },
+		{ "max-programs-per-uid", required_argument, NULL, 'p' },
+		{ "max-insns-per-uid", required_argument, NULL, 'i' },
+		{ "max-attach-rate", required_argument, NULL, 'r' },
+		{ "max-conns-per-uid", required_argument, NULL, 'c' },
+		{ "max-conns", required_argument, NULL, 'C' },
+		{ "max-queue-bytes", required_argument, NULL, 'Q' },
+		{ "admin-group", required_argument, NULL, 'g' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *env = getenv(SF_PROTO_SOCKET_ENV);
+	int opt;
+
+	*status = 2;
+	d.socket_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
+	while ((opt = getopt_long(argc, argv, "s:fl:tvh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's': d.socket_path = optarg; break;
+		case 'f': s->foreground = true; break;
+		case 'l': d.log_path = optarg; break;
+		case 't': s->opts.force_tracepoint = true; break;
+		case 'P': d.pin_dir = optarg; break;
+		case 'N': s->no_pin = true; break;
+		case 'U': s->uninstall = true; break;
+		case 'p': case 'i': case 'r': case 'c': case 'C': case 'Q':
+			if (set_number(opt, optarg) < 0)
+				return false;
+			break;
+		case 'g':
+			if (group_id(optarg, &d.admin_gid) < 0) {
+				diag("--admin-group: no group '%s' in /etc/group", optarg);
+				return false;
+			}
+			break;
+		case 'v': d.verbose = s->opts.verbose = true; break;
+		case 'h': usage(stdout); *status = 0; return false;
+		default: usage(stderr); return false;
+		}
+	}
+	if (optind < argc) {
+		diag("unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return false;
+	}
+	if (s->no_pin && d.pin_dir) {
+		diag("--no-pin and --pin-dir exclude each other");
+		return false;
+	}
+	if (!d.pin_dir)
+		d.pin_dir = SF_PIN_DIR;
+	return true;
+}
+
+/* The daemon leaves its working directory (chdir("/")) but reopens its log
+ * on SIGHUP and removes its socket at exit: keep both paths absolute. */
+static const char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *abs;
+
+	if (!path || path[0] == '/' || strcmp(path, "-") == 0 || !getcwd(cwd, sizeof(cwd)))
+		return path;
+	if (asprintf(&abs, "%s/%s", cwd, path) < 0)
+		return path;
+	return abs;
+}
+
+/* ---- --uninstall -------------------------------------------------------- */
+
+/* sfilterd --uninstall: adopt the pinned state, tear it down, exit.
+ * Refused while a daemon serves the socket (stop it first). The status to
+ * exit with. */
+static int uninstall(const struct sf_runtime_opts *opts)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sf_runtime *rt;
+	bool adopted = false;
+	int fd, r;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", d.socket_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
+		close(fd);
+		diag("a daemon is serving %s: stop it first", d.socket_path);
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* Opening would load (and mount bpffs) only to tear it down. */
+	if (access(d.pin_dir, F_OK) && errno == ENOENT) {
+		diag("%s does not exist: nothing is pinned", d.pin_dir);
+		return 0;
+	}
+	r = sf_runtime_open_pinned(&rt, opts, d.pin_dir, &adopted);
+	if (r == -EPROTO) {
+		/* Another version's pins: removing them is all we can do. */
+		r = sf_runtime_uninstall_dir(d.pin_dir);
+		if (r < 0) {
+			diag("uninstall %s: %s", d.pin_dir, strerror(-r));
+			return 1;
+		}
+		diag("%s: pinned state of another version torn down; every filter is detached",
+		     d.pin_dir);
+		return 0;
+	}
+	if (r < 0) {
+		diag("cannot open the pinned state in %s: %s", d.pin_dir, strerror(-r));
+		return 1;
+	}
+	r = sf_runtime_uninstall(rt);
+	sf_runtime_close(rt);
+	if (r < 0) {
+		diag("uninstall %s: %s", d.pin_dir, strerror(-r));
+		return 1;
+	}
+	diag("%s: %s; every filter is detached", d.pin_dir,
+	     adopted ? "pinned state torn down" : "nothing was pinned");
+	return 0;
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+/* The runtime, pinned under d.pin_dir (mounting bpffs if need be) unless
+ * --no-pin. 0, or -errno after a line on stderr. */
+static int open_runtime(const struct setup *s)
+{
+	char msg[PATH_MAX + 256];
+	int r;
+
+	if (s->no_pin) {
+		r = sf_runtime_open(&d.rt, &s->opts);
+	} else {
+		/* Here, not in the runtime's call, so that a failure is one
+		 * line that also offers the unpinned way. */
+		if ((r = sf_bpffs_ensure(d.pin_dir, msg, sizeof(msg))) < 0) {
+			diag("%s, or run sfilterd --no-pin", msg);
+			return r;
+		}
+		if (msg[0])
+			diag("%s", msg);
+		r = sf_runtime_open_pinned(&d.rt, &s->opts, d.pin_dir, &d.adopted);
+		d.pinned = r == 0;
+	}
+	d.started = time(NULL);
+	if (r < 0)
+		diag("cannot load the runtime: %s", strerror(-r));
+	return r;
+}
+
+/* Detaches from the terminal once the socket is ready, so that when the
+ * command returns, clients can connect. The parent reports the daemon's
+ * pid and exits 0. 0 or -errno. */
+static int daemonize(void)
+{
+	pid_t pid = fork();
+	int null;
+
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		diag("tier %s, serving %s (pid %d)",
+		     sf_tier_name(sf_runtime_tier(d.rt)), d.socket_path, pid);
+		_exit(0);
+	}
+	setsid();
+	if (chdir("/") < 0)
+		return -errno;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		if (!eventlog_on_stdout())
+			dup2(null, 1);
+		dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	return 0;
+}
+
+static int epoll_add(int fd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* The epoll set: the listening socket, the signals, the connections'
+ * table, and the runtime's events when they can be polled (without, the
+ * loop polls every 100 ms). 0 or -errno after a line on stderr. */
+static int watch_fds(const sigset_t *sigs)
+{
+	int r;
+
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	sigfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	evfd = sf_runtime_event_fd(d.rt);
+	if (epfd < 0 || sigfd < 0 || conn_init(epfd) < 0 ||
+	    epoll_add(lfd, &tag_listen) < 0 || epoll_add(sigfd, &tag_signal) < 0) {
+		r = -errno;
+		diag("epoll: %s", strerror(-r));
+		return r;
+	}
+	if (evfd >= 0 && epoll_add(evfd, &tag_events) < 0)
+		evfd = -1;
+	return 0;
+}
+
+/* Everything up to serving: the log, the runtime, the socket, the
+ * detaching, the epoll set. 0, or -errno after a line on stderr (and
+ * nothing left behind for the next daemon to trip on). */
+static int set_up(const struct setup *s, sigset_t *sigs)
+{
+	int r;
+
+	if (!s->foreground && !d.log_path)
+		d.log_path = DEFAULT_LOGFILE;
+	if (d.log_path && strcmp(d.log_path, "syslog") == 0)
+		d.use_syslog = true;
+	d.log_path = absolute(d.log_path);
+	d.socket_path = absolute(d.socket_path);
+	if ((r = eventlog_open()) < 0)
+		return r;
+	/* Before the runtime opens its maps and programs: the connection
+	 * limits, not the descriptor table, decide who is served. */
+	conn_raise_nofile();
+
+	/* Signals arrive through a signalfd, in the loop. */
+	sigemptyset(sigs);
+	sigaddset(sigs, SIGTERM);
+	sigaddset(sigs, SIGINT);
+	sigaddset(sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if ((r = open_runtime(s)) < 0)
+		return r;
+	lfd = listen_socket(d.socket_path);
+	if (lfd < 0) {
+		sf_runtime_close(d.rt);
+		return lfd;
+	}
+	/* Detach before the signalfd and the epoll set exist: a signalfd
+	 * polled through epoll stays tied to the process that added it. */
+	if (s->foreground)
+		diag("tier %s%s%s%s, serving %s (pid %d)",
+		     sf_tier_name(sf_runtime_tier(d.rt)),
+		     *sf_runtime_tier_reason(d.rt) ? " (" : "", sf_runtime_tier_reason(d.rt),
+		     *sf_runtime_tier_reason(d.rt) ? ")" : "", d.socket_path, getpid());
+	else if ((r = daemonize()) < 0)
+		return r;
+	if ((r = watch_fds(sigs)) < 0) {
+		unlink(d.socket_path);
+		sf_runtime_close(d.rt);
+		return r;
+	}
+	return 0;
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static void read_signals(void)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			eventlog_open();
+		else
+			stop = true;
+	}
+}
+
+static void dispatch(const struct epoll_event *ev)
+{
+	void *tag = ev->data.ptr;
+
+	if (tag == &tag_listen)
+		peer_accept(lfd);
+	else if (tag == &tag_events)
+		eventlog_drain();
+	else if (tag == &tag_signal)
+		read_signals();
+	else if (conn_ready(tag, ev->events))
+		request_handle(tag);
+}
+
+static void serve(void)
+{
+	bool tables_pending = true;
+
+	while (!stop) {
+		struct epoll_event evs[64];
+		/* Cgroup joins that user space must finish (tasks that
+		 * already had a chain, see sf_runtime_process_pending())
+		 * wake us through the event ring; the 100 ms timeout bounds
+		 * the wait should that wake-up be lost (ring full). */
+		int n = epoll_wait(epfd, evs, 64, tables_pending ? 1 : 100), i;
+
+		if (n < 0 && errno != EINTR) {
+			diag("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++)
+			dispatch(&evs[i]);
+		if (evfd < 0)
+			eventlog_drain();
+		conn_sweep_idle(IDLE_SECONDS);
+		conn_free_closed();
+		sf_runtime_process_pending(d.rt);
+		/* Deferred action tables are filled when no request waits,
+		 * one chain at a time, so they never delay a reply. */
+		if (n == 0)
+			tables_pending = sf_runtime_fill_tables(d.rt, 1) > 0;
+		else
+			tables_pending = true; /* a request may have made one */
+	}
+}
+
+static void log_start_stop(bool start)
+{
+	char line[PATH_MAX + 128];
+
+	if (start)
+		snprintf(line, sizeof(line), "{\"sfilterd\":\"start\",\"pid\":%d,\"tier\":\"%s\","
+			 "\"version\":\"%s\",\"pinned\":%s,\"adopted\":%s}",
+			 getpid(), sf_tier_name(sf_runtime_tier(d.rt)), SFILTERD_VERSION,
+			 d.pinned ? "true" : "false", d.adopted ? "true" : "false");
+	else
+		snprintf(line, sizeof(line), "{\"sfilterd\":\"stop\",\"pid\":%d,\"pinned\":%s}",
+			 getpid(), d.pinned ? "true" : "false");
+	log_line(line);
+	log_flush();
+}
+
+int main(int argc, char **argv)
+{
+	/* Replies do not wait for a new chain's action table (a cache):
+	 * the loop fills it once the replies are out. */
+	struct setup s = { .opts = { .defer_tables = true } };
+	sigset_t sigs;
+	int status;
+
+	if (!parse_options(argc, argv, &s, &status))
+		return status;
+	if (s.uninstall)
+		return uninstall(&s.opts);
+	if (set_up(&s, &sigs) < 0)
+		return 1;
+	log_start_stop(true);
+	serve();
+
+	eventlog_drain();
+	while (conn_count)
+		conn_close(conn_list[0]);
+	conn_free_closed();
+	close(lfd);
+	unlink(d.socket_path);
+	log_start_stop(false);
+	/* Pinned: close leaves every filter in force for the next daemon. */
+	sf_runtime_close(d.rt);
+	return 0;
+}

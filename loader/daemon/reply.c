@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What sfilterd's replies are built with: the JSON every reply but
+ * ATTACH's carries, the messages of the runtime's errors, and the note on
+ * actions the running tier cannot reproduce.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+
+void set_msg(char *msg, size_t msz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, msz, fmt, ap);
+	va_end(ap);
+}
+
+const char *jstr(struct json_object *o)
+{
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+}
+
+void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t flags,
+		struct json_object *o, const char *msg)
+{
+	if (!o)
+		o = json_object_new_object();
+	if (error)
+		json_object_object_add(o, "error", json_object_new_int(error));
+	if (msg && msg[0])
+		json_object_object_add(o, "message", json_object_new_string(msg));
+	conn_greply(c, rid, error, id, flags, jstr(o), NULL, 0);
+	json_object_put(o);
+}
+
+struct json_object *flags_json(uint32_t flags)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (flags & SF_ATTACH_TSYNC)
+		json_object_array_add(a, json_object_new_string("tsync"));
+	if (flags & SF_ATTACH_LOG)
+		json_object_array_add(a, json_object_new_string("log"));
+	if (flags & SF_ATTACH_FALLBACK_LOG)
+		json_object_array_add(a, json_object_new_string("fallback-log"));
+	if (flags & SF_ATTACH_COMPLAIN)
+		json_object_array_add(a, json_object_new_string("complain"));
+	return a;
+}
+
+int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz)
+{
+	char ebuf[256];
+
+	switch (-r) {
+	case EINVAL:
+		set_msg(msg, msz, "%s", cerr->msg[0] ?
+			c2e_error_str(cerr, ebuf, sizeof(ebuf)) : "invalid filter, flags or target");
+		break;
+	case ENOMEM:
+		set_msg(msg, msz, "the chain would exceed %d instructions", C2E_MAX_CHAIN_INSNS);
+		break;
+	case ENOENT:
+		set_msg(msg, msz, "no such filter or path");
+		break;
+	case ESRCH:
+		set_msg(msg, msz, "no such process or thread");
+		break;
+	case ENOSYS:
+		set_msg(msg, msz, "this runtime does not implement it yet");
+		break;
+	default:
+		set_msg(msg, msz, "%s", strerror(-r));
+	}
+	return -r;
+}
+
+void fallback_note(const struct sock_filter *insns, uint32_t n_insns, char *out, size_t size)
+{
+	static const struct { uint32_t action; const char *name; } gaps[] = {
+		{ SECCOMP_RET_ERRNO, "ERRNO" }, { SECCOMP_RET_TRAP, "TRAP" },
+		{ SECCOMP_RET_TRACE, "TRACE" }, { SECCOMP_RET_USER_NOTIF, "USER_NOTIF" },
+	};
+	bool seen[4] = { false }, ret_a = false;
+	size_t used = 0, i, g;
+
+	out[0] = '\0';
+	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
+		return;
+	for (i = 0; i < n_insns; i++) {
+		const struct sock_filter *f = &insns[i];
+
+		if (BPF_CLASS(f->code) != BPF_RET)
+			continue;
+		if (BPF_RVAL(f->code) == BPF_A) {
+			ret_a = true;
+			continue;
+		}
+		for (g = 0; g < 4; g++)
+			if ((f->k & SECCOMP_RET_ACTION_FULL) == gaps[g].action)
+				seen[g] = true;
+	}
+	for (g = 0; g < 4; g++)
+		if (seen[g] && used < size)
+			used += snprintf(out + used, size - used, "%s%s",
+					 used ? ", " : "", gaps[g].name);
+	if (ret_a && used < size)
+		used += snprintf(out + used, size - used, "%sRET A (any action)",
+				 used ? ", " : "");
+}

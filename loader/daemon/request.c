@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One request: a datagram read from a connection (with the credentials
+ * and descriptors that came along), its header checked (loader/proto.c),
+ * handed to its handler, and answered: ATTACH with an SF_MSG_ATTACH_REPLY,
+ * every other type with SF_MSG_REPLY (JSON). One datagram per call, so
+ * that level-triggered epoll brings the loop back for the next one and
+ * one busy client cannot starve the others.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <json-c/json.h>
+
+/* The one receive buffer: one request is handled at a time. One byte more
+ * than the largest message so an oversized one is seen as such. */
+static union {
+	struct sf_msg_hdr hdr;
+	struct sf_attach_req attach;
+	char bytes[SF_PROTO_MAX_MSG + 8];
+} rbuf;
+
+static void close_fd(struct ancillary *anc)
+{
+	if (anc->fd >= 0)
+		close(anc->fd);
+	anc->fd = -1;
+}
+
+/* Every request type but ATTACH (n bytes in rbuf): checked by peer.c,
+ * answered by its handler, or here with the error that stopped it. */
+static void handle_admin(struct client *c, const struct ancillary *anc, size_t n)
+{
+	uint32_t rid = rbuf.hdr.request_id, id = 0, type = rbuf.hdr.type;
+	const struct ucred *sender = &anc->cred;
+	struct json_object *o = NULL;
+	char msg[SF_PROTO_MAX_TEXT] = "";
+	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
+		type == SF_MSG_DETACH || type == SF_MSG_REPLACE;
+	int error;
+
+	error = peer_check_request(c, anc, type, needs_admin, &admin, msg, sizeof(msg));
+	if (!error && !needs_admin) {
+		error = introspect_request(c, rid, type, rbuf.bytes, n, admin, msg, sizeof(msg));
+		if (!error)
+			return; /* answered */
+	} else if (!error) {
+		o = json_object_new_object();
+		error = admin_request(type, rbuf.bytes, n, sender->uid, anc->fd, &id, o,
+				      msg, sizeof(msg));
+	}
+	if (d.verbose || (needs_admin && !error))
+		diag("pid %d uid %u request %u type %u: %s%s%s", c->pid, sender->uid, rid, type,
+		     error ? strerror(error > 0 ? error : EBUSY) : "ok", msg[0] ? ": " : "", msg);
+	/* Administration is recorded in the log too. */
+	if (needs_admin && !error)
+		admin_record(type, c, sender->uid, msg);
+	reply_json(c, rid, error, id, 0, o, msg);
+}
+
+/* ATTACH (n bytes in rbuf, received with msg_flags): the reply's error,
+ * after the checks that only its framing and ancillary data allow. */
+static int handle_attach(struct client *c, const struct ancillary *anc, size_t n,
+			 int msg_flags, uint32_t *filter_id, char *msg, size_t msz)
+{
+	int error;
+
+	if ((error = sf_proto_check_attach(rbuf.bytes, n, msg, msz)) != 0)
+		return error;
+	if (anc->nfds) {
+		snprintf(msg, msz, "%d file descriptor(s) attached: not accepted, closed",
+			 anc->nfds);
+		return EINVAL;
+	}
+	if (msg_flags & MSG_CTRUNC) {
+		snprintf(msg, msz, "too much ancillary data");
+		return EINVAL;
+	}
+	if (!anc->have_cred) {
+		snprintf(msg, msz, "no credentials with the request");
+		return EACCES;
+	}
+	return attach_request(c, &anc->cred, &rbuf.attach, filter_id, msg, msz);
+}
+
+/* A request of n bytes, received with msg_flags, in rbuf. */
+static void handle_request(struct client *c, struct ancillary *anc, size_t n, int msg_flags)
+{
+	uint32_t request_id = 0, filter_id = 0;
+	char msg[SF_PROTO_MAX_TEXT] = "";
+	int error;
+
+	if (n >= SF_PROTO_HDR_SIZE)
+		request_id = rbuf.hdr.request_id;
+	if ((error = sf_proto_check_header(rbuf.bytes, n, msg_flags & MSG_TRUNC,
+					   msg, sizeof(msg))) != 0) {
+		/* answered below */
+	} else if (sf_proto_is_admin_type(rbuf.hdr.type) && !(msg_flags & MSG_CTRUNC)) {
+		handle_admin(c, anc, n);
+		close_fd(anc);
+		return;
+	} else if (rbuf.hdr.type != SF_MSG_ATTACH) {
+		snprintf(msg, sizeof(msg), "unknown message type %u", rbuf.hdr.type);
+		error = EPROTO;
+	} else {
+		error = handle_attach(c, anc, n, msg_flags, &filter_id, msg, sizeof(msg));
+	}
+	close_fd(anc);
+	if (anc->nfds && error != EINVAL)
+		/* Said even when another error came first. */
+		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			 "; %d file descriptor(s) closed", anc->nfds);
+
+	if (d.verbose)
+		diag("pid %d uid %u request %u: %s%s%s", c->pid, c->uid, request_id,
+		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
+		     msg[0] ? ": " : "", msg);
+	conn_reply(c, request_id, error, filter_id, msg);
+}
+
+void request_handle(struct client *c)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(253 * sizeof(int))];
+	struct iovec iov = { rbuf.bytes, sizeof(rbuf.bytes) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct ancillary anc = { .fd = -1 };
+	ssize_t n;
+
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	/* Descriptors arrive even with an empty datagram: take them first. */
+	if (n >= 0)
+		peer_scan_cmsgs(&mh, &anc);
+	if (n <= 0) { /* EOF (or an empty datagram, which looks the same) */
+		close_fd(&anc);
+		conn_close(c);
+		return;
+	}
+	c->last = time(NULL);
+	handle_request(c, &anc, n, mh.msg_flags);
+}
