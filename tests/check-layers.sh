@@ -86,6 +86,6 @@ if [[ ${#bad[@]} -eq 0 ]]; then
 	echo "${prefix}PASS $name"
 	exit 0
 fi
-printf '    forbidden edge: %s\n' "${bad[@]}"
+printf '    layering: %s\n' "${bad[@]}"
 echo "${prefix}FAIL $name"
 exit 1
