@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf.h.length = n;
 	}
 	msg[0] = '\0';
-	err = sf_proto_check_header(buf.b, n, sel & 8, msg, sizeof(msg));
+	err = -sf_proto_check_header(buf.b, n, sel & 8, msg, sizeof(msg));
 	check_msg(err, msg, sizeof(msg), "header");
 	if (err)
 		return 0;
@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	msg[0] = '\0';
 	switch (buf.h.type) {
 	case SF_MSG_ATTACH:
-		err = sf_proto_check_attach(buf.b, n, msg, sizeof(msg));
+		err = -sf_proto_check_attach(buf.b, n, msg, sizeof(msg));
 		check_msg(err, msg, sizeof(msg), "attach");
 		if (!err) {
 			struct sf_attach_req *r = (void *)buf.b;
@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case SF_MSG_ADMIN_ATTACH:
-		err = sf_proto_check_admin_attach(buf.b, n, ADMIN_FLAGS, &path, msg, sizeof(msg));
+		err = -sf_proto_check_admin_attach(buf.b, n, ADMIN_FLAGS, &path, msg, sizeof(msg));
 		check_msg(err, msg, sizeof(msg), "admin attach");
 		if (!err) {
 			struct sf_admin_attach_req *r = (void *)buf.b;
@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case SF_MSG_REPLACE:
-		err = sf_proto_check_replace(buf.b, n, msg, sizeof(msg));
+		err = -sf_proto_check_replace(buf.b, n, msg, sizeof(msg));
 		check_msg(err, msg, sizeof(msg), "replace");
 		if (!err && SF_PROTO_REPLACE_REQ_SIZE +
 			    (uint64_t)((struct sf_replace_req *)buf.b)->n_insns * 8 != n)

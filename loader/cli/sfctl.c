@@ -543,33 +543,36 @@ static long number(const char *s, const char *what)
 	return v;
 }
 
-int main(int argc, char **argv)
+static const struct option opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "socket", required_argument, NULL, 'S' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all-threads", no_argument, NULL, 'a' },
+	{ "cgroup", required_argument, NULL, 'c' },
+	{ "filter", required_argument, NULL, 'f' },
+	{ "complain", no_argument, NULL, 'C' },
+	{ "fallback", required_argument, NULL, 'F' },
+	{ "log", optional_argument, NULL, 'l' },
+	{ "follow", no_argument, NULL, 'w' },
+	{ "default", required_argument, NULL, 'd' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* What the options after the command say. */
+struct args {
+	const char *cgroup, *filter, *log, *dflt, *out;
+	bool follow, log_flag;
+	uint32_t flags;
+	long pid;
+};
+
+/* The options before the command (--json, --socket); the command's index. */
+static int global_options(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "socket", required_argument, NULL, 'S' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-threads", no_argument, NULL, 'a' },
-		{ "cgroup", required_argument, NULL, 'c' },
-		{ "filter", required_argument, NULL, 'f' },
-		{ "complain", no_argument, NULL, 'C' },
-		{ "fallback", required_argument, NULL, 'F' },
-		{ "log", optional_argument, NULL, 'l' },
-		{ "follow", no_argument, NULL, 'w' },
-		{ "default", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *env = getenv(SF_PROTO_SOCKET_ENV), *cmd, *cgroup = NULL,
-		   *filter = NULL, *log = NULL, *dflt = "KILL_PROCESS", *out = NULL;
-	bool follow = false, log_flag = false;
-	uint32_t flags = 0;
-	long pid = 0;
 	int opt;
 
-	sock_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
-	signal(SIGPIPE, SIG_IGN);
 	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:h", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
@@ -583,37 +586,56 @@ int main(int argc, char **argv)
 	}
 	if (opt == '?' || optind >= argc)
 		usage(stderr, 2);
-	cmd = argv[optind];
-	/* Options after the command (getopt from the command on). */
-	argc -= optind;
-	argv += optind;
+	return optind;
+}
+
+/* The options after the command (getopt from the command on). */
+static void command_options(int argc, char **argv, struct args *a)
+{
+	int opt;
+
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
 	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
-		case 'p': pid = number(optarg, "--pid"); break;
-		case 'a': flags |= SF_FLAG_TSYNC; break;
-		case 'c': cgroup = optarg; break;
-		case 'f': filter = optarg; break;
-		case 'C': flags |= SF_FLAG_COMPLAIN; break;
+		case 'p': a->pid = number(optarg, "--pid"); break;
+		case 'a': a->flags |= SF_FLAG_TSYNC; break;
+		case 'c': a->cgroup = optarg; break;
+		case 'f': a->filter = optarg; break;
+		case 'C': a->flags |= SF_FLAG_COMPLAIN; break;
 		case 'F':
 			if (!strcmp(optarg, "log"))
-				flags |= SF_FLAG_FALLBACK_LOG;
+				a->flags |= SF_FLAG_FALLBACK_LOG;
 			else if (strcmp(optarg, "kill"))
 				die(2, "--fallback kill|log");
 			break;
-		case 'l': log_flag = true; log = optarg; break;
-		case 'w': follow = true; break;
-		case 'd': dflt = optarg; break;
-		case 'o': out = optarg; break;
+		case 'l': a->log_flag = true; a->log = optarg; break;
+		case 'w': a->follow = true; break;
+		case 'd': a->dflt = optarg; break;
+		case 'o': a->out = optarg; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
 	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv(SF_PROTO_SOCKET_ENV), *cmd;
+	struct args a = { .dflt = "KILL_PROCESS" };
+	int first;
+
+	sock_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
+	signal(SIGPIPE, SIG_IGN);
+	first = global_options(argc, argv);
+	cmd = argv[first];
+	argc -= first;
+	argv += first;
+	command_options(argc, argv, &a);
 	/* "--log FILE" as two words. */
-	if (log_flag && !log && optind < argc && strcmp(cmd, "policy-from-log") == 0)
-		log = argv[optind++];
+	if (a.log_flag && !a.log && optind < argc && strcmp(cmd, "policy-from-log") == 0)
+		a.log = argv[optind++];
 	if (strcmp(cmd, "status") == 0 && optind == argc)
 		return cmd_status();
 	if (strcmp(cmd, "ps") == 0 && optind == argc)
@@ -621,26 +643,26 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "show") == 0 && optind + 1 == argc)
 		return cmd_show(number(argv[optind], "show PID"));
 	if (strcmp(cmd, "attach") == 0 && optind == argc) {
-		if (!filter || (!pid == !cgroup))
+		if (!a.filter || (!a.pid == !a.cgroup))
 			die(2, "attach: --filter FILE and one of --pid PID, --cgroup PATH");
-		if (cgroup && (flags & SF_FLAG_TSYNC))
+		if (a.cgroup && (a.flags & SF_FLAG_TSYNC))
 			die(2, "attach: --all-threads goes with --pid");
-		if (log_flag)
-			flags |= SF_FLAG_LOG;
-		return cmd_attach(pid, cgroup, filter, flags);
+		if (a.log_flag)
+			a.flags |= SF_FLAG_LOG;
+		return cmd_attach(a.pid, a.cgroup, a.filter, a.flags);
 	}
 	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)
 		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL);
 	if (strcmp(cmd, "replace") == 0 && optind + 1 == argc) {
-		if (!filter)
+		if (!a.filter)
 			die(2, "replace: --filter FILE");
-		return cmd_detach_replace(number(argv[optind], "replace ID"), filter);
+		return cmd_detach_replace(number(argv[optind], "replace ID"), a.filter);
 	}
 	if (strcmp(cmd, "log") == 0 && optind == argc) {
-		read_log(follow, print_line, NULL);
+		read_log(a.follow, print_line, NULL);
 		return 0;
 	}
 	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc)
-		return cmd_policy(log, pid, dflt, out);
+		return cmd_policy(a.log, a.pid, a.dflt, a.out);
 	usage(stderr, 2);
 }

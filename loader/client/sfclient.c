@@ -117,25 +117,12 @@ static bool may_install(void)
 	return d[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32));
 }
 
-SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
+/* The checks seccomp(2) makes before it reads the program, in its order:
+ * seccomp_set_mode_filter() the flags, seccomp_prepare_filter() the
+ * length, the caller's privilege, then it copies the program. 0, or -1
+ * with errno and sf_last_error() set. */
+static int check_call(const struct sock_fprog *prog, unsigned int flags)
 {
-	/* Large enough for any valid reply; a longer one is truncated and
-	 * refused below. */
-	union {
-		struct sf_attach_reply r;
-		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
-	} reply;
-	struct sf_attach_req req;
-	struct iovec iov[2];
-	uint32_t id;
-	size_t text_len;
-	ssize_t n;
-	bool reused;
-	int fd, err;
-
-	last_error[0] = '\0';
-	/* seccomp_set_mode_filter() checks flags first, then
-	 * seccomp_prepare_filter() the length, then copies the program. */
 	if (flags & ~(unsigned int)SF_ATTACH_KNOWN_FLAGS)
 		return fail(EINVAL, "unknown flags 0x%x",
 			    flags & ~(unsigned int)SF_ATTACH_KNOWN_FLAGS);
@@ -144,17 +131,35 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	if (prog->len == 0 || prog->len > 4096)
 		return fail(EINVAL, "program length %u: must be 1 to 4096 instructions",
 			    prog->len);
-	/* seccomp_prepare_filter() checks the caller's privilege before it
-	 * copies the program: answering EACCES here keeps that order for an
-	 * invalid program too. The daemon decides again, from what the
-	 * kernel vouches for; this is only the order of the errors. */
+	/* Answering EACCES here keeps the kernel's order for an invalid
+	 * program too. The daemon decides again, from what the kernel
+	 * vouches for; this is only the order of the errors. */
 	if (!may_install())
 		return fail(EACCES, "the calling thread has neither no_new_privs nor "
 			    "CAP_SYS_ADMIN (prctl(PR_SET_NO_NEW_PRIVS, 1) first)");
 	if (!prog->filter)
 		return fail(EFAULT, "prog->filter is NULL");
+	return 0;
+}
 
-	/* One request at a time on the kept connection. */
+/* Large enough for any valid reply; a longer one is truncated and refused. */
+union attach_reply {
+	struct sf_attach_reply r;
+	char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+};
+
+/* Sends the request on the kept connection and reads its reply: the
+ * reply's length, or -1 with errno and sf_last_error() set. A kept
+ * connection the daemon has closed as idle is replaced once. */
+static ssize_t exchange(const struct sock_fprog *prog, unsigned int flags,
+			union attach_reply *reply, uint32_t *id)
+{
+	struct sf_attach_req req;
+	struct iovec iov[2];
+	bool reused;
+	ssize_t n;
+	int fd, err;
+
 	pthread_mutex_lock(&kept_lock);
 	if (kept_fd >= 0 && kept_pid != getpid())
 		kept_fd = -1; /* inherited across fork: not ours to use or close */
@@ -169,18 +174,16 @@ retry:
 		pthread_mutex_unlock(&kept_lock);
 		return -1;
 	}
-
-	id = ++next_request_id ^ (uint32_t)syscall(SYS_gettid) << 16;
+	*id = ++next_request_id ^ (uint32_t)syscall(SYS_gettid) << 16;
 	memset(&req, 0, sizeof(req));
 	sf_proto_header(&req.hdr, SF_MSG_ATTACH,
-			SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(struct sock_filter), id);
+			SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(struct sock_filter), *id);
 	req.flags = flags;
 	req.tid = (int32_t)syscall(SYS_gettid);
 	req.reply_fd = fd;
 	req.n_insns = prog->len;
 	iov[0] = (struct iovec){ &req, sizeof(req) };
 	iov[1] = (struct iovec){ prog->filter, prog->len * sizeof(struct sock_filter) };
-
 	err = -sf_proto_send(fd, iov, 2, NULL, 0);
 	if (err) {
 		close(fd);
@@ -192,10 +195,9 @@ retry:
 			return fail(EFAULT, "prog->filter is not readable");
 		return fail(EHOSTDOWN, "sfilterd is not running: send: %s", strerror(err));
 	}
-
-	/* The last system call: the filter comes into force while this
-	 * thread is blocked here, and nothing follows it on success. */
-	while ((n = recv(fd, &reply, sizeof(reply), MSG_TRUNC)) < 0 && errno == EINTR)
+	/* The last system call: the filter comes into force when it returns
+	 * with the reply, and nothing follows it on success. */
+	while ((n = recv(fd, reply, sizeof(*reply), MSG_TRUNC)) < 0 && errno == EINTR)
 		;
 	err = errno;
 	if (n <= 0) {
@@ -211,6 +213,22 @@ retry:
 		return fail(EHOSTDOWN, "sfilterd is not running: recv: %s", strerror(err));
 	if (n == 0)
 		return fail(EHOSTDOWN, "sfilterd is not running: it closed the connection without a reply");
+	return n;
+}
+
+SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
+{
+	union attach_reply reply;
+	size_t text_len;
+	uint32_t id;
+	ssize_t n;
+
+	last_error[0] = '\0';
+	if (check_call(prog, flags))
+		return -1;
+	n = exchange(prog, flags, &reply, &id);
+	if (n < 0)
+		return -1;
 	if ((size_t)n < SF_PROTO_REPLY_SIZE || (size_t)n > sizeof(reply) ||
 	    reply.r.hdr.magic != SF_PROTO_MAGIC ||
 	    reply.r.hdr.version != SF_PROTO_VERSION ||

@@ -11,8 +11,9 @@
  * The filter is in force for the calling thread (every thread with
  * SF_ATTACH_TSYNC) when sf_attach() returns 0. Link with -lsfclient
  * (pkg-config sfclient). The daemon is found at $SFILTER_SOCKET, else
- * /run/sfilter/sfilterd.sock. Thread-safe: each call uses its own
- * connection; sf_last_error() is per thread.
+ * /run/sfilter/sfilterd.sock. Thread-safe: a process keeps one connection
+ * (not across fork or execve), used by one call at a time; sf_last_error()
+ * is per thread.
  */
 #ifndef SF_CLIENT_H
 #define SF_CLIENT_H

@@ -103,7 +103,7 @@ static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int
 	const char *path = NULL;
 	int r;
 
-	r = sf_proto_check_admin_attach(req, n, SF_ATTACH_ADMIN_FLAGS, &path, msg, msz);
+	r = -sf_proto_check_admin_attach(req, n, SF_ATTACH_ADMIN_FLAGS, &path, msg, msz);
 	if (r)
 		return r;
 	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
@@ -160,7 +160,7 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	struct c2e_error cerr;
 	int r;
 
-	if ((r = sf_proto_check_replace(req, n, msg, msz)) != 0)
+	if ((r = -sf_proto_check_replace(req, n, msg, msz)) != 0)
 		return r;
 	*id = req->filter_id;
 	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)

@@ -73,7 +73,7 @@ static int handle_attach(struct client *c, const struct ancillary *anc, size_t n
 {
 	int error;
 
-	if ((error = sf_proto_check_attach(rbuf.bytes, n, msg, msz)) != 0)
+	if ((error = -sf_proto_check_attach(rbuf.bytes, n, msg, msz)) != 0)
 		return error;
 	if (anc->nfds) {
 		snprintf(msg, msz, "%d file descriptor(s) attached: not accepted, closed",
@@ -100,7 +100,7 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 
 	if (n >= SF_PROTO_HDR_SIZE)
 		request_id = rbuf.hdr.request_id;
-	if ((error = sf_proto_check_header(rbuf.bytes, n, msg_flags & MSG_TRUNC,
+	if ((error = -sf_proto_check_header(rbuf.bytes, n, msg_flags & MSG_TRUNC,
 					   msg, sizeof(msg))) != 0) {
 		/* answered below */
 	} else if (sf_proto_is_admin_type(rbuf.hdr.type) && !(msg_flags & MSG_CTRUNC)) {

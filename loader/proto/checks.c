@@ -24,28 +24,28 @@ int sf_proto_check_header(const void *buf, size_t n, bool truncated,
 
 	if (n > SF_PROTO_MAX_MSG || truncated) {
 		snprintf(msg, msz, "message of %zu bytes exceeds %u", n, SF_PROTO_MAX_MSG);
-		return EMSGSIZE;
+		return -EMSGSIZE;
 	}
 	if (n < SF_PROTO_HDR_SIZE) {
 		snprintf(msg, msz, "truncated header: %zu of %u bytes", n, SF_PROTO_HDR_SIZE);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if (h->magic != SF_PROTO_MAGIC) {
 		snprintf(msg, msz, "bad magic 0x%08x (expected 0x%08x)", h->magic, SF_PROTO_MAGIC);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if (h->version != SF_PROTO_VERSION) {
 		snprintf(msg, msz, "protocol version %u not supported (this daemon speaks %u)",
 			 h->version, SF_PROTO_VERSION);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if (h->length > SF_PROTO_MAX_MSG) {
 		snprintf(msg, msz, "header length %u exceeds %u", h->length, SF_PROTO_MAX_MSG);
-		return EMSGSIZE;
+		return -EMSGSIZE;
 	}
 	if (h->length != n) {
 		snprintf(msg, msz, "header length %u but %zu bytes received", h->length, n);
-		return EPROTO;
+		return -EPROTO;
 	}
 	return 0;
 }
@@ -62,12 +62,12 @@ int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz)
 	if (n < SF_PROTO_ATTACH_REQ_SIZE) {
 		snprintf(msg, msz, "truncated attach request: %zu of %u bytes",
 			 n, SF_PROTO_ATTACH_REQ_SIZE);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if ((uint64_t)req->n_insns * sizeof(struct sock_filter) != n - SF_PROTO_ATTACH_REQ_SIZE) {
 		snprintf(msg, msz, "n_insns %u does not match the %zu bytes of instructions",
 			 req->n_insns, n - SF_PROTO_ATTACH_REQ_SIZE);
-		return EPROTO;
+		return -EPROTO;
 	}
 	return 0;
 }
@@ -82,28 +82,28 @@ int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
 	if (n < SF_PROTO_ADMIN_ATTACH_SIZE) {
 		snprintf(msg, msz, "truncated admin attach request: %zu of %u bytes",
 			 n, SF_PROTO_ADMIN_ATTACH_SIZE);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if ((uint64_t)req->n_insns * 8 + req->path_len != n - SF_PROTO_ADMIN_ATTACH_SIZE) {
 		snprintf(msg, msz, "n_insns %u and path_len %u do not match the %zu bytes after the request",
 			 req->n_insns, req->path_len, n - SF_PROTO_ADMIN_ATTACH_SIZE);
-		return EPROTO;
+		return -EPROTO;
 	}
 	if (req->flags & ~known_flags) {
 		snprintf(msg, msz, "unknown flags 0x%x", req->flags & ~known_flags);
-		return EINVAL;
+		return -EINVAL;
 	}
 	if (req->path_len) {
 		p = (const char *)req->insns + (size_t)req->n_insns * 8;
 		if (p[req->path_len - 1] != '\0' || strlen(p) + 1 != req->path_len ||
 		    p[0] != '/' || req->pid != 0) {
 			snprintf(msg, msz, "the cgroup path must be absolute and NUL-terminated, with pid 0");
-			return EINVAL;
+			return -EINVAL;
 		}
 		*path = p;
 	} else if (req->pid <= 0) {
 		snprintf(msg, msz, "pid %d: give a pid or a cgroup path", req->pid);
-		return EINVAL;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -115,7 +115,7 @@ int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz)
 	if (n < SF_PROTO_REPLACE_REQ_SIZE ||
 	    (uint64_t)req->n_insns * 8 != n - SF_PROTO_REPLACE_REQ_SIZE) {
 		snprintf(msg, msz, "malformed replace request (%zu bytes)", n);
-		return EPROTO;
+		return -EPROTO;
 	}
 	return 0;
 }

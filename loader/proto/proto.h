@@ -198,8 +198,8 @@ _Static_assert(32 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
 
 /*
  * Request checks (loader/proto/checks.c), shared by sfilterd and the in-process
- * fuzzer (fuzz/fuzz_proto.c). Each returns 0 or a positive errno, with
- * the reason in msg.
+ * fuzzer (fuzz/fuzz_proto.c). Each returns 0 or -errno (the error the
+ * reply carries, negated), with the reason in msg.
  */
 int sf_proto_check_header(const void *buf, size_t n, bool truncated, char *msg, size_t msz);
 bool sf_proto_is_admin_type(uint32_t type);
