@@ -97,6 +97,18 @@ static bool stop_daemon_once_connected(struct sfd *dm, int ready, int go)
 	return ASSERT_EQ(write(go, "g", 1), 1, "let the attacker queue its requests");
 }
 
+/* The test's side of the setuid scene: the daemon stopped once the
+ * attacker (holding hold's read end) is connected, the attacker seen to
+ * run the setuid image, then the daemon let go on the queued requests. */
+static bool setuid_scene(struct sfd *dm, int conn, int qgo, int hold, pid_t attacker)
+{
+	if (!stop_daemon_once_connected(dm, conn, qgo))
+		return false;
+	close(hold);
+	ASSERT_NEQ(suid_wait_privileged(attacker), 0, "the attacker runs a privileged image");
+	return sfd_resume(dm);
+}
+
 static int send_msg(int fd, void *msg, uint16_t type, uint32_t len, uint32_t rid)
 {
 	sf_proto_header(msg, type, len, rid);
@@ -153,11 +165,8 @@ TEST(queued_detaches_stay_the_users_after_it_execs_a_setuid_program)
 		execl(copy, copy, "--hold", (char *)NULL);
 		_exit(13);
 	}
-	if (!stop_daemon_once_connected(&dm, conn[0], qgo[1]))
+	if (!setuid_scene(&dm, conn[0], qgo[1], hold[0], attacker))
 		goto out;
-	close(hold[0]);
-	ASSERT_NEQ(suid_wait_privileged(attacker), 0, "the attacker runs a privileged image");
-	sfd_resume(&dm);
 	ASSERT_TRUE(err_has(&dm, "type 5: Operation not permitted", 3),
 		    "all three DETACHes refused (EPERM)");
 	ASSERT_FALSE(sfd_file_has(dm.log, "\"sfilterd\":\"detach\""), "nothing was detached");
@@ -212,11 +221,8 @@ TEST(a_self_attach_never_lands_on_a_setuid_program_executed_after_asking)
 		execl(copy, copy, "--hold", (char *)NULL);
 		_exit(13);
 	}
-	if (!stop_daemon_once_connected(&dm, conn[0], qgo[1]))
+	if (!setuid_scene(&dm, conn[0], qgo[1], hold[0], attacker))
 		goto out;
-	close(hold[0]);
-	ASSERT_NEQ(suid_wait_privileged(attacker), 0, "the attacker runs a privileged image");
-	sfd_resume(&dm);
 	ASSERT_TRUE(err_has(&dm, "has executed another program since it connected", 1),
 		    "the attach was refused (EPERM)");
 	ASSERT_FALSE(sfd_ps_lists(dm.sock, attacker, 0), "the setuid program is not confined");
