@@ -190,6 +190,111 @@ int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 int c2e_save_raw(const char *path, const struct sock_filter *insns,
 		 size_t len);
 
+/* ---- a second filter ABI: the 2012 proposal (rfc.c) ---------------------
+ * Will Drewry's PR_ATTACH_SECCOMP_FILTER RFC (January 2012) ran classic BPF
+ * over the task's struct user_regs_struct as PTRACE_GETREGS shows it just
+ * after syscall entry, the number in orig_rax / orig_eax. Returning exactly
+ * the data's size allows the call; any other value blocks it.
+ *
+ * An RFC filter may use what a seccomp filter may, plus LD W IND
+ * (A = u32 at X + k). Loads are native-endian at any byte offset; LEN is the
+ * layout's size. A constant load past the end is refused at validation; an
+ * IND load past the end (X + k computed in 32 bits, a wrap counting as past
+ * the end) stops the filter with 0 (blocked), classic BPF's failed load.
+ *
+ * Every *_abi function with C2E_ABI_SECCOMP is the seccomp_data function of
+ * the same name; the RFC cases are the additions.
+ */
+enum c2e_abi {
+	C2E_ABI_SECCOMP = 0,    /* struct seccomp_data, 64 bytes */
+	C2E_ABI_RFC_X86_64 = 1, /* native x86-64 user_regs_struct, 27 x 8 */
+	C2E_ABI_RFC_I386 = 2,   /* compat i386 user_regs_struct, 17 x 4 */
+};
+#define C2E_RFC_X86_64_SIZE 216
+#define C2E_RFC_I386_SIZE   68
+#define C2E_ABI_MAX_SIZE    C2E_RFC_X86_64_SIZE
+
+/* 64, 216 or 68; 0 for an unknown abi. */
+size_t c2e_abi_data_size(enum c2e_abi abi);
+/* "seccomp", "rfc2012", "rfc2012-i386"; NULL for an unknown abi. */
+const char *c2e_abi_name(enum c2e_abi abi);
+/* The inverse of c2e_abi_name(); also "rfc2012-x86_64". 0 or -EINVAL. */
+int c2e_abi_parse(const char *name, enum c2e_abi *abi);
+
+/* c2e_validate() for an ABI. 0 or -EINVAL with *err filled. */
+int c2e_validate_abi(const struct sock_filter *insns, size_t len,
+		     enum c2e_abi abi, struct c2e_error *err);
+/* c2e_interpret() for an ABI, over c2e_abi_data_size(abi) bytes at data.
+ * Returns the filter's raw 32-bit return value. */
+uint32_t c2e_interpret_abi(const struct sock_filter *insns, size_t len,
+			   enum c2e_abi abi, const void *data);
+/* The seccomp verdict of an RFC filter's raw return: SECCOMP_RET_ALLOW when
+ * raw is the layout's size, else SECCOMP_RET_KILL_PROCESS (a block ranks as
+ * a kill when stacked with seccomp_data filters). For C2E_ABI_SECCOMP, raw
+ * is already a verdict and is returned as it is. */
+uint32_t c2e_rfc_verdict(enum c2e_abi abi, uint32_t raw);
+
+/*
+ * The body for an ABI: the contract of c2e_emit_body_flags() except that
+ * r6 points to c2e_abi_data_size(abi) readable bytes (stack, map value, or
+ * any memory whose 4-byte-aligned words the verifier lets the body read;
+ * the base must be 4-byte aligned) and w0 is the filter's RAW return (the
+ * caller maps it with c2e_rfc_verdict()). Unaligned loads are assembled
+ * from byte loads, because the verifier refuses unaligned stack access;
+ * for that the body briefly keeps X in the scratch area's free words and
+ * uses r8, which it restores: the clobber list stays r0, r7, r8.
+ */
+int c2e_emit_body_abi(const struct sock_filter *insns, size_t len,
+		      enum c2e_abi abi, int scratch_off, unsigned int flags,
+		      struct c2e_ebpf *out);
+
+/*
+ * The RFC test frame: a BPF_PROG_TYPE_SOCKET_FILTER program that copies the
+ * registers from its packet to the stack (bpf_skb_load_bytes()), points r6
+ * at them and runs the body: the strictest frame for alignment. Its return
+ * value is the raw return. c2e_kernel_load_abi() loads it;
+ * c2e_kernel_run_abi() runs it once over c2e_abi_data_size(abi) bytes.
+ * For C2E_ABI_SECCOMP these are c2e_translate_flags(), c2e_kernel_load()
+ * and c2e_kernel_run().
+ */
+int c2e_translate_abi(const struct sock_filter *insns, size_t len,
+		      enum c2e_abi abi, unsigned int flags,
+		      struct c2e_ebpf *out);
+int c2e_kernel_load_abi(const struct c2e_ebpf *prog, enum c2e_abi abi,
+			char *log, size_t log_size);
+int c2e_kernel_run_abi(int prog_fd, enum c2e_abi abi, const void *data,
+		       uint32_t *ret);
+
+/* user_regs_struct fields: the byte offset of a field name ("orig_rax",
+ * "ebx"; case-insensitive) or -ENOENT; the name of the field starting at
+ * off, or NULL. Fields are 8 bytes (x86-64) or 4 bytes (i386). The seccomp
+ * ABI has no register names here (-ENOENT / NULL). */
+int c2e_rfc_reg_offset(enum c2e_abi abi, const char *name);
+const char *c2e_rfc_reg_name(enum c2e_abi abi, unsigned int off);
+/* The field holding the syscall number: orig_rax (120) or orig_eax (44). */
+int c2e_rfc_nr_offset(enum c2e_abi abi);
+
+/* The text form for an ABI. RFC listings show constant loads by field,
+ * "ld [orig_rax]", and indirect loads by offset with the field as a
+ * comment, "ld [x+120]  ; orig_rax"; unnamed offsets print as numbers.
+ * c2e_asm_parse_abi() reads that back to the same bytes and also takes a
+ * field name wherever a load offset goes ("ld [x+orig_eax]"); the
+ * seccomp_data names (nr, arch, args[i]) belong to C2E_ABI_SECCOMP only. */
+int c2e_disasm_classic_abi(const struct sock_filter *insns, size_t len,
+			   enum c2e_abi abi, FILE *out);
+int c2e_asm_parse_abi(const char *text, size_t text_len, enum c2e_abi abi,
+		      struct sock_filter **out, size_t *len,
+		      struct c2e_error *err);
+/* c2e_load_file() whose text form is read for abi. */
+int c2e_load_file_abi(const char *path, enum c2e_abi abi,
+		      struct sock_filter **out, size_t *len,
+		      struct c2e_error *err);
+
+/* Constant verdicts: c2e_const_verdict() knows seccomp_data only. A chain
+ * with an RFC filter in it is to be treated as non-constant for that
+ * filter (its verdict depends on registers the analysis does not model);
+ * there is no c2e_const_verdict_abi(). */
+
 /* ---- constant verdicts (consttable.c; used by the runtime) ----------------
  * Is the chain's verdict for (arch, nr) the same whatever the arguments and
  * the instruction pointer are? Returns 1 with *ret set when it is provably

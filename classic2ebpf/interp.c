@@ -10,23 +10,36 @@
 #include "semantics.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static uint32_t load_word(const struct seccomp_data *data, uint32_t off)
+/*
+ * The u32 at off, native-endian, any alignment. false when bytes
+ * off..off+3 are not all inside the data: validation rules that out for
+ * constant offsets, so it happens only to X + k (and is a blocked call).
+ */
+static bool load_word(const void *data, size_t size, uint64_t off,
+		      uint32_t *w)
 {
-	uint32_t w;
-
-	/* Validation guarantees off % 4 == 0 and off < 64. */
-	memcpy(&w, (const char *)data + off, sizeof(w));
-	return w;
+	if (off + 4 > size)
+		return false;
+	memcpy(w, (const char *)data + off, sizeof(*w));
+	return true;
 }
 
 uint32_t c2e_interpret(const struct sock_filter *insns, size_t len,
 		       const struct seccomp_data *data)
 {
+	return c2e_interpret_abi(insns, len, C2E_ABI_SECCOMP, data);
+}
+
+uint32_t c2e_interpret_abi(const struct sock_filter *insns, size_t len,
+			   enum c2e_abi abi, const void *data)
+{
 	uint32_t a = 0, x = 0, mem[C2E_MEMWORDS] = { 0 };
+	uint32_t size = c2e_abi_data_size(abi);
 	size_t pc = 0;
 
 	while (pc < len) {
@@ -35,13 +48,20 @@ uint32_t c2e_interpret(const struct sock_filter *insns, size_t len,
 
 		switch (f->code) {
 		case BPF_LD | BPF_W | BPF_ABS:
-			a = load_word(data, f->k);
+			if (!load_word(data, size, f->k, &a))
+				return 0;
+			break;
+		case BPF_LD | BPF_W | BPF_IND:
+			/* X + k in 32 bits; a wrap is out of range too. */
+			if (abi == C2E_ABI_SECCOMP ||
+			    !load_word(data, size, (uint64_t)x + f->k, &a))
+				return 0;
 			break;
 		case BPF_LD | BPF_W | BPF_LEN:
-			a = C2E_DATA_SIZE;
+			a = size;
 			break;
 		case BPF_LDX | BPF_W | BPF_LEN:
-			x = C2E_DATA_SIZE;
+			x = size;
 			break;
 		case BPF_LD | BPF_IMM:
 			a = f->k;

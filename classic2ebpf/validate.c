@@ -215,7 +215,7 @@ static int check_scratch_memory(const struct sock_filter *insns, size_t len,
 
 /* kernel/seccomp.c seccomp_check_filter(). */
 static int check_seccomp_insn(const struct sock_filter *f, size_t pc,
-			      struct c2e_error *err)
+			      const char *abi, struct c2e_error *err)
 {
 	if (f->code == (BPF_LD | BPF_W | BPF_ABS) &&
 	    (f->k >= C2E_DATA_SIZE || (f->k & 3)))
@@ -226,26 +226,65 @@ static int check_seccomp_insn(const struct sock_filter *f, size_t pc,
 		return 0;
 	switch (f->code) {
 	case BPF_ALU | BPF_MOD | BPF_K: case BPF_ALU | BPF_MOD | BPF_X:
-		return reject(err, pc, f->code, "mod is not allowed in seccomp filters");
+		return reject(err, pc, f->code, "mod is not allowed in %s filters", abi);
 	case BPF_LD | BPF_H | BPF_ABS: case BPF_LD | BPF_B | BPF_ABS:
 		return reject(err, pc, f->code,
-			      "half-word and byte loads are not allowed in seccomp filters");
+			      "half-word and byte loads are not allowed in %s filters", abi);
 	case BPF_LD | BPF_W | BPF_IND: case BPF_LD | BPF_H | BPF_IND:
 	case BPF_LD | BPF_B | BPF_IND:
 		return reject(err, pc, f->code,
-			      "indirect loads are not allowed in seccomp filters");
+			      "indirect loads are not allowed in %s filters", abi);
 	case BPF_LDX | BPF_B | BPF_MSH:
 		return reject(err, pc, f->code,
-			      "ldx msh is not allowed in seccomp filters");
+			      "ldx msh is not allowed in %s filters", abi);
 	}
-	return reject(err, pc, f->code, "opcode not allowed in seccomp filters");
+	return reject(err, pc, f->code, "opcode not allowed in %s filters", abi);
+}
+
+/*
+ * The 2012 proposal's checks, in seccomp_check_filter()'s place: seccomp's
+ * opcodes plus LD W IND, and constant loads inside the registers. IND
+ * offsets depend on X and are checked when the filter runs.
+ */
+static int check_rfc_insn(const struct sock_filter *f, size_t pc,
+			  enum c2e_abi abi, struct c2e_error *err)
+{
+	size_t size = c2e_abi_data_size(abi);
+	const char *which = abi == C2E_ABI_RFC_I386 ? "i386 " : "";
+
+	if (f->code == (BPF_LD | BPF_W | BPF_ABS) &&
+	    (uint64_t)f->k + 4 > size)
+		return reject(err, pc, f->code,
+			      "load beyond the %zu-byte %suser_regs_struct: [%u] reads bytes %u..%llu (the last word starts at %zu)",
+			      size, which, f->k, f->k,
+			      (unsigned long long)f->k + 3, size - 4);
+	if (f->code == (BPF_LD | BPF_W | BPF_IND) || opcode_is(f->code, SECCOMP))
+		return 0;
+	switch (f->code) {
+	case BPF_LD | BPF_H | BPF_ABS: case BPF_LD | BPF_B | BPF_ABS:
+	case BPF_LD | BPF_H | BPF_IND: case BPF_LD | BPF_B | BPF_IND:
+		return reject(err, pc, f->code,
+			      "half-word and byte loads are not allowed in %s filters (only 32-bit loads)",
+			      c2e_abi_name(abi));
+	}
+	/* Everything else seccomp refuses, for the same reason. */
+	return check_seccomp_insn(f, pc, c2e_abi_name(abi), err);
 }
 
 int c2e_validate(const struct sock_filter *insns, size_t len,
 		 struct c2e_error *err)
 {
+	return c2e_validate_abi(insns, len, C2E_ABI_SECCOMP, err);
+}
+
+int c2e_validate_abi(const struct sock_filter *insns, size_t len,
+		     enum c2e_abi abi, struct c2e_error *err)
+{
 	size_t pc;
 	int ret;
+
+	if (!c2e_abi_data_size(abi))
+		return reject(err, -1, 0, "unknown filter ABI %d", (int)abi);
 
 	if (len == 0 || len > C2E_MAX_INSNS)
 		return reject(err, -1, 0,
@@ -264,7 +303,9 @@ int c2e_validate(const struct sock_filter *insns, size_t len,
 	if (ret)
 		return ret;
 	for (pc = 0; pc < len; pc++) {
-		ret = check_seccomp_insn(&insns[pc], pc, err);
+		ret = abi == C2E_ABI_SECCOMP ?
+		      check_seccomp_insn(&insns[pc], pc, "seccomp", err) :
+		      check_rfc_insn(&insns[pc], pc, abi, err);
 		if (ret)
 			return ret;
 	}
