@@ -24,6 +24,16 @@
 
 int c2e_kernel_load(const struct c2e_ebpf *prog, char *log, size_t log_size)
 {
+	return c2e_kernel_load_abi(prog, C2E_ABI_SECCOMP, log, log_size);
+}
+
+int c2e_kernel_load_abi(const struct c2e_ebpf *prog, enum c2e_abi abi,
+			char *log, size_t log_size)
+{
+	/* The RFC test frame is a socket filter (see c2e_translate_abi()). */
+	enum bpf_prog_type type = abi == C2E_ABI_SECCOMP ?
+				  BPF_PROG_TYPE_RAW_TRACEPOINT :
+				  BPF_PROG_TYPE_SOCKET_FILTER;
 	LIBBPF_OPTS(bpf_prog_load_opts, opts);
 	int fd, err;
 
@@ -35,7 +45,7 @@ int c2e_kernel_load(const struct c2e_ebpf *prog, char *log, size_t log_size)
 	/* The fast path asks for no log: with log_level 0 and no buffer the
 	 * verifier does not format anything. libbpf would retry by itself
 	 * only when a buffer is passed, so the retry below is ours. */
-	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL",
+	fd = bpf_prog_load(type, NULL, "GPL",
 			   prog->insns, prog->len, &opts);
 	if (fd >= 0)
 		return fd;
@@ -46,7 +56,7 @@ int c2e_kernel_load(const struct c2e_ebpf *prog, char *log, size_t log_size)
 	opts.log_buf = log;
 	opts.log_size = log_size > LOG_MAX ? LOG_MAX : (uint32_t)log_size;
 	opts.log_level = 1;
-	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL",
+	fd = bpf_prog_load(type, NULL, "GPL",
 			   prog->insns, prog->len, &opts);
 	log[log_size - 1] = '\0';
 	/* A retry can only differ by a transient condition; keep the first
@@ -64,6 +74,32 @@ int c2e_kernel_run(int prog_fd, const struct seccomp_data *data,
 		    .ctx_size_in = C2E_DATA_SIZE);
 	int err;
 
+	err = bpf_prog_test_run_opts(prog_fd, &opts);
+	if (err)
+		return err < 0 ? err : -EINVAL;
+	if (ret)
+		*ret = opts.retval;
+	return 0;
+}
+
+/* The Ethernet header bpf_prog_test_run_skb() strips before the program
+ * sees the packet. */
+#define RFC_PACKET_HEAD 14
+
+int c2e_kernel_run_abi(int prog_fd, enum c2e_abi abi, const void *data,
+		       uint32_t *ret)
+{
+	unsigned char pkt[RFC_PACKET_HEAD + C2E_ABI_MAX_SIZE] = { 0 };
+	size_t size = c2e_abi_data_size(abi);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt);
+	int err;
+
+	if (abi == C2E_ABI_SECCOMP)
+		return c2e_kernel_run(prog_fd, data, ret);
+	if (!size)
+		return -EINVAL;
+	memcpy(pkt + RFC_PACKET_HEAD, data, size);
+	opts.data_size_in = RFC_PACKET_HEAD + size;
 	err = bpf_prog_test_run_opts(prog_fd, &opts);
 	if (err)
 		return err < 0 ? err : -EINVAL;

@@ -32,73 +32,13 @@
  * pointer, so the verifier records them as plain stack bytes rather than
  * tracking spilled constants through them.
  */
-#include "c2e.h"
+#include "xlat.h"
 #include "semantics.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define REG_A    BPF_REG_0
-#define REG_D    BPF_REG_6   /* struct seccomp_data * */
-#define REG_X    BPF_REG_7
-#define REG_ZERO BPF_REG_8   /* zero at run time, unknown to the verifier */
-#define REG_BEST BPF_REG_9   /* chain frame: the verdict so far */
-
-#define SCRATCH_BYTES C2E_SCRATCH_BYTES /* 16 slots at an 8-byte stride */
-
-/* Where a pending jump goes once positions are known. */
-enum target_kind { TO_PC, TO_END, TO_RET0 };
-
-struct fixup {
-	size_t at;           /* index of the jump instruction */
-	enum target_kind kind;
-	int pc;              /* classic target for TO_PC */
-};
-
-/*
- * What the verifier knows about A or X at an instruction's entry: nothing
- * yet, an exact constant, or an unknown value named by how it was derived
- * (c = 0: a fresh load it knows nothing about; otherwise a hash of the
- * instructions that narrowed it). Two paths carrying the same name carry
- * the same knowledge, so the verifier can prune one against the other.
- */
-enum vknow { V_NONE, V_CONST, V_UNKNOWN, V_MIXED };
-
-struct vval {
-	enum vknow k;
-	uint32_t c;
-};
-
-#define FRESH ((struct vval){ V_UNKNOWN, 0 })
-
-struct vstate {
-	struct vval a, x;
-	bool x_is_a;       /* X holds a copy of A on every path (tax/txa) */
-	bool seen;
-};
-
-struct xlat {
-	const struct sock_filter *in;
-	size_t len;
-	int scratch_off;
-	struct c2e_ebpf *out;
-	int *canon;          /* jump target redirection (merged rets) */
-	bool *reach;
-	int *next_reach;     /* next reachable pc after pc, or len */
-	size_t *start;       /* eBPF index of each emitted classic pc */
-	struct vstate *vs;   /* verifier knowledge at entry of each pc */
-	uint8_t *launder;    /* bit 0: A, bit 1: X, at entry of pc */
-	uint8_t *live;       /* bit 0: A live-in, bit 1: X live-in */
-	struct fixup *fix;
-	size_t nfix, capfix;
-	bool need_init_a, need_init_x, need_zero, need_ret0;
-	unsigned int flags;
-	uint16_t *run_len;   /* C2E_EMIT_SEARCH: jeq run starting here */
-	bool *absorbed;      /* member of a run emitted at its head */
-	size_t ret0_at, end_at;
-};
 
 void c2e_ebpf_free(struct c2e_ebpf *prog)
 {
@@ -107,8 +47,8 @@ void c2e_ebpf_free(struct c2e_ebpf *prog)
 	prog->len = prog->cap = 0;
 }
 
-static int emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst, uint8_t src,
-		int16_t off, int32_t imm)
+int c2e_ebpf_emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst, uint8_t src,
+		  int16_t off, int32_t imm)
 {
 	struct bpf_insn *insn;
 
@@ -131,8 +71,7 @@ static int emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst, uint8_t src,
 	return 0;
 }
 
-#define EMIT(x, ...) do { int __e = emit((x)->out, __VA_ARGS__); if (__e) return __e; } while (0)
-#define EMIT_OR_OUT(x, ...) do { err = emit((x).out, __VA_ARGS__); if (err) goto out; } while (0)
+#define EMIT_OR_OUT(x, ...) do { err = c2e_ebpf_emit((x).out, __VA_ARGS__); if (err) goto out; } while (0)
 
 static int add_fixup(struct xlat *x, enum target_kind kind, int pc)
 {
@@ -152,28 +91,17 @@ static int add_fixup(struct xlat *x, enum target_kind kind, int pc)
 	return 0;
 }
 
-/* A jump (already carrying its condition) whose target is resolved later. */
-static int emit_jump(struct xlat *x, uint8_t code, uint8_t dst, uint8_t src,
-		     int32_t imm, enum target_kind kind, int pc)
+int c2e_xlat_jump(struct xlat *x, uint8_t code, uint8_t dst, uint8_t src,
+		  int32_t imm, enum target_kind kind, int pc)
 {
 	int err = add_fixup(x, kind, pc);
 
-	return err ? err : emit(x->out, code, dst, src, 0, imm);
+	return err ? err : c2e_ebpf_emit(x->out, code, dst, src, 0, imm);
 }
 
 static int16_t scratch_slot(const struct xlat *x, uint32_t k)
 {
 	return (int16_t)(-x->scratch_off - SCRATCH_BYTES + 8 * (int)k + 4);
-}
-
-static bool is_cond_jump(uint16_t code)
-{
-	return BPF_CLASS(code) == BPF_JMP && BPF_OP(code) != BPF_JA;
-}
-
-static bool is_ret(uint16_t code)
-{
-	return BPF_CLASS(code) == BPF_RET;
 }
 
 /* ---- pass 1 and 2: merged rets, reachability ---------------------------- */
@@ -198,7 +126,7 @@ static void merge_rets(struct xlat *x)
 	}
 }
 
-static int jump_target(const struct xlat *x, size_t pc, uint32_t delta)
+int c2e_xlat_target(const struct xlat *x, size_t pc, uint32_t delta)
 {
 	return x->canon[pc + 1 + delta];
 }
@@ -216,10 +144,10 @@ static void mark_reachable(struct xlat *x)
 		if (!x->reach[pc] || is_ret(f->code))
 			continue;
 		if (f->code == (BPF_JMP | BPF_JA)) {
-			x->reach[jump_target(x, pc, f->k)] = true;
+			x->reach[c2e_xlat_target(x, pc, f->k)] = true;
 		} else if (is_cond_jump(f->code)) {
-			x->reach[jump_target(x, pc, f->jt)] = true;
-			x->reach[jump_target(x, pc, f->jf)] = true;
+			x->reach[c2e_xlat_target(x, pc, f->jt)] = true;
+			x->reach[c2e_xlat_target(x, pc, f->jf)] = true;
 		} else {
 			x->reach[pc + 1] = true;
 		}
@@ -275,6 +203,7 @@ static void uses_defs(const struct sock_filter *f, uint8_t *use, uint8_t *def)
 	*use = *def = 0;
 	switch (BPF_CLASS(f->code)) {
 	case BPF_LD:
+		*use = BPF_MODE(f->code) == BPF_IND ? 2 : 0; /* [x + k] */
 		*def = 1;
 		break;
 	case BPF_LDX:
@@ -318,10 +247,10 @@ static void compute_liveness(struct xlat *x)
 			continue;
 		}
 		if (f->code == (BPF_JMP | BPF_JA))
-			out = x->live[jump_target(x, pc, f->k)];
+			out = x->live[c2e_xlat_target(x, pc, f->k)];
 		else if (is_cond_jump(f->code))
-			out = x->live[jump_target(x, pc, f->jt)] |
-			      x->live[jump_target(x, pc, f->jf)];
+			out = x->live[c2e_xlat_target(x, pc, f->jt)] |
+			      x->live[c2e_xlat_target(x, pc, f->jf)];
 		else if (!is_ret(f->code))
 			out = x->live[pc + 1];
 		uses_defs(f, &use, &def);
@@ -382,10 +311,10 @@ static void find_reads_before_writes(struct xlat *x)
 			x->need_init_x = true;
 		out = unset[pc] & ~def;
 		if (f->code == (BPF_JMP | BPF_JA)) {
-			unset[jump_target(x, pc, f->k)] |= out;
+			unset[c2e_xlat_target(x, pc, f->k)] |= out;
 		} else if (is_cond_jump(f->code)) {
-			unset[jump_target(x, pc, f->jt)] |= out;
-			unset[jump_target(x, pc, f->jf)] |= out;
+			unset[c2e_xlat_target(x, pc, f->jt)] |= out;
+			unset[c2e_xlat_target(x, pc, f->jf)] |= out;
 		} else if (!is_ret(f->code)) {
 			unset[pc + 1] |= out;
 		}
@@ -433,6 +362,7 @@ static void analyse_verifier_knowledge(struct xlat *x)
 
 		switch (f->code) {
 		case BPF_LD | BPF_W | BPF_ABS:
+		case BPF_LD | BPF_W | BPF_IND:
 		case BPF_LD | BPF_MEM: /* scratch bytes are opaque to it */
 			s.a = FRESH;
 			break;
@@ -440,10 +370,10 @@ static void analyse_verifier_knowledge(struct xlat *x)
 			s.x = FRESH;
 			break;
 		case BPF_LD | BPF_W | BPF_LEN:
-			s.a = (struct vval){ V_CONST, C2E_DATA_SIZE };
+			s.a = (struct vval){ V_CONST, x->size };
 			break;
 		case BPF_LDX | BPF_W | BPF_LEN:
-			s.x = (struct vval){ V_CONST, C2E_DATA_SIZE };
+			s.x = (struct vval){ V_CONST, x->size };
 			break;
 		case BPF_LD | BPF_IMM:
 			s.a = (struct vval){ V_CONST, f->k };
@@ -485,7 +415,7 @@ static void analyse_verifier_knowledge(struct xlat *x)
 		if (is_ret(f->code))
 			continue;
 		if (f->code == (BPF_JMP | BPF_JA)) {
-			flow_into(x, jump_target(x, pc, f->k), &s);
+			flow_into(x, c2e_xlat_target(x, pc, f->k), &s);
 		} else if (is_cond_jump(f->code)) {
 			struct vval b = BPF_SRC(f->code) == BPF_X ?
 					s.x : (struct vval){ V_CONST, f->k };
@@ -495,13 +425,13 @@ static void analyse_verifier_knowledge(struct xlat *x)
 				/* The verifier decides this branch itself. */
 				bool taken = c2e_jump_taken(BPF_OP(f->code), s.a.c, b.c);
 
-				flow_into(x, jump_target(x, pc, taken ? f->jt : f->jf), &s);
+				flow_into(x, c2e_xlat_target(x, pc, taken ? f->jt : f->jf), &s);
 				continue;
 			}
 			narrow_edge(&t, f, pc, true);
 			narrow_edge(&e, f, pc, false);
-			flow_into(x, jump_target(x, pc, f->jt), &t);
-			flow_into(x, jump_target(x, pc, f->jf), &e);
+			flow_into(x, c2e_xlat_target(x, pc, f->jt), &t);
+			flow_into(x, c2e_xlat_target(x, pc, f->jf), &e);
 		} else {
 			flow_into(x, pc + 1, &s);
 		}
@@ -523,7 +453,7 @@ static uint8_t jmp_op(uint16_t classic_op, bool negate)
 static int emit_cond_jump(struct xlat *x, size_t pc)
 {
 	const struct sock_filter *f = &x->in[pc];
-	int t = jump_target(x, pc, f->jt), e = jump_target(x, pc, f->jf);
+	int t = c2e_xlat_target(x, pc, f->jt), e = c2e_xlat_target(x, pc, f->jf);
 	int next = x->next_reach[pc];
 	uint8_t src = BPF_SRC(f->code) == BPF_X ? BPF_X : BPF_K;
 	uint8_t sreg = src == BPF_X ? REG_X : 0;
@@ -533,18 +463,18 @@ static int emit_cond_jump(struct xlat *x, size_t pc)
 
 	if (t == e)
 		return t == next ? 0 :
-		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
+		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
 	if (e == next)
-		return emit_jump(x, BPF_JMP32 | jmp_op(op, false) | src, REG_A,
+		return c2e_xlat_jump(x, BPF_JMP32 | jmp_op(op, false) | src, REG_A,
 				 sreg, imm, TO_PC, t);
 	if (t == next && op != BPF_JSET)
-		return emit_jump(x, BPF_JMP32 | jmp_op(op, true) | src, REG_A,
+		return c2e_xlat_jump(x, BPF_JMP32 | jmp_op(op, true) | src, REG_A,
 				 sreg, imm, TO_PC, e);
-	err = emit_jump(x, BPF_JMP32 | jmp_op(op, false) | src, REG_A, sreg,
+	err = c2e_xlat_jump(x, BPF_JMP32 | jmp_op(op, false) | src, REG_A, sreg,
 			imm, TO_PC, t);
 	if (err)
 		return err;
-	return emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, e);
+	return c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, e);
 }
 
 /* The last emitted classic instruction falls through to the end. */
@@ -576,6 +506,77 @@ static int emit_store(struct xlat *x, size_t pc)
 	return 0;
 }
 
+/*
+ * A = the u32 at r6 + r0 (r0 in range, not 4-byte aligned), from four byte
+ * loads: the verifier refuses unaligned stack access. Needs two registers
+ * besides r0: X is kept meanwhile in the free word of scratch slot 0 (M[k]
+ * use the upper words) and r8 is zeroed again afterwards if the body
+ * relies on it.
+ */
+static int emit_bytewise_load(struct xlat *x)
+{
+	int16_t keep_x = (int16_t)(-x->scratch_off - SCRATCH_BYTES);
+	int i;
+
+	EMIT(x, BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, REG_X, keep_x, 0);
+	EMIT(x, BPF_ALU64 | BPF_ADD | BPF_X, REG_A, REG_D, 0, 0);
+	EMIT(x, BPF_LDX | BPF_MEM | BPF_B, REG_X, REG_A, 3, 0);
+	for (i = 2; i >= 0; i--) {
+		EMIT(x, BPF_ALU | BPF_LSH | BPF_K, REG_X, 0, 0, 8);
+		EMIT(x, BPF_LDX | BPF_MEM | BPF_B, REG_ZERO, REG_A, i, 0);
+		EMIT(x, BPF_ALU | BPF_OR | BPF_X, REG_X, REG_ZERO, 0, 0);
+	}
+	EMIT(x, BPF_ALU | BPF_MOV | BPF_X, REG_A, REG_X, 0, 0);
+	EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_X, BPF_REG_10, keep_x, 0);
+	if (x->need_zero) {
+		EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_ZERO, REG_D, 0, 0);
+		EMIT(x, BPF_ALU | BPF_XOR | BPF_X, REG_ZERO, REG_ZERO, 0, 0);
+	}
+	return 0;
+}
+
+/*
+ * A = the u32 at X + k. The offset is computed in 64 bits (no wrap) and
+ * checked against size - 4 before it touches r6, which is also what the
+ * verifier needs to accept a variable offset; past the end, the filter
+ * returns 0. Aligned offsets take one word load: the AND tells the
+ * verifier the alignment (older kernels learn nothing from the JSET), and
+ * the range check comes after it because 6.18's JSET refinement widens
+ * the bounds back to what the bits allow.
+ */
+static int emit_ind_load(struct xlat *x, uint32_t k)
+{
+	size_t skip_at;
+	int err;
+
+	/* Out of range whatever X is. A conditional jump, so the rest stays
+	 * reachable in the verifier's static check of the code. */
+	if (k > x->size - 4)
+		return c2e_xlat_jump(x, BPF_JMP | BPF_JGE | BPF_K, REG_X, 0, 0,
+				     TO_RET0, 0);
+	EMIT(x, BPF_ALU | BPF_MOV | BPF_X, REG_A, REG_X, 0, 0);
+	if (k)
+		EMIT(x, BPF_ALU64 | BPF_ADD | BPF_K, REG_A, 0, 0, (int32_t)k);
+	EMIT(x, BPF_JMP | BPF_JSET | BPF_K, REG_A, 0, 5, 3);
+	EMIT(x, BPF_ALU64 | BPF_AND | BPF_K, REG_A, 0, 0, -4);
+	err = c2e_xlat_jump(x, BPF_JMP | BPF_JGT | BPF_K, REG_A, 0,
+			    x->size - 4, TO_RET0, 0);
+	if (err)
+		return err;
+	EMIT(x, BPF_ALU64 | BPF_ADD | BPF_X, REG_A, REG_D, 0, 0);
+	EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_A, REG_A, 0, 0);
+	skip_at = x->out->len;
+	EMIT(x, BPF_JMP | BPF_JA, 0, 0, 0, 0);
+	err = c2e_xlat_jump(x, BPF_JMP | BPF_JGT | BPF_K, REG_A, 0,
+			    x->size - 4, TO_RET0, 0);
+	if (!err)
+		err = emit_bytewise_load(x);
+	if (err)
+		return err;
+	x->out->insns[skip_at].off = (int16_t)(x->out->len - skip_at - 1);
+	return 0;
+}
+
 static int emit_insn(struct xlat *x, size_t pc)
 {
 	const struct sock_filter *f = &x->in[pc];
@@ -590,13 +591,19 @@ static int emit_insn(struct xlat *x, size_t pc)
 
 	switch (f->code) {
 	case BPF_LD | BPF_W | BPF_ABS:
-		EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_A, REG_D, (int16_t)f->k, 0);
-		return 0;
+		if (f->k % 4 == 0) {
+			EMIT(x, BPF_LDX | BPF_MEM | BPF_W, REG_A, REG_D, (int16_t)f->k, 0);
+			return 0;
+		}
+		EMIT(x, BPF_ALU64 | BPF_MOV | BPF_K, REG_A, 0, 0, k);
+		return emit_bytewise_load(x);
+	case BPF_LD | BPF_W | BPF_IND:
+		return emit_ind_load(x, f->k);
 	case BPF_LD | BPF_W | BPF_LEN:
-		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, C2E_DATA_SIZE);
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, x->size);
 		return 0;
 	case BPF_LDX | BPF_W | BPF_LEN:
-		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_X, 0, 0, C2E_DATA_SIZE);
+		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_X, 0, 0, x->size);
 		return 0;
 	case BPF_LD | BPF_IMM:
 		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, k);
@@ -625,7 +632,7 @@ static int emit_insn(struct xlat *x, size_t pc)
 	case BPF_ALU | BPF_DIV | BPF_X: {
 		/* Classic BPF returns 0 from the whole program here; eBPF
 		 * division by zero would just yield 0 and go on. */
-		int err = emit_jump(x, BPF_JMP32 | BPF_JEQ | BPF_K, REG_X, 0, 0,
+		int err = c2e_xlat_jump(x, BPF_JMP32 | BPF_JEQ | BPF_K, REG_X, 0, 0,
 				    TO_RET0, 0);
 		if (err)
 			return err;
@@ -633,18 +640,18 @@ static int emit_insn(struct xlat *x, size_t pc)
 		return 0;
 	}
 	case BPF_JMP | BPF_JA: {
-		int t = jump_target(x, pc, f->k);
+		int t = c2e_xlat_target(x, pc, f->k);
 
 		return t == x->next_reach[pc] ? 0 :
-		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
+		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
 	}
 	case BPF_RET | BPF_K:
 		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, k);
 		return falls_to_end(x, pc) ? 0 :
-		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
+		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
 	case BPF_RET | BPF_A:
 		return falls_to_end(x, pc) ? 0 :
-		       emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
+		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
 	}
 	if (BPF_CLASS(f->code) == BPF_ALU) {
 		/* Shifts by X: eBPF masks a 32-bit shift count to 5 bits, as
@@ -678,150 +685,17 @@ static int resolve_fixups(struct xlat *x)
 	return 0;
 }
 
-static bool uses_div_x(const struct xlat *x)
+/* Division by X and loads at X + k can end the filter with 0. */
+static bool may_return_0_early(const struct xlat *x)
 {
 	size_t pc;
 
 	for (pc = 0; pc < x->len; pc++)
-		if (x->reach[pc] && x->in[pc].code == (BPF_ALU | BPF_DIV | BPF_X))
+		if (x->reach[pc] &&
+		    (x->in[pc].code == (BPF_ALU | BPF_DIV | BPF_X) ||
+		     x->in[pc].code == (BPF_LD | BPF_W | BPF_IND)))
 			return true;
 	return false;
-}
-
-/* ---- C2E_EMIT_SEARCH: runs of "jeq #k" become a binary search ----------
- *
- * A linear allowlist compares A with one constant after another. A run of
- * "jeq #k_i, T_i" linked by their false edges, each member reached only
- * from the previous one, is a switch on A; it is emitted as a balanced
- * search (JGT nodes, small JEQ groups at the leaves), so a syscall near
- * the end of a 300-rule list costs about ten compares instead of 300.
- * It costs instructions (about 1.5 per key instead of 1), so it is an
- * option the runtime takes and the instruction-count goal does not.
- */
-#define SEARCH_MIN_KEYS  8
-#define SEARCH_LEAF_KEYS 4
-
-struct search_case {
-	uint32_t key;
-	int target;
-};
-
-static int case_cmp(const void *a, const void *b)
-{
-	const struct search_case *x = a, *y = b;
-
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
-static bool is_jeq_k(const struct xlat *x, int pc)
-{
-	return pc < (int)x->len && x->reach[pc] &&
-	       x->in[pc].code == (BPF_JMP | BPF_JEQ | BPF_K) &&
-	       jump_target(x, pc, x->in[pc].jt) != jump_target(x, pc, x->in[pc].jf);
-}
-
-static int find_search_runs(struct xlat *x)
-{
-	uint16_t *preds = calloc(x->len + 1, sizeof(*preds));
-	size_t pc;
-
-	if (!preds)
-		return -ENOMEM;
-	for (pc = 0; pc < x->len; pc++) {
-		const struct sock_filter *f = &x->in[pc];
-
-		if (!x->reach[pc] || is_ret(f->code))
-			continue;
-		if (f->code == (BPF_JMP | BPF_JA)) {
-			preds[jump_target(x, pc, f->k)]++;
-		} else if (is_cond_jump(f->code)) {
-			preds[jump_target(x, pc, f->jt)]++;
-			preds[jump_target(x, pc, f->jf)]++;
-		} else {
-			preds[pc + 1]++;
-		}
-	}
-	for (pc = 0; pc < x->len; pc++) {
-		int cur = pc, next, n = 1;
-
-		if (x->absorbed[pc] || !is_jeq_k(x, pc))
-			continue;
-		for (;;) {
-			next = jump_target(x, cur, x->in[cur].jf);
-			if (!is_jeq_k(x, next) || preds[next] != 1 ||
-			    x->launder[next] || n == UINT16_MAX)
-				break;
-			cur = next;
-			n++;
-		}
-		if (n < SEARCH_MIN_KEYS)
-			continue;
-		x->run_len[pc] = n;
-		for (cur = pc; --n > 0;) {
-			cur = jump_target(x, cur, x->in[cur].jf);
-			x->absorbed[cur] = true;
-		}
-	}
-	free(preds);
-	return 0;
-}
-
-static int emit_search_tree(struct xlat *x, const struct search_case *c,
-			    size_t n, int dflt)
-{
-	size_t i, mid, at;
-	int err;
-
-	if (n <= SEARCH_LEAF_KEYS) {
-		for (i = 0; i < n; i++) {
-			err = emit_jump(x, BPF_JMP32 | BPF_JEQ | BPF_K, REG_A, 0,
-					(int32_t)c[i].key, TO_PC, c[i].target);
-			if (err)
-				return err;
-		}
-		return emit_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, dflt);
-	}
-	mid = n / 2;
-	at = x->out->len;
-	EMIT(x, BPF_JMP32 | BPF_JGT | BPF_K, REG_A, 0, 0, (int32_t)c[mid - 1].key);
-	err = emit_search_tree(x, c, mid, dflt);
-	if (err)
-		return err;
-	if (x->out->len - at - 1 > INT16_MAX)
-		return -E2BIG;
-	x->out->insns[at].off = (int16_t)(x->out->len - at - 1);
-	return emit_search_tree(x, c + mid, n - mid, dflt);
-}
-
-static int emit_search_run(struct xlat *x, size_t pc)
-{
-	struct search_case *c = calloc(x->run_len[pc], sizeof(*c));
-	size_t n = 0, i, j;
-	int cur = pc, last = pc, err;
-
-	if (!c)
-		return -ENOMEM;
-	for (i = 0; i < x->run_len[pc]; i++) {
-		/* The first jeq of a key wins; later ones never match. */
-		for (j = 0; j < n && c[j].key != x->in[cur].k; j++)
-			;
-		if (j == n) {
-			c[n].key = x->in[cur].k;
-			c[n].target = jump_target(x, cur, x->in[cur].jt);
-			n++;
-		}
-		last = cur;
-		cur = jump_target(x, cur, x->in[cur].jf);
-	}
-	qsort(c, n, sizeof(*c), case_cmp);
-	if (x->launder[pc] & 1)
-		err = emit(x->out, BPF_ALU | BPF_ADD | BPF_X, REG_A, REG_ZERO, 0, 0);
-	else
-		err = 0;
-	if (!err)
-		err = emit_search_tree(x, c, n, jump_target(x, last, x->in[last].jf));
-	free(c);
-	return err;
 }
 
 int c2e_emit_body(const struct sock_filter *insns, size_t len,
@@ -834,15 +708,37 @@ int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
 			int scratch_off, unsigned int flags,
 			struct c2e_ebpf *out)
 {
-	struct xlat x = { .in = insns, .len = len, .scratch_off = scratch_off,
-			  .out = out, .flags = flags };
+	return c2e_emit_body_abi(insns, len, C2E_ABI_SECCOMP, scratch_off,
+				 flags, out);
+}
+
+/* The byte-wise load keeps X on the stack, so X must be set by then. */
+static bool loads_bytewise(const struct xlat *x)
+{
+	size_t pc;
+
+	for (pc = 0; pc < x->len; pc++)
+		if (x->reach[pc] &&
+		    ((x->in[pc].code == (BPF_LD | BPF_W | BPF_ABS) && x->in[pc].k % 4) ||
+		     x->in[pc].code == (BPF_LD | BPF_W | BPF_IND)))
+			return true;
+	return false;
+}
+
+int c2e_emit_body_abi(const struct sock_filter *insns, size_t len,
+		      enum c2e_abi abi, int scratch_off, unsigned int flags,
+		      struct c2e_ebpf *out)
+{
+	struct xlat x = { .in = insns, .len = len, .abi = abi,
+			  .size = c2e_abi_data_size(abi),
+			  .scratch_off = scratch_off, .out = out, .flags = flags };
 	size_t pc, body_start = out->len;
 	int err = -ENOMEM;
 
 	if (len == 0 || len > C2E_MAX_INSNS || scratch_off <= 0 ||
 	    scratch_off % 8 || scratch_off + SCRATCH_BYTES > 512)
 		return -EINVAL;
-	if (c2e_validate(insns, len, NULL))
+	if (c2e_validate_abi(insns, len, abi, NULL))
 		return -EINVAL;
 	x.canon = calloc(len, sizeof(*x.canon));
 	x.reach = calloc(len, sizeof(*x.reach));
@@ -865,9 +761,10 @@ int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
 	mark_reachable(&x);
 	compute_liveness(&x);
 	find_reads_before_writes(&x);
+	x.need_init_x |= loads_bytewise(&x);
 	analyse_verifier_knowledge(&x);
-	x.need_ret0 = uses_div_x(&x);
-	err = flags & C2E_EMIT_SEARCH ? find_search_runs(&x) : 0;
+	x.need_ret0 = may_return_0_early(&x);
+	err = flags & C2E_EMIT_SEARCH ? c2e_xlat_find_search_runs(&x) : 0;
 	if (err)
 		goto out;
 
@@ -883,7 +780,7 @@ int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
 		if (!x.reach[pc] || x.absorbed[pc])
 			continue;
 		x.start[pc] = out->len;
-		err = x.run_len[pc] ? emit_search_run(&x, pc) : emit_insn(&x, pc);
+		err = x.run_len[pc] ? c2e_xlat_emit_search_run(&x, pc) : emit_insn(&x, pc);
 		if (err)
 			goto out;
 	}
@@ -907,104 +804,4 @@ out:
 	free(x.absorbed);
 	free(x.fix);
 	return err;
-}
-
-/* Does the code read seccomp_data through r6? Then the frame must set it. */
-static bool reads_data(const struct c2e_ebpf *body)
-{
-	size_t i;
-
-	for (i = 0; i < body->len; i++)
-		if (BPF_CLASS(body->insns[i].code) == BPF_LDX &&
-		    body->insns[i].src_reg == REG_D)
-			return true;
-	return false;
-}
-
-/* Prepends "r6 = r1" to a finished program when its body needs it. */
-static int frame_prologue(struct c2e_ebpf *out, size_t at)
-{
-	int err = emit(out, BPF_ALU64 | BPF_MOV | BPF_X, REG_D, BPF_REG_1, 0, 0);
-
-	if (err)
-		return err;
-	memmove(&out->insns[at + 1], &out->insns[at],
-		(out->len - 1 - at) * sizeof(out->insns[0]));
-	out->insns[at] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X,
-					    .dst_reg = REG_D, .src_reg = BPF_REG_1 };
-	return 0;
-}
-
-int c2e_translate(const struct sock_filter *insns, size_t len,
-		  struct c2e_ebpf *out)
-{
-	return c2e_translate_flags(insns, len, 0, out);
-}
-
-int c2e_translate_flags(const struct sock_filter *insns, size_t len,
-			unsigned int flags, struct c2e_ebpf *out)
-{
-	struct c2e_ebpf body = { 0 };
-	int err;
-
-	out->len = 0;
-	err = c2e_emit_body_flags(insns, len, 8, flags, &body);
-	if (err)
-		return err;
-	/* Jumps are relative, so the body can move as a block. */
-	free(out->insns);
-	*out = body;
-	if (reads_data(out)) {
-		err = frame_prologue(out, 0);
-		if (err)
-			return err;
-	}
-	return emit(out, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-}
-
-/*
- * The chain frame. The best verdict so far is in r9 and its rank (the
- * action, as a signed value) in a stack word the verifier treats as
- * unknown bytes. Comparing ranks the verifier cannot decide keeps it from
- * marking every verdict constant precise, so paths through a long chain
- * still merge at each fold.
- */
-#define CHAIN_RANK_OFF (-4)   /* 4 mod 8: plain stack bytes to the verifier */
-#define CHAIN_SCRATCH_OFF 8 /* below the rank word */
-
-int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
-			struct c2e_ebpf *out)
-{
-	size_t i;
-	int err;
-
-	out->len = 0;
-	if (n == 0)
-		return -EINVAL;
-#define CHAIN_EMIT(...) do { err = emit(out, __VA_ARGS__); if (err) return err; } while (0)
-	CHAIN_EMIT(BPF_ALU64 | BPF_MOV | BPF_X, REG_D, BPF_REG_1, 0, 0);
-	CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_K, REG_BEST, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
-	CHAIN_EMIT(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, CHAIN_RANK_OFF,
-		   (int32_t)SECCOMP_RET_ALLOW);
-	/* Newest first, as kernel/seccomp.c seccomp_run_filters() walks. */
-	for (i = n; i-- > 0;) {
-		err = c2e_emit_body(chain[i].filter, chain[i].len,
-				    CHAIN_SCRATCH_OFF, out);
-		if (err)
-			return err;
-		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, REG_A, 0, 0);
-		CHAIN_EMIT(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0,
-			   (int32_t)C2E_RET_ACTION_FULL);
-		CHAIN_EMIT(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10,
-			   CHAIN_RANK_OFF, 0);
-		/* Replace only when strictly lower: ties keep the newer. */
-		CHAIN_EMIT(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 2, 0);
-		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, REG_BEST, REG_A, 0, 0);
-		CHAIN_EMIT(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1,
-			   CHAIN_RANK_OFF, 0);
-	}
-	CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, REG_A, REG_BEST, 0, 0);
-	CHAIN_EMIT(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-#undef CHAIN_EMIT
-	return 0;
 }
