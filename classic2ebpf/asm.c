@@ -11,7 +11,10 @@
  *   label     := [A-Za-z_.][A-Za-z0-9_.]*, case-sensitive
  *   value     := number | AUDIT_ARCH_X86_64 | AUDIT_ARCH_I386 |
  *                X32_SYSCALL_BIT | SECCOMP_RET_<ACTION> |
- *                __NR_<name> | SYS_<name>   (x86_64 numbers, libseccomp)
+ *                __NR_<name> | SYS_<name>   (x86_64 numbers, libseccomp) |
+ *                a user_regs_struct field ("orig_rax": its offset), for
+ *                the RFC ABIs only, where seccomp_data names are not
+ *                known (c2e_asm_parse_abi())
  *   number    := C syntax (0x hex, leading 0 octal, decimal), optionally
  *                negative: two's complement 32-bit, -2^31 .. 2^32-1
  *   target    := label | "+" number   (raw offset, as printed for targets
@@ -60,6 +63,7 @@ struct parser {
 	struct c2e_error *err;
 	int line;
 	const char *mnemonic; /* for error messages */
+	enum c2e_abi abi;     /* which data the loads name */
 };
 
 static int fail(struct parser *p, const char *fmt, ...)
@@ -215,6 +219,10 @@ static int parse_value(struct parser *p, const char *s, uint32_t *v)
 	ret = parse_number(p, s, v, &reported);
 	if (!ret || reported)
 		return ret;
+	if (p->abi != C2E_ABI_SECCOMP && (nr = c2e_rfc_reg_offset(p->abi, s)) >= 0) {
+		*v = nr;
+		return 0;
+	}
 	if (!strcmp(s, "AUDIT_ARCH_X86_64")) {
 		*v = C2E_AUDIT_ARCH_X86_64;
 		return 0;
@@ -418,7 +426,7 @@ static int parse_ld(struct parser *p, const char *s, uint16_t size)
 
 	if (size == BPF_W && parse_word_load(p, s, BPF_LD, &ret))
 		return ret;
-	if (size == BPF_W && data_field(s, &k))
+	if (size == BPF_W && p->abi == C2E_ABI_SECCOMP && data_field(s, &k))
 		return emit(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, k);
 	if (!strcasecmp(s, "[x]") || !strcasecmp(s, "[%x]"))
 		return emit(p, BPF_LD | size | BPF_IND, 0, 0, 0);
@@ -765,7 +773,14 @@ static void parser_free(struct parser *p)
 int c2e_asm_parse(const char *text, size_t text_len, struct sock_filter **out,
 		  size_t *len, struct c2e_error *err)
 {
-	struct parser p = { .err = err };
+	return c2e_asm_parse_abi(text, text_len, C2E_ABI_SECCOMP, out, len, err);
+}
+
+int c2e_asm_parse_abi(const char *text, size_t text_len, enum c2e_abi abi,
+		      struct sock_filter **out, size_t *len,
+		      struct c2e_error *err)
+{
+	struct parser p = { .err = err, .abi = abi };
 	char *line = NULL;
 	size_t pos = 0, cap = 0;
 	int ret = 0;

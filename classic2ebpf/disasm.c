@@ -182,8 +182,18 @@ static void target(char *buf, size_t size, size_t pc, uint32_t off,
 		snprintf(buf, size, "+%" PRIu32, off);
 }
 
+/* An RFC load operand: the field starting at k, else the offset. */
+static void regs_operand(char *buf, size_t size, enum c2e_abi abi, uint32_t k)
+{
+	const char *name = c2e_rfc_reg_name(abi, k);
+	char num[16];
+
+	fmt_num(num, sizeof(num), k);
+	snprintf(buf, size, "[%s]", name ? name : num);
+}
+
 static void format_insn(const struct sock_filter *insns, size_t len,
-			size_t pc, char *buf, size_t size)
+			size_t pc, enum c2e_abi abi, char *buf, size_t size)
 {
 	const struct sock_filter *f = &insns[pc];
 	char num[16], op[48], lt[24], lf[24];
@@ -203,7 +213,10 @@ static void format_insn(const struct sock_filter *insns, size_t len,
 		snprintf(buf, size, "ldx #%s", num);
 		return;
 	case BPF_LD | BPF_W | BPF_ABS:
-		data_operand(op, sizeof(op), f->k);
+		if (abi == C2E_ABI_SECCOMP)
+			data_operand(op, sizeof(op), f->k);
+		else
+			regs_operand(op, sizeof(op), abi, f->k);
 		snprintf(buf, size, "ld %s", op);
 		return;
 	case BPF_LD | BPF_H | BPF_ABS: case BPF_LD | BPF_B | BPF_ABS:
@@ -292,8 +305,10 @@ static void flow(uint8_t *in, size_t len, uint64_t to, uint8_t s)
 }
 
 /* One forward pass suffices because classic jumps only go forward. */
-static void track_a(const struct sock_filter *insns, size_t len, uint8_t *in)
+static void track_a(const struct sock_filter *insns, size_t len,
+		    enum c2e_abi abi, uint8_t *in)
 {
+	uint32_t nr_off = abi == C2E_ABI_SECCOMP ? 0 : c2e_rfc_nr_offset(abi);
 	size_t pc;
 
 	in[0] = A_UNKNOWN;
@@ -302,9 +317,10 @@ static void track_a(const struct sock_filter *insns, size_t len, uint8_t *in)
 		uint8_t s = in[pc] == A_NONE ? A_UNKNOWN : in[pc];
 		uint16_t cls = BPF_CLASS(f->code);
 
-		if (f->code == (BPF_LD | BPF_W | BPF_ABS) && f->k == 0)
+		if (f->code == (BPF_LD | BPF_W | BPF_ABS) && f->k == nr_off)
 			s = A_NR;
-		else if (f->code == (BPF_LD | BPF_W | BPF_ABS) && f->k == 4)
+		else if (f->code == (BPF_LD | BPF_W | BPF_ABS) && f->k == 4 &&
+			 abi == C2E_ABI_SECCOMP)
 			s = A_ARCH;
 		else if (f->code >= 0x100 || cls == BPF_LD || cls == BPF_ALU ||
 			 f->code == (BPF_MISC | BPF_TXA) ||
@@ -324,13 +340,20 @@ static void track_a(const struct sock_filter *insns, size_t len, uint8_t *in)
 	}
 }
 
-static void comment(const struct sock_filter *f, uint8_t a, char *buf,
-		    size_t size)
+static void comment(const struct sock_filter *f, uint8_t a, enum c2e_abi abi,
+		    char *buf, size_t size)
 {
 	uint16_t op = BPF_OP(f->code);
+	const char *reg;
 	char *name;
 
 	buf[0] = '\0';
+	/* An RFC indirect load prints its offset; say which field it is. */
+	if (f->code == (BPF_LD | BPF_W | BPF_IND) && printable(f) &&
+	    (reg = c2e_rfc_reg_name(abi, f->k))) {
+		snprintf(buf, size, "%s", reg);
+		return;
+	}
 	if (f->code >= 0x100 || !is_cond_jump(f->code) ||
 	    BPF_SRC(f->code) != BPF_K || !printable(f))
 		return;
@@ -343,7 +366,9 @@ static void comment(const struct sock_filter *f, uint8_t a, char *buf,
 	}
 	if (a != A_NR || op == BPF_JSET)
 		return;
-	name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_X86_64, (int)f->k);
+	name = seccomp_syscall_resolve_num_arch(abi == C2E_ABI_RFC_I386 ?
+						SCMP_ARCH_X86 : SCMP_ARCH_X86_64,
+						(int)f->k);
 	if (name) {
 		snprintf(buf, size, "%s", name);
 		free(name);
@@ -351,6 +376,12 @@ static void comment(const struct sock_filter *f, uint8_t a, char *buf,
 }
 
 int c2e_disasm_classic(const struct sock_filter *insns, size_t len, FILE *out)
+{
+	return c2e_disasm_classic_abi(insns, len, C2E_ABI_SECCOMP, out);
+}
+
+int c2e_disasm_classic_abi(const struct sock_filter *insns, size_t len,
+			   enum c2e_abi abi, FILE *out)
 {
 	uint8_t *is_target, *a_in;
 	char text[160], note[64];
@@ -385,12 +416,12 @@ int c2e_disasm_classic(const struct sock_filter *insns, size_t len, FILE *out)
 		}
 	}
 	if (len)
-		track_a(insns, len, a_in);
+		track_a(insns, len, abi, a_in);
 	for (pc = 0; pc < len; pc++) {
 		if (is_target[pc])
 			fprintf(out, "L%zu:\n", pc);
-		format_insn(insns, len, pc, text, sizeof(text));
-		comment(&insns[pc], a_in[pc], note, sizeof(note));
+		format_insn(insns, len, pc, abi, text, sizeof(text));
+		comment(&insns[pc], a_in[pc], abi, note, sizeof(note));
 		if (note[0])
 			fprintf(out, "\t%-24s ; %s\n", text, note);
 		else

@@ -76,6 +76,13 @@ static int read_capped(const char *path, char **buf, size_t *size)
 int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 		  struct c2e_error *err)
 {
+	return c2e_load_file_abi(path, C2E_ABI_SECCOMP, out, len, err);
+}
+
+int c2e_load_file_abi(const char *path, enum c2e_abi abi,
+		      struct sock_filter **out, size_t *len,
+		      struct c2e_error *err)
+{
 	struct sock_filter *insns;
 	char *buf = NULL;
 	size_t size = 0;
@@ -97,7 +104,7 @@ int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 				  MAX_FILE_BYTES);
 	}
 	if (!memchr(buf, '\0', size)) {
-		ret = c2e_asm_parse(buf, size, out, len, err);
+		ret = c2e_asm_parse_abi(buf, size, abi, out, len, err);
 		free(buf);
 		return ret;
 	}

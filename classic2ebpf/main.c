@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * classic2ebpf: the command line face of libc2e. check, dump, asm, disasm
- * and run (one input or a batch) over classic seccomp filter files.
+ * and run (one input or a batch) over classic seccomp filter files, and,
+ * with --abi rfc2012 / --compat, over filters of the 2012 proposal.
  *
  * Exit status: 0 success, 1 a filter that seccomp(2) would refuse, 2 usage
  * or input errors (unknown flags, unreadable or truncated files, bad text,
@@ -66,6 +67,22 @@ static const char usage_text[] =
 "                         the rest 0). One output line per input line: blank\n"
 "                         lines and lines starting with '#' print an empty line,\n"
 "                         so the output stays line-aligned with the input.\n"
+"\n"
+"filter ABI (every command):\n"
+"  --abi seccomp|rfc2012|rfc2012-i386\n"
+"                         seccomp (default): struct seccomp_data, the kernel's\n"
+"                         rules. rfc2012: the 2012 PR_ATTACH_SECCOMP_FILTER\n"
+"                         proposal, a filter over the x86-64 user_regs_struct\n"
+"                         (216 bytes) that allows a call by returning 216;\n"
+"                         rfc2012-i386: the i386 layout (68 bytes)\n"
+"  --compat               the same as --abi rfc2012-i386\n"
+"  --regs R=V,..          run, RFC ABIs: register values by field name\n"
+"                         (orig_rax=39,rdi=1 or, --compat, orig_eax=20,ebx=1),\n"
+"                         decimal or 0x hex; unnamed registers are 0 but\n"
+"                         rax/eax, which holds -ENOSYS at syscall entry. --nr\n"
+"                         sets orig_rax/orig_eax (names resolved for x86_64 or\n"
+"                         i386). RFC runs print the verdict and each filter's\n"
+"                         raw return: \"0x7fff0000 ALLOW (returned 216)\"\n"
 "\n"
 "exit status: 0 success, 1 a filter seccomp(2) would refuse, 2 usage or input\n"
 "error, 3 translation or kernel failure.\n";
@@ -201,6 +218,9 @@ struct filter {
 	size_t len;
 };
 
+/* --abi: which data the filters read, for every command. */
+static enum c2e_abi abi = C2E_ABI_SECCOMP;
+
 static void load(struct filter *f, const char *path)
 {
 	struct c2e_error err = { .index = -1 };
@@ -208,7 +228,7 @@ static void load(struct filter *f, const char *path)
 	int ret;
 
 	f->path = path;
-	ret = c2e_load_file(path, &f->insns, &f->len, &err);
+	ret = c2e_load_file_abi(path, abi, &f->insns, &f->len, &err);
 	if (!ret)
 		return;
 	if (err.msg[0] && (ret == -EINVAL || ret == -EFBIG))
@@ -221,7 +241,7 @@ static void validate_or_die(const struct filter *f)
 	struct c2e_error err = { .index = -1 };
 	char buf[300];
 
-	if (c2e_validate(f->insns, f->len, &err))
+	if (c2e_validate_abi(f->insns, f->len, abi, &err))
 		die(EXIT_INVALID, "%s: %s", f->path,
 		    c2e_error_str(&err, buf, sizeof(buf)));
 }
@@ -249,16 +269,21 @@ static int cmd_dump(const char *path)
 	load(&f, path);
 	printf("; %s: %zu classic instruction%s\n", path, f.len,
 	       f.len == 1 ? "" : "s");
-	c2e_disasm_classic(f.insns, f.len, stdout);
+	c2e_disasm_classic_abi(f.insns, f.len, abi, stdout);
 	validate_or_die(&f);
-	ret = c2e_translate(f.insns, f.len, &prog);
+	ret = c2e_translate_abi(f.insns, f.len, abi, 0, &prog);
 	if (ret)
 		die(EXIT_KERNEL, "%s: translation failed: %s", path, strerror(-ret));
 	printf("; eBPF test frame: %zu instruction%s\n", prog.len,
 	       prog.len == 1 ? "" : "s");
 	c2e_disasm_ebpf(prog.insns, prog.len, stdout);
-	kcount = c2e_kernel_insn_count(f.insns, f.len);
-	if (kcount < 0)
+	/* The kernel never converted RFC filters: no count to compare. */
+	kcount = abi == C2E_ABI_SECCOMP ? c2e_kernel_insn_count(f.insns, f.len) :
+		 -EOPNOTSUPP;
+	if (kcount == -EOPNOTSUPP)
+		printf("; counts: classic %zu, ours %zu, kernel none (%s filters never ran in Linux)\n",
+		       f.len, prog.len, c2e_abi_name(abi));
+	else if (kcount < 0)
 		printf("; counts: classic %zu, ours %zu, kernel ? (%s)\n", f.len,
 		       prog.len, strerror(-kcount));
 	else
@@ -282,7 +307,7 @@ static int cmd_asm(const char *path, const char *out)
 		die(EXIT_USAGE, "%s: %s", out, strerror(-ret));
 	/* Writing a filter the kernel refuses is allowed (tests need them),
 	 * but worth saying. */
-	if (c2e_validate(f.insns, f.len, &err))
+	if (c2e_validate_abi(f.insns, f.len, abi, &err))
 		fprintf(stderr, "classic2ebpf: warning: %s: seccomp(2) would refuse it: %s\n",
 			path, c2e_error_str(&err, buf, sizeof(buf)));
 	free(f.insns);
@@ -294,9 +319,28 @@ static int cmd_disasm(const char *path)
 	struct filter f;
 
 	load(&f, path);
-	c2e_disasm_classic(f.insns, f.len, stdout);
+	c2e_disasm_classic_abi(f.insns, f.len, abi, stdout);
 	free(f.insns);
 	return 0;
+}
+
+/* Loads a translated program (prefix names the file, or is ""); on a
+ * refusal the verifier's last lines say why. */
+static int load_or_die(struct c2e_ebpf *prog, const char *prefix)
+{
+	static char log[1 << 16];
+	int fd = c2e_kernel_load_abi(prog, abi, log, sizeof(log));
+
+	c2e_ebpf_free(prog);
+	if (fd < 0) {
+		size_t len = strlen(log);
+
+		if (len)
+			fprintf(stderr, "%s", log + (len > 4000 ? len - 4000 : 0));
+		die(EXIT_KERNEL, "%sthe kernel refused the translated program: %s",
+		    prefix, strerror(-fd));
+	}
+	return fd;
 }
 
 struct run_opts {
@@ -306,6 +350,7 @@ struct run_opts {
 	uint64_t ip;
 	uint64_t args[6];
 	bool interp;
+	const char *regs;
 };
 
 /* One input line of --inputs, already split; defaults fill the rest. */
@@ -403,23 +448,12 @@ static int cmd_run(char **paths, int n_paths, struct run_opts *o)
 	}
 
 	if (!o->interp) {
-		static char log[1 << 16];
 		struct c2e_ebpf prog = { 0 };
 
 		ret = c2e_translate_chain(chain, n_paths, &prog);
 		if (ret)
 			die(EXIT_KERNEL, "translation failed: %s", strerror(-ret));
-		fd = c2e_kernel_load(&prog, log, sizeof(log));
-		c2e_ebpf_free(&prog);
-		if (fd < 0) {
-			size_t len = strlen(log);
-
-			/* The verifier's last lines say why. */
-			if (len)
-				fprintf(stderr, "%s", log + (len > 4000 ? len - 4000 : 0));
-			die(EXIT_KERNEL, "the kernel refused the translated program: %s",
-			    strerror(-fd));
-		}
+		fd = load_or_die(&prog, "");
 	}
 	for (i = 0; i < n_inputs; i++) {
 		uint32_t r;
@@ -449,10 +483,118 @@ static int cmd_run(char **paths, int n_paths, struct run_opts *o)
 	return 0;
 }
 
+/* ---- RFC 2012 runs ------------------------------------------------------ */
+
+/* Stores v in the field at off: 8 bytes (x86-64) or 4 (i386). */
+static void set_reg(unsigned char *regs, unsigned int off, uint64_t v)
+{
+	uint32_t w = v;
+
+	if (abi == C2E_ABI_RFC_I386)
+		memcpy(regs + off, &w, sizeof(w));
+	else
+		memcpy(regs + off, &v, sizeof(v));
+}
+
+/* The registers at syscall entry: rax/eax is -ENOSYS, the rest from
+ * --nr and --regs. */
+static void build_regs(const struct run_opts *o, unsigned char *regs)
+{
+	int bits = abi == C2E_ABI_RFC_I386 ? 32 : 64;
+	char *copy, *tok, *save = NULL;
+	uint64_t v;
+	int off;
+
+	memset(regs, 0, C2E_ABI_MAX_SIZE);
+	set_reg(regs, c2e_rfc_reg_offset(abi, bits == 32 ? "eax" : "rax"),
+		(uint64_t)-ENOSYS);
+	if (o->nr)
+		set_reg(regs, c2e_rfc_nr_offset(abi),
+			parse_nr(o->nr, bits == 32 ? C2E_AUDIT_ARCH_I386 :
+						     C2E_AUDIT_ARCH_X86_64));
+	if (!o->regs)
+		return;
+	copy = strdup(o->regs);
+	if (!copy)
+		die(EXIT_KERNEL, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			die(EXIT_USAGE, "bad --regs item '%s' (NAME=VALUE)", tok);
+		*eq = '\0';
+		off = c2e_rfc_reg_offset(abi, tok);
+		if (off < 0)
+			die(EXIT_USAGE, "unknown register '%s' for %s", tok,
+			    c2e_abi_name(abi));
+		if (!parse_int(eq + 1, bits, &v))
+			die(EXIT_USAGE, "bad value '%s' for %s (a %d-bit number)",
+			    eq + 1, tok, bits);
+		set_reg(regs, off, v);
+	}
+	free(copy);
+}
+
+/* One raw return per filter, from the interpreter or the kernel. */
+static uint32_t run_rfc_filter(const struct filter *f, const void *regs,
+			       bool interp)
+{
+	struct c2e_ebpf prog = { 0 };
+	char prefix[300];
+	uint32_t raw;
+	int fd, ret;
+
+	if (interp)
+		return c2e_interpret_abi(f->insns, f->len, abi, regs);
+	ret = c2e_translate_abi(f->insns, f->len, abi, 0, &prog);
+	if (ret)
+		die(EXIT_KERNEL, "%s: translation failed: %s", f->path, strerror(-ret));
+	snprintf(prefix, sizeof(prefix), "%s: ", f->path);
+	fd = load_or_die(&prog, prefix);
+	ret = c2e_kernel_run_abi(fd, abi, regs, &raw);
+	close(fd);
+	if (ret)
+		die(EXIT_KERNEL, "BPF_PROG_TEST_RUN failed: %s", strerror(-ret));
+	return raw;
+}
+
+/* Every filter runs, newest first, and the verdicts stack as seccomp's. */
+static int cmd_run_rfc(char **paths, int n_paths, const struct run_opts *o)
+{
+	unsigned char regs[C2E_ABI_MAX_SIZE];
+	struct filter *f = calloc(n_paths, sizeof(*f));
+	uint32_t *raw = calloc(n_paths, sizeof(*raw)), verdict = SECCOMP_RET_ALLOW;
+	char buf[64];
+	int k;
+
+	if (!f || !raw)
+		die(EXIT_KERNEL, "out of memory");
+	build_regs(o, regs);
+	for (k = 0; k < n_paths; k++)
+		load(&f[k], paths[k]);
+	for (k = 0; k < n_paths; k++)
+		validate_or_die(&f[k]);
+	for (k = n_paths; k-- > 0;) {
+		raw[k] = run_rfc_filter(&f[k], regs, o->interp);
+		verdict = c2e_stack_combine(verdict, c2e_rfc_verdict(abi, raw[k]));
+	}
+	printf("%s (returned", c2e_verdict_str(verdict, buf, sizeof(buf)));
+	for (k = 0; k < n_paths; k++)
+		printf("%s %" PRIu32, k ? "," : "", raw[k]);
+	printf(")\n");
+	for (k = 0; k < n_paths; k++)
+		free(f[k].insns);
+	free(f);
+	free(raw);
+	return 0;
+}
+
 /* ---- options ----------------------------------------------------------- */
 
 enum {
 	OPT_NR = 256, OPT_ARCH, OPT_IP, OPT_ARGS, OPT_ENGINE, OPT_INPUTS,
+	OPT_ABI, OPT_COMPAT, OPT_REGS,
 };
 
 static const struct option long_opts[] = {
@@ -464,6 +606,9 @@ static const struct option long_opts[] = {
 	{ "args", required_argument, NULL, OPT_ARGS },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "inputs", required_argument, NULL, OPT_INPUTS },
+	{ "abi", required_argument, NULL, OPT_ABI },
+	{ "compat", no_argument, NULL, OPT_COMPAT },
+	{ "regs", required_argument, NULL, OPT_REGS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -478,7 +623,7 @@ static void want_files(const char *cmd, int n, int want)
 int main(int argc, char **argv)
 {
 	struct run_opts ro = { .arch = C2E_AUDIT_ARCH_X86_64 };
-	const char *cmd, *out = NULL, *run_only = NULL;
+	const char *cmd, *out = NULL, *run_only = NULL, *seccomp_only = NULL;
 	int c, n_files;
 	uint64_t v;
 
@@ -511,16 +656,19 @@ int main(int argc, char **argv)
 		case OPT_ARCH:
 			ro.arch = parse_arch(optarg);
 			run_only = "--arch";
+			seccomp_only = "--arch";
 			break;
 		case OPT_IP:
 			if (!parse_hex(optarg, 64, &v))
 				die(EXIT_USAGE, "bad --ip '%s' (hex)", optarg);
 			ro.ip = v;
 			run_only = "--ip";
+			seccomp_only = "--ip";
 			break;
 		case OPT_ARGS:
 			parse_args(optarg, ro.args);
 			run_only = "--args";
+			seccomp_only = "--args";
 			break;
 		case OPT_ENGINE:
 			if (!strcmp(optarg, "kernel"))
@@ -535,6 +683,19 @@ int main(int argc, char **argv)
 		case OPT_INPUTS:
 			ro.inputs = optarg;
 			run_only = "--inputs";
+			seccomp_only = "--inputs";
+			break;
+		case OPT_ABI:
+			if (c2e_abi_parse(optarg, &abi))
+				die(EXIT_USAGE, "bad --abi '%s' (seccomp, rfc2012 or rfc2012-i386)",
+				    optarg);
+			break;
+		case OPT_COMPAT:
+			abi = C2E_ABI_RFC_I386;
+			break;
+		case OPT_REGS:
+			ro.regs = optarg;
+			run_only = "--regs";
 			break;
 		case ':':
 			die(EXIT_USAGE, "option '%s' needs an argument",
@@ -549,6 +710,11 @@ int main(int argc, char **argv)
 		die(EXIT_USAGE, "%s is an option of run, not of %s", run_only, cmd);
 	if (strcmp(cmd, "asm") && out)
 		die(EXIT_USAGE, "-o is an option of asm, not of %s", cmd);
+	if (abi != C2E_ABI_SECCOMP && seccomp_only)
+		die(EXIT_USAGE, "%s is for seccomp_data filters, not %s (use --regs)",
+		    seccomp_only, c2e_abi_name(abi));
+	if (abi == C2E_ABI_SECCOMP && ro.regs)
+		die(EXIT_USAGE, "--regs is for the RFC ABIs (--abi rfc2012 or --compat)");
 
 	if (!strcmp(cmd, "check")) {
 		want_files(cmd, n_files, 1);
@@ -570,6 +736,8 @@ int main(int argc, char **argv)
 	}
 	if (n_files == 0)
 		die(EXIT_USAGE, "run: missing FILE (see --help)");
+	if (abi != C2E_ABI_SECCOMP)
+		return cmd_run_rfc(argv + optind, n_files, &ro);
 	if (!ro.nr && !ro.inputs)
 		die(EXIT_USAGE, "run: missing --nr N or --inputs TSV");
 	if (ro.nr && ro.inputs)

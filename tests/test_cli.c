@@ -560,3 +560,157 @@ TEST(cli_usage_errors_exit_2)
 	ERR(2, want, "run", path("allow.bpf"), "--inputs", path("bad.tsv"));
 #undef ERR
 }
+
+/* The seed's example in the text form, i386 registers by name. */
+static const char rfc_seed_text[] =
+	"; Documentation/prctl/seccomp_filter.txt (2012), i386\n"
+	"\tld [x+orig_eax]\n"
+	"\tjeq #173, ok\t; rt_sigreturn\n"
+	"\tjeq #119, ok\t; sigreturn\n"
+	"\tjeq #252, ok\t; exit_group\n"
+	"\tjeq #1, ok\t; exit\n"
+	"\tjeq #3, rd\t; read\n"
+	"\tjeq #4, wr, deny\t; write\n"
+	"rd:\tld [x+ebx]\n"
+	"\tjeq #0, ok, deny\n"
+	"wr:\tld [x+ebx]\n"
+	"\tjeq #1, ok\n"
+	"\tjeq #2, ok, deny\n"
+	"ok:\tld #len\n"
+	"deny:\tret a\n";
+
+static const char rfc_seed_listing[] =
+	"\tld [x+44]                ; orig_eax\n"
+	"\tjeq #173, L12\n"
+	"\tjeq #119, L12\n"
+	"\tjeq #252, L12\n"
+	"\tjeq #1, L12\n"
+	"\tjeq #3, L7\n"
+	"\tjeq #4, L9, L13\n"
+	"L7:\n"
+	"\tld [x+0]                 ; ebx\n"
+	"\tjeq #0, L12, L13\n"
+	"L9:\n"
+	"\tld [x+0]                 ; ebx\n"
+	"\tjeq #1, L12\n"
+	"\tjeq #2, L12, L13\n"
+	"L12:\n"
+	"\tld #len\n"
+	"L13:\n"
+	"\tret a\n";
+
+TEST(cli_rfc2012_checks_lists_and_runs_the_seed_example)
+{
+	SCRATCH;
+	static const struct {
+		const char *regs, *engine, *want;
+	} cases[] = {
+		{ "orig_eax=3,ebx=0", NULL, "0x7fff0000 ALLOW (returned 68)\n" },
+		{ "orig_eax=4,ebx=2", "interp", "0x7fff0000 ALLOW (returned 68)\n" },
+		{ "orig_eax=4,ebx=3", NULL, "0x80000000 KILL_PROCESS (returned 3)\n" },
+		{ "orig_eax=0x14", "interp", "0x80000000 KILL_PROCESS (returned 20)\n" },
+		{ "orig_eax=252,ebx=-1", NULL, "0x7fff0000 ALLOW (returned 68)\n" },
+	};
+	static struct result r;
+	char want[600];
+	size_t i;
+
+	if (!setup() || !write_text("seed.s", rfc_seed_text))
+		return;
+	if (run_cli(&r, NULL, "asm", "--compat", path("seed.s"), "-o",
+		    path("seed.bpf"), NULL))
+		expect(&r, 0, "", "", "asm --compat");
+	snprintf(want, sizeof(want), "%s: valid, 14 instructions\n", path("seed.bpf"));
+	if (run_cli(&r, NULL, "check", "--abi", "rfc2012-i386", path("seed.bpf"), NULL))
+		expect(&r, 0, want, "", "check --abi rfc2012-i386");
+	if (run_cli(&r, NULL, "disasm", "--compat", path("seed.bpf"), NULL))
+		expect(&r, 0, rfc_seed_listing, "", "disasm --compat");
+	/* The listing reads back to the same bytes. */
+	if (write_text("seed2.s", rfc_seed_listing) &&
+	    run_cli(&r, NULL, "asm", "--compat", path("seed2.s"), "-o",
+		    path("seed2.bpf"), NULL) &&
+	    run_cli(&r, NULL, "disasm", "--compat", path("seed2.bpf"), NULL))
+		expect(&r, 0, rfc_seed_listing, "", "round trip");
+	/* As a seccomp_data filter it is refused: indirect loads. */
+	snprintf(want, sizeof(want),
+		 "classic2ebpf: %s: insn 0 (code 0x0040): indirect loads are not allowed in seccomp filters\n",
+		 path("seed.bpf"));
+	if (run_cli(&r, NULL, "check", path("seed.bpf"), NULL))
+		expect(&r, 1, "", want, "check as seccomp");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (cases[i].engine ?
+		    run_cli(&r, NULL, "run", "--compat", path("seed.bpf"), "--regs",
+			    cases[i].regs, "--engine", cases[i].engine, NULL) :
+		    run_cli(&r, NULL, "run", "--compat", path("seed.bpf"), "--regs",
+			    cases[i].regs, NULL))
+			expect(&r, 0, cases[i].want, "", cases[i].regs);
+	}
+	/* --nr names resolve for i386: write is 4 there. */
+	if (run_cli(&r, NULL, "run", "--compat", path("seed.bpf"), "--nr", "write",
+		    "--regs", "ebx=1", NULL))
+		expect(&r, 0, "0x7fff0000 ALLOW (returned 68)\n", "", "--nr write");
+}
+
+TEST(cli_rfc2012_native_layout_names_bounds_and_usage_errors)
+{
+	SCRATCH;
+	static const char text[] =
+		"\tld [orig_rax]\n"
+		"\tjeq #39, len\n"
+		"\tldx #rdi\n"
+		"\tld [x+4]\n"
+		"\tret a\n"
+		"len:\tld #len\n"
+		"\tret a\n";
+	static const char listing[] =
+		"\tld [orig_rax]\n"
+		"\tjeq #39, L5              ; getpid\n"
+		"\tldx #112\n"
+		"\tld [x+4]\n"
+		"\tret a\n"
+		"L5:\n"
+		"\tld #len\n"
+		"\tret a\n";
+	static struct result r;
+	char want[600];
+
+	if (!setup() || !write_text("n.s", text) ||
+	    !write_text("far.s", "ld [213]\nret a\n"))
+		return;
+	if (run_cli(&r, NULL, "asm", "--abi", "rfc2012", path("n.s"), "-o",
+		    path("n.bpf"), NULL))
+		expect(&r, 0, "", "", "asm");
+	if (run_cli(&r, NULL, "disasm", "--abi", "rfc2012", path("n.bpf"), NULL))
+		expect(&r, 0, listing, "", "disasm");
+	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), "--nr",
+		    "getpid", NULL))
+		expect(&r, 0, "0x7fff0000 ALLOW (returned 216)\n", "", "getpid");
+	/* The high half of rdi. */
+	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), "--regs",
+		    "rdi=0x1234567800000000", NULL))
+		expect(&r, 0, "0x80000000 KILL_PROCESS (returned 305419896)\n", "",
+		       "rdi high word");
+	/* Two filters stack: one block is enough. */
+	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), path("n.bpf"),
+		    "--regs", "orig_rax=39", NULL))
+		expect(&r, 0, "0x7fff0000 ALLOW (returned 216, 216)\n", "", "stack");
+	snprintf(want, sizeof(want),
+		 "classic2ebpf: %s: insn 0 (code 0x0020): load beyond the 216-byte user_regs_struct: [213] reads bytes 213..216 (the last word starts at 212)\n",
+		 path("far.s"));
+	if (run_cli(&r, NULL, "check", "--abi", "rfc2012", path("far.s"), NULL))
+		expect(&r, 1, "", want, "load beyond the end");
+	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), "--regs",
+		    "ebx=1", NULL))
+		expect(&r, 2, "", "classic2ebpf: unknown register 'ebx' for rfc2012\n",
+		       "i386 name in the native layout");
+	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), "--args",
+		    "1", NULL))
+		expect(&r, 2, "", "classic2ebpf: --args is for seccomp_data filters, not rfc2012 (use --regs)\n",
+		       "--args");
+	if (run_cli(&r, NULL, "run", path("n.bpf"), "--regs", "rdi=1", NULL))
+		expect(&r, 2, "", "classic2ebpf: --regs is for the RFC ABIs (--abi rfc2012 or --compat)\n",
+		       "--regs without an RFC ABI");
+	if (run_cli(&r, NULL, "check", "--abi", "rfc1918", path("n.bpf"), NULL))
+		expect(&r, 2, "", "classic2ebpf: bad --abi 'rfc1918' (seccomp, rfc2012 or rfc2012-i386)\n",
+		       "bad --abi");
+}
