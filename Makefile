@@ -274,7 +274,7 @@ FUZZ_SRCS := $(wildcard fuzz/*.c)
 FUZZERS := $(patsubst fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB := $(OUTPUT)/fuzz/libsf-fuzz.a
 FUZZ_LIB_OBJS := $(call fobj,$(C2E_SRCS) $(TESTLIB_SRCS) loader/proto/checks.c \
-				loader/proto/framing.c)
+				loader/proto/framing.c loader/client/reply.c)
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	       $(WARNINGS) $(TEST_INC) -MMD -MP
 

@@ -4,15 +4,19 @@
  * linked in, so the fuzzer needs no daemon and no runtime), in the
  * daemon's own order: the header, then by type the ATTACH, ADMIN_ATTACH or
  * REPLACE body checks, then c2e_validate() of an accepted program, as the
- * daemon does next.
+ * daemon does next; and over the client's reading of a reply
+ * (loader/client/reply.c: its framing, then its JSON "message").
  *
  * Input: byte 0 selects how much of the header to repair (so the fuzzer
  * also reaches the body checks): bit 0 magic, bit 1 version, bit 2 length,
- * bit 3 "the datagram was truncated" (MSG_TRUNC). The rest is the datagram.
+ * bit 3 "the datagram was truncated" (MSG_TRUNC); bit 4 makes the datagram
+ * a reply, read as a client does (type, data_len and the text's NUL
+ * repaired too). The rest is the datagram.
  * Checked for every input, besides ASan/UBSan: each check returns 0 or a
  * documented errno; every message is NUL-terminated and non-empty on
  * error; an accepted body has exactly the size its counts announce; an
- * accepted cgroup path is absolute, NUL-terminated, inside the message.
+ * accepted cgroup path is absolute, NUL-terminated, inside the message;
+ * a reply's message is NUL-terminated inside the buffer it was read into.
  *
  *   SF_FUZZ_SEED_DIR=DIR   write a seed corpus (one valid request of each
  *                          type) into DIR and exit
@@ -38,6 +42,53 @@ static void check_msg(int err, const char *msg, size_t msz, const char *what)
 	if (err && err != EPROTO && err != EMSGSIZE && err != EINVAL) {
 		fprintf(stderr, "fuzz_proto: %s: undocumented error %d\n", what, err);
 		abort();
+	}
+}
+
+/* A reply as the daemon writes one: JSON escapes and an object before
+ * the message. */
+static void seed_reply(const char *dir)
+{
+	static const char text[] = "{\"filter\":7,\"flags\":[\"a,}\"],\"error\":22,"
+		"\"message\":\"at \\/x: \\\"q\\\" \\u00e9\\u20ac\\n\"}";
+	union { struct sf_reply r; char b[128]; } m;
+	char path[512];
+	FILE *f;
+
+	memset(&m, 0, sizeof(m));
+	sf_proto_header(&m.r.hdr, SF_MSG_REPLY, SF_PROTO_GREPLY_SIZE + sizeof(text), 7);
+	m.r.error = 22;
+	memcpy(m.r.text, text, sizeof(text));
+	snprintf(path, sizeof(path), "%s/reply", dir);
+	if ((f = fopen(path, "wb"))) {
+		fputc(0x1f, f);
+		fwrite(m.b, 1, m.r.hdr.length, f);
+		fclose(f);
+	}
+}
+
+/* The datagram of n bytes in buf as a reply a client reads. */
+static void read_reply(char *buf, size_t n)
+{
+	struct sf_reply *r = (struct sf_reply *)buf;
+	char out[3][SF_PROTO_MAX_TEXT];
+	size_t sizes[3] = { 1, 8, sizeof(out[2]) }, i;
+
+	if (n > SF_PROTO_GREPLY_SIZE) {
+		r->hdr.type = SF_MSG_REPLY;
+		if (r->data_len > n - SF_PROTO_GREPLY_SIZE - 1)
+			r->data_len %= n - SF_PROTO_GREPLY_SIZE;
+		buf[n - r->data_len - 1] = '\0';
+	}
+	if (sf_proto_check_reply(buf, n) != 0)
+		return;
+	for (i = 0; i < 3; i++) {
+		memset(out[i], 0x5a, sizeof(out[i]));
+		sf_proto_reply_message(r, out[i], sizes[i]);
+		if (!memchr(out[i], '\0', sizes[i])) {
+			fprintf(stderr, "fuzz_proto: reply message not NUL-terminated\n");
+			abort();
+		}
 	}
 }
 
@@ -70,6 +121,7 @@ static void seed(const char *dir)
 			fclose(f);
 		}
 	}
+	seed_reply(dir);
 }
 
 /* Seeds are written before fuzzing starts: an exit() inside a test input
@@ -114,6 +166,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			buf.h.version = SF_PROTO_VERSION;
 		if (sel & 4)
 			buf.h.length = n;
+	}
+	if (sel & 0x10) {
+		read_reply(buf.b, n);
+		return 0;
 	}
 	msg[0] = '\0';
 	err = -sf_proto_check_header(buf.b, n, sel & 8, msg, sizeof(msg));

@@ -59,10 +59,9 @@ static int recv_error(int fd, double timeout_s)
 	if (poll(&p, 1, (int)(timeout_s * 1000 * (test_is_emulated() ? 10 : 1))) != 1)
 		return -1000 - ETIMEDOUT;
 	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < (ssize_t)SF_PROTO_REPLY_SIZE)
+	if (n <= 0 || sf_proto_check_reply(buf, n) != 0)
 		return -1000 - (n < 0 ? errno : EPROTO);
-	/* Both reply layouts have the error right after the header. */
-	return ((struct sf_attach_reply *)buf)->error;
+	return ((struct sf_reply *)buf)->error;
 }
 
 /* ---- pid reuse ------------------------------------------------------------ */

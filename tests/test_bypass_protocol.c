@@ -127,8 +127,9 @@ static int send_msg(int fd, uint16_t type, size_t len)
 	return sf_proto_send(fd, &(struct iovec){ m.b, len }, 1, NULL, 0);
 }
 
-/* The next reply's error; -1000 when the daemon hung up, -1001 when no
- * reply came. Its text into text (optional). */
+/* The next reply's error; 0 for a hello; -1000 when the daemon hung up,
+ * -1001 when no reply came, -1002 when what came is not a reply. Its text
+ * into text (optional). */
 static int reply(int fd, char *text, size_t size)
 {
 	static char in[SF_PROTO_MAX_MSG + 8];
@@ -138,14 +139,15 @@ static int reply(int fd, char *text, size_t size)
 
 	if (poll(&p, 1, 10000 * (test_is_emulated() ? 10 : 1)) != 1)
 		return -1001;
-	n = recv(fd, in, sizeof(in) - 1, 0);
-	if (n < (ssize_t)SF_PROTO_REPLY_SIZE)
+	n = recv(fd, in, sizeof(in), 0);
+	if (n <= 0)
 		return -1000;
-	in[n] = '\0';
+	if (n == SF_PROTO_HELLO_SIZE && r->hdr.type == SF_MSG_HELLO)
+		return 0;
+	if (sf_proto_check_reply(in, n) != 0)
+		return -1002;
 	if (text)
-		snprintf(text, size, "%.*s", (int)size - 1,
-			 r->hdr.type == SF_MSG_REPLY && n >= SF_PROTO_GREPLY_SIZE ?
-			 r->text : ((struct sf_attach_reply *)in)->message);
+		snprintf(text, size, "%.*s", (int)size - 1, r->text);
 	return r->error;
 }
 
@@ -233,8 +235,8 @@ static int before_hello(void)
 }
 
 static const uint16_t garbage_types[] = {
-	SF_MSG_ATTACH, SF_MSG_ADMIN_ATTACH, SF_MSG_DETACH, SF_MSG_REPLACE, 0, SF_MSG_ATTACH_REPLY,
-	SF_MSG_REPLY, SF_MSG_HELLO, 12, 0xffff,
+	SF_MSG_ATTACH, SF_MSG_ADMIN_ATTACH, SF_MSG_DETACH, SF_MSG_REPLACE, 0,
+	2 /* version 2's ATTACH reply, reserved */, SF_MSG_REPLY, SF_MSG_HELLO, 12, 0xffff,
 };
 
 static void abuse(int *conn, enum abuse a, unsigned int *seed)

@@ -66,8 +66,8 @@ static bool roundtrip(int fd, const void *msg, size_t len, const int *fds,
 	struct iovec iov = { (void *)msg, len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	union {
-		struct sf_attach_reply r;
-		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT + 64];
+		struct sf_reply r;
+		char bytes[SF_PROTO_MAX_NOTE_REPLY + 64];
 	} in;
 	ssize_t n;
 
@@ -87,22 +87,22 @@ static bool roundtrip(int fd, const void *msg, size_t len, const int *fds,
 	if (!ASSERT_EQ(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len, "sendmsg"))
 		return false;
 	n = recv(fd, &in, sizeof(in), 0);
-	if (!ASSERT_GE(n, (ssize_t)SF_PROTO_REPLY_SIZE + 1, "reply length"))
+	if (!ASSERT_GE(n, (ssize_t)SF_PROTO_GREPLY_SIZE + 1, "reply length"))
 		return false;
 	out->len = n;
 	out->request_id = in.r.hdr.request_id;
 	out->error = in.r.error;
-	out->filter_id = in.r.filter_id;
-	snprintf(out->message, sizeof(out->message), "%.*s",
-		 (int)(n - SF_PROTO_REPLY_SIZE), in.r.message);
+	out->filter_id = in.r.id;
+	if (!ASSERT_OK(sf_proto_check_reply(&in, n), "one SF_MSG_REPLY of this version, "
+		       "text NUL-terminated") ||
+	    !ASSERT_EQ(in.r.data_len, 0, "no data with an ATTACH reply") ||
+	    !ASSERT_GE((ssize_t)SF_PROTO_MAX_NOTE_REPLY, n, "within SF_PROTO_MAX_NOTE_REPLY"))
+		return false;
+	sf_proto_reply_message(&in.r, out->message, sizeof(out->message));
 	test_log("reply: error %d (%s) id %u: %s\n", out->error,
-		 out->error > 0 ? strerror(out->error) : "-", out->request_id,
-		 out->message);
-	return ASSERT_EQ(in.r.hdr.magic, SF_PROTO_MAGIC, "reply magic") &&
-	       ASSERT_EQ(in.r.hdr.version, SF_PROTO_VERSION, "reply version") &&
-	       ASSERT_EQ(in.r.hdr.type, SF_MSG_ATTACH_REPLY, "reply type") &&
-	       ASSERT_EQ(in.r.hdr.length, n, "reply hdr.length") &&
-	       ASSERT_EQ(in.bytes[n - 1], 0, "message NUL-terminated");
+		 out->error > 0 ? strerror(out->error) : "-", out->request_id, in.r.text);
+	return ASSERT_TRUE(out->error || strstr(in.r.text, "\"filter\":") != NULL,
+			   "a success names the filter");
 }
 
 /* A request buffer big enough for anything the tests send. */
@@ -253,9 +253,13 @@ TEST(daemon_malformed_requests)
 	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
 		ASSERT_EQ(r.error, EPROTO, "unknown type: EPROTO");
 	len = make_req(++id, allow_prog, 1, 0, tid);
-	mbuf.req.hdr.type = SF_MSG_ATTACH_REPLY;
+	mbuf.req.hdr.type = SF_MSG_REPLY;
 	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
 		ASSERT_EQ(r.error, EPROTO, "a reply sent as a request: EPROTO");
+	len = make_req(++id, allow_prog, 1, 0, tid);
+	mbuf.req.hdr.type = 2; /* version 2's ATTACH reply: reserved */
+	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
+		ASSERT_EQ(r.error, EPROTO, "the reserved type 2: EPROTO");
 	still_serving(conn, ++id, "serving after bad headers");
 
 	/* 9. n_insns that does not match the bytes sent: EPROTO */
@@ -338,9 +342,9 @@ TEST(daemon_malformed_requests)
 			if (send(conn, &mbuf, len, MSG_NOSIGNAL) != (ssize_t)len)
 				_exit(1);
 			cr.error = 0;
-			if (recv(conn, &mbuf, sizeof(mbuf), 0) < (ssize_t)SF_PROTO_REPLY_SIZE)
+			if (recv(conn, &mbuf, sizeof(mbuf), 0) < (ssize_t)SF_PROTO_GREPLY_SIZE)
 				_exit(2);
-			memcpy(&cr.error, mbuf.bytes + offsetof(struct sf_attach_reply, error),
+			memcpy(&cr.error, mbuf.bytes + offsetof(struct sf_reply, error),
 			       sizeof(cr.error));
 			_exit(cr.error == EACCES ? 0 : 3);
 		}
@@ -731,7 +735,7 @@ static volatile int *slow_go;
 static int child_slow_to_receive(void *arg)
 {
 	int report = *(int *)arg, sv[2], fd;
-	char reply[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	char reply[SF_PROTO_MAX_NOTE_REPLY];
 	size_t len;
 	char c;
 
@@ -747,8 +751,8 @@ static int child_slow_to_receive(void *arg)
 		return 43;
 	while (!*slow_go)
 		__asm__ volatile("pause" ::: "memory");
-	if (recv(fd, reply, sizeof(reply), 0) < (ssize_t)SF_PROTO_REPLY_SIZE ||
-	    ((struct sf_attach_reply *)reply)->error != 0)
+	if (recv(fd, reply, sizeof(reply), 0) < (ssize_t)SF_PROTO_GREPLY_SIZE ||
+	    ((struct sf_reply *)reply)->error != 0)
 		return 44;
 	if (write(report, "a", 1) != 1)
 		return 45;

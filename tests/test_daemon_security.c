@@ -245,6 +245,7 @@ static int raw_attach_without_nnp(const char *sock, struct sock_fprog prog)
 		char b[SF_PROTO_ATTACH_REQ_SIZE + 4 * 8];
 	} m = { 0 };
 	char reply[SF_PROTO_MAX_MSG];
+	ssize_t n;
 	int fd;
 
 	if (!suid_become_nobody())
@@ -257,9 +258,10 @@ static int raw_attach_without_nnp(const char *sock, struct sock_fprog prog)
 	memcpy(m.r.insns, prog.filter, prog.len * 8);
 	if (send_msg(fd, &m, SF_MSG_ATTACH, sizeof(m), 1))
 		return 12;
-	if (recv(fd, reply, sizeof(reply), 0) < (ssize_t)SF_PROTO_REPLY_SIZE)
+	n = recv(fd, reply, sizeof(reply), 0);
+	if (n <= 0 || sf_proto_check_reply(reply, n) != 0)
 		return 13;
-	if (((struct sf_attach_reply *)reply)->error != EACCES)
+	if (((struct sf_reply *)reply)->error != EACCES)
 		return 14;
 	/* Nothing was attached: the call the filter kills runs. */
 	return syscall(SYS_getppid) > 0 ? 0 : 15;
@@ -407,9 +409,12 @@ TEST(a_request_sent_before_the_hello_is_refused_and_the_connection_closed)
 	n = recv(fd, buf, sizeof(buf), 0);
 	if (n < 0)
 		test_log("recv: %s\n", strerror(errno));
-	if (ASSERT_GE(n, SF_PROTO_REPLY_SIZE, "an error reply")) {
-		ASSERT_EQ(((struct sf_attach_reply *)buf)->error, EPROTO, "EPROTO");
-		ASSERT_TRUE(strstr(((struct sf_attach_reply *)buf)->message, "before the daemon's hello") != NULL,
+	if (ASSERT_TRUE(n > 0 && sf_proto_check_reply(buf, n) == 0, "an error reply")) {
+		char why[SF_PROTO_MAX_TEXT];
+
+		ASSERT_EQ(((struct sf_reply *)buf)->error, EPROTO, "EPROTO");
+		sf_proto_reply_message((struct sf_reply *)buf, why, sizeof(why));
+		ASSERT_TRUE(strstr(why, "before the daemon's hello") != NULL,
 			    "the message says why");
 	}
 	ASSERT_EQ(recv(fd, buf, sizeof(buf), 0), 0, "then the connection is closed");

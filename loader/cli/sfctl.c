@@ -127,7 +127,6 @@ static bool recv_reply(int fd, struct reply *r)
 {
 	static char buf[SF_PROTO_MAX_MSG + 8];
 	struct sf_reply *m = (struct sf_reply *)buf;
-	struct sf_attach_reply *a = (struct sf_attach_reply *)buf;
 	ssize_t n;
 
 	do
@@ -135,26 +134,14 @@ static bool recv_reply(int fd, struct reply *r)
 	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		return false;
-	if (n < (ssize_t)SF_PROTO_HDR_SIZE || m->hdr.magic != SF_PROTO_MAGIC ||
-	    m->hdr.version != SF_PROTO_VERSION || m->hdr.length != (size_t)n)
+	if (n < 0 || sf_proto_check_reply(buf, n) != 0)
 		die(3, "malformed reply from sfilterd");
 	memset(r, 0, sizeof(*r));
-	/* A daemon without these requests answers EPROTO with an attach reply. */
-	if (m->hdr.type == SF_MSG_ATTACH_REPLY && n >= (ssize_t)SF_PROTO_REPLY_SIZE) {
-		buf[n - 1] = '\0';
-		r->error = a->error;
-		r->text = a->message;
-		return true;
-	}
-	if (m->hdr.type != SF_MSG_REPLY || n < (ssize_t)SF_PROTO_GREPLY_SIZE + 1 ||
-	    m->data_len > n - SF_PROTO_GREPLY_SIZE - 1)
-		die(3, "malformed reply from sfilterd");
 	r->error = m->error;
 	r->id = m->id;
 	r->flags = m->flags;
 	r->data_len = m->data_len;
 	r->data = buf + n - m->data_len;
-	buf[n - m->data_len - 1] = '\0';
 	r->text = m->text;
 	return true;
 }
@@ -164,7 +151,7 @@ static struct json_object *parse_text(const char *text)
 	struct json_object *o = json_tokener_parse(text);
 
 	if (!o) {
-		/* An old daemon's plain message. */
+		/* Every text of this version is JSON; anything else is shown as it is. */
 		o = json_object_new_object();
 		json_object_object_add(o, "message", json_object_new_string(text));
 	}

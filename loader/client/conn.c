@@ -32,8 +32,8 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	union {
 		struct sf_hello hello;
-		struct sf_attach_reply refusal;
-		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+		struct sf_reply refusal;
+		char bytes[SF_PROTO_MAX_NOTE_REPLY];
 	} m;
 	struct pollfd p;
 	ssize_t n = -1;
@@ -59,17 +59,17 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 	while ((r = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
 		;
 	if (r == 1)
-		while ((n = recv(fd, &m, sizeof(m) - 1, MSG_DONTWAIT)) < 0 && errno == EINTR)
+		while ((n = recv(fd, &m, sizeof(m), MSG_DONTWAIT)) < 0 && errno == EINTR)
 			;
 	/* Refused (a connection limit): an error reply in place of the
 	 * hello, then the end of the connection. */
-	if (n >= (ssize_t)SF_PROTO_REPLY_SIZE && m.refusal.hdr.magic == SF_PROTO_MAGIC &&
-	    m.refusal.hdr.type == SF_MSG_ATTACH_REPLY && m.refusal.hdr.length == n &&
-	    m.refusal.hdr.request_id == 0 && m.refusal.error > 0) {
-		m.bytes[n] = '\0';
-		if (why_size)
-			snprintf(why, why_size, "%s", m.refusal.message[0] ? m.refusal.message :
-				 "sfilterd refused the connection");
+	if (n > 0 && sf_proto_check_reply(&m, n) == 0 && m.refusal.hdr.request_id == 0 &&
+	    m.refusal.error > 0) {
+		if (why_size) {
+			sf_proto_reply_message(&m.refusal, why, why_size);
+			if (!why[0])
+				snprintf(why, why_size, "sfilterd refused the connection");
+		}
 		close(fd);
 		return fail(m.refusal.error);
 	}

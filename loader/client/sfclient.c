@@ -144,8 +144,8 @@ static int check_call(const struct sock_fprog *prog, unsigned int flags)
 
 /* Large enough for any valid reply; a longer one is truncated and refused. */
 union attach_reply {
-	struct sf_attach_reply r;
-	char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	struct sf_reply r;
+	char bytes[SF_PROTO_MAX_NOTE_REPLY];
 };
 
 /* Sends the request on the kept connection and reads its reply: the
@@ -219,7 +219,6 @@ retry:
 SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 {
 	union attach_reply reply;
-	size_t text_len;
 	uint32_t id;
 	ssize_t n;
 
@@ -229,19 +228,12 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	n = exchange(prog, flags, &reply, &id);
 	if (n < 0)
 		return -1;
-	if ((size_t)n < SF_PROTO_REPLY_SIZE || (size_t)n > sizeof(reply) ||
-	    reply.r.hdr.magic != SF_PROTO_MAGIC ||
-	    reply.r.hdr.version != SF_PROTO_VERSION ||
-	    reply.r.hdr.type != SF_MSG_ATTACH_REPLY ||
-	    reply.r.hdr.length != (uint32_t)n || reply.r.hdr.request_id != id)
+	if ((size_t)n > sizeof(reply) || sf_proto_check_reply(&reply, n) != 0 ||
+	    reply.r.hdr.request_id != id)
 		return fail(EPROTO, "malformed reply from sfilterd (%zd bytes, version %u)",
 			    n, (size_t)n >= SF_PROTO_HDR_SIZE ? reply.r.hdr.version : 0);
 
-	text_len = (size_t)n - SF_PROTO_REPLY_SIZE;
-	if (text_len >= sizeof(last_error))
-		text_len = sizeof(last_error) - 1;
-	memcpy(last_error, reply.r.message, text_len);
-	last_error[text_len] = '\0';
+	sf_proto_reply_message(&reply.r, last_error, sizeof(last_error));
 
 	if (reply.r.error == 0) /* last_error keeps the daemon's note */
 		return 0;

@@ -23,8 +23,8 @@
  *     finds it closed, so a uid with more live processes than the limit
  *     still attaches. When none of the uid's connections is idle (replies
  *     waiting, a request not yet read, following the log), the new one is
- *     answered why (an SF_MSG_ATTACH_REPLY with EAGAIN in place of the
- *     hello) and closed.
+ *     answered why (an SF_MSG_REPLY with EAGAIN in place of the hello)
+ *     and closed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -230,44 +230,17 @@ bool conn_ready(struct client *c, uint32_t events)
 	return events & (EPOLLIN | EPOLLHUP | EPOLLERR);
 }
 
-/* An SF_MSG_ATTACH_REPLY in out; its length. */
-static size_t attach_reply(void *out, uint32_t request_id, int error, uint32_t filter_id,
-			   const char *msg)
+/* An SF_MSG_REPLY in out, which holds size bytes and is aligned for it:
+ * its length, or 0 when it would not fit. */
+static size_t build_reply(void *out, size_t size, uint32_t request_id, int error,
+			  uint32_t id, uint32_t flags, const char *text,
+			  const void *data, uint32_t data_len)
 {
-	struct sf_attach_reply *r = out;
-	size_t len = strnlen(msg, SF_PROTO_MAX_TEXT - 1);
-
-	memset(r, 0, sizeof(*r));
-	sf_proto_header(&r->hdr, SF_MSG_ATTACH_REPLY, SF_PROTO_REPLY_SIZE + len + 1,
-			request_id);
-	r->error = error;
-	r->filter_id = filter_id;
-	memcpy(r->message, msg, len);
-	r->message[len] = '\0';
-	return r->hdr.length;
-}
-
-int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
-	       const char *msg)
-{
-	union {
-		struct sf_attach_reply r;
-		char bytes[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
-	} out;
-
-	return conn_send(c, &out, attach_reply(&out, request_id, error, filter_id, msg),
-			 NULL, 0);
-}
-
-int conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
-		uint32_t flags, const char *text, const void *data, uint32_t data_len)
-{
-	static char out[SF_PROTO_MAX_MSG];
-	struct sf_reply *r = (struct sf_reply *)out;
+	struct sf_reply *r = out;
 	size_t tlen = strlen(text), len = SF_PROTO_GREPLY_SIZE + tlen + 1 + data_len;
 
-	if (len > SF_PROTO_MAX_MSG)
-		return -EMSGSIZE;
+	if (len > size || len > SF_PROTO_MAX_MSG)
+		return 0;
 	memset(r, 0, sizeof(*r));
 	sf_proto_header(&r->hdr, SF_MSG_REPLY, len, request_id);
 	r->error = error;
@@ -277,7 +250,20 @@ int conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
 	memcpy(r->text, text, tlen + 1);
 	if (data_len)
 		memcpy(r->text + tlen + 1, data, data_len);
-	return conn_send(c, out, len, NULL, 0);
+	return len;
+}
+
+int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t id,
+	       uint32_t flags, const char *text, const void *data, uint32_t data_len)
+{
+	static union {
+		struct sf_reply r;
+		char bytes[SF_PROTO_MAX_MSG];
+	} out;
+	size_t len = build_reply(&out, sizeof(out), request_id, error, id, flags, text,
+				 data, data_len);
+
+	return len ? conn_send(c, &out, len, NULL, 0) : -EMSGSIZE;
 }
 
 /* ---- closing ------------------------------------------------------------ */
@@ -462,12 +448,18 @@ static void refuse(int fd, const struct ucred *cred, const char *why)
 {
 	static time_t logged;
 	static uint64_t unlogged;
-	char out[SF_PROTO_REPLY_SIZE + SF_PROTO_MAX_TEXT];
+	union {
+		struct sf_reply r;
+		char bytes[SF_PROTO_MAX_NOTE_REPLY];
+	} out;
+	char text[SF_PROTO_MAX_NOTE_REPLY - SF_PROTO_GREPLY_SIZE];
 	time_t now = time(NULL);
 
 	conn_stats.refused++;
 	conn_discard(fd);
-	send_now(fd, out, attach_reply(out, 0, EAGAIN, 0, why), NULL, 0);
+	reply_error_text(EAGAIN, why, text, sizeof(text));
+	send_now(fd, &out, build_reply(&out, sizeof(out), 0, EAGAIN, 0, 0, text, NULL, 0),
+		 NULL, 0);
 	close(fd);
 	if (now == logged) {
 		unlogged++;

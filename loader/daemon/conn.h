@@ -83,13 +83,11 @@ bool conn_ready(struct client *c, uint32_t events);
  * 0, or -errno when c is closed, or has just been closed: its peer is gone
  * or its queue went over the bound. */
 int conn_send(struct client *c, const void *buf, size_t len, const int *fds, int nfds);
-/* An SF_MSG_ATTACH_REPLY; msg is cut at SF_PROTO_MAX_TEXT. */
-int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t filter_id,
-	       const char *msg);
-/* An SF_MSG_REPLY: text (NUL included), then data_len bytes of data.
- * -EMSGSIZE (c stays open) when it would exceed SF_PROTO_MAX_MSG. */
-int conn_greply(struct client *c, uint32_t request_id, int error, uint32_t id,
-		uint32_t flags, const char *text, const void *data, uint32_t data_len);
+/* An SF_MSG_REPLY, the one answer the daemon gives: text (NUL included),
+ * then data_len bytes of data. -EMSGSIZE (c stays open) when it would
+ * exceed SF_PROTO_MAX_MSG. */
+int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t id,
+	       uint32_t flags, const char *text, const void *data, uint32_t data_len);
 
 /* Reads and drops what the peer queued, descriptors included, so that
  * closing reads as an end of file to it rather than a reset. */

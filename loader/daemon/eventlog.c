@@ -115,7 +115,7 @@ static int log_event(void *ctx, const struct sf_event *ev)
 		/* Through the follower's queue: one that does not keep up
 		 * is closed once its queue is over the bound, one that has
 		 * gone at once; neither costs the others any time. */
-		conn_greply(c, 0, 0, 0, SF_REPLY_MORE, buf, NULL, 0);
+		conn_reply(c, 0, 0, 0, SF_REPLY_MORE, buf, NULL, 0);
 	}
 	return 0;
 }
@@ -135,7 +135,7 @@ size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin)
 
 		if (!r->json || (!admin && r->uid != c->uid))
 			continue;
-		if (conn_greply(c, request_id, 0, 0, SF_REPLY_MORE, r->json, NULL, 0) < 0)
+		if (conn_reply(c, request_id, 0, 0, SF_REPLY_MORE, r->json, NULL, 0) < 0)
 			break;
 		sent++;
 	}

@@ -230,8 +230,8 @@ static void show_filter(struct client *c, uint32_t rid, uint32_t id, bool last)
 	} else {
 		json_object_object_add(fo, "unavailable", json_object_new_string(strerror(-r)));
 	}
-	conn_greply(c, rid, 0, id, last ? 0 : SF_REPLY_MORE,
-		    jstr(fo), insns, r == 0 && insns ? info.len * 8 : 0);
+	conn_reply(c, rid, 0, id, last ? 0 : SF_REPLY_MORE,
+		   jstr(fo), insns, r == 0 && insns ? info.len * 8 : 0);
 	json_object_put(fo);
 	free(insns);
 }
@@ -292,7 +292,7 @@ static void do_log(struct client *c, uint32_t rid, bool admin, uint32_t flags)
 		return;
 	}
 	snprintf(buf, sizeof(buf), "{\"events\":%zu}", sent);
-	conn_greply(c, rid, 0, 0, 0, buf, NULL, 0);
+	conn_reply(c, rid, 0, 0, 0, buf, NULL, 0);
 }
 
 int introspect_request(struct client *c, uint32_t rid, uint32_t type, const void *req,

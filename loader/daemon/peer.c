@@ -55,8 +55,8 @@ static int greet(struct client *c)
 		if (d.verbose)
 			diag("pid %d uid %u: sent before the hello: refused", c->pid, c->uid);
 		conn_discard(c->fd);
-		conn_reply(c, 0, EPROTO, 0, "request sent before the daemon's hello "
-			   "(protocol version 2: wait for SF_MSG_HELLO first)");
+		reply_json(c, 0, EPROTO, 0, 0, NULL, "request sent before the daemon's hello "
+			   "(since protocol version 2: wait for SF_MSG_HELLO first)");
 		return -EPROTO;
 	}
 	if (errno != EAGAIN && errno != EWOULDBLOCK)

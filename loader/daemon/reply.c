@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What sfilterd's replies are built with: the JSON every reply but
- * ATTACH's carries, the messages of the runtime's errors, and the note on
- * actions the running tier cannot reproduce.
+ * What sfilterd's replies are built with: the JSON every reply carries
+ * (one convention: a failure says {"error": N, "message": "why"}), the
+ * messages of the runtime's errors, and the note on actions the running
+ * tier cannot reproduce.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,16 +30,43 @@ const char *jstr(struct json_object *o)
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 }
 
-void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t flags,
-		struct json_object *o, const char *msg)
+/* o (NULL: a new object) with "error" and "message" added. The message
+ * is cut at SF_PROTO_MAX_TEXT, which bounds SF_PROTO_MAX_NOTE_REPLY. */
+static struct json_object *reply_object(struct json_object *o, int error, const char *msg)
 {
 	if (!o)
 		o = json_object_new_object();
 	if (error)
 		json_object_object_add(o, "error", json_object_new_int(error));
 	if (msg && msg[0])
-		json_object_object_add(o, "message", json_object_new_string(msg));
-	conn_greply(c, rid, error, id, flags, jstr(o), NULL, 0);
+		json_object_object_add(o, "message", json_object_new_string_len(
+					       msg, (int)strnlen(msg, SF_PROTO_MAX_TEXT - 1)));
+	return o;
+}
+
+void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t flags,
+		struct json_object *o, const char *msg)
+{
+	o = reply_object(o, error, msg);
+	conn_reply(c, rid, error, id, flags, jstr(o), NULL, 0);
+	json_object_put(o);
+}
+
+void reply_attach(struct client *c, uint32_t rid, int error, uint32_t filter_id,
+		  const char *msg)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!error)
+		json_object_object_add(o, "filter", json_object_new_int64(filter_id));
+	reply_json(c, rid, error, filter_id, 0, o, msg);
+}
+
+void reply_error_text(int error, const char *msg, char *out, size_t size)
+{
+	struct json_object *o = reply_object(NULL, error, msg);
+
+	snprintf(out, size, "%s", jstr(o));
 	json_object_put(o);
 }
 

@@ -2,8 +2,8 @@
 /*
  * One request: a datagram read from a connection (with the credentials
  * and descriptors that came along), its header checked (loader/proto.c),
- * handed to its handler, and answered: ATTACH with an SF_MSG_ATTACH_REPLY,
- * every other type with SF_MSG_REPLY (JSON). One datagram per call, so
+ * handed to its handler, and answered with SF_MSG_REPLY (JSON), whatever
+ * its type (reply.c). One datagram per call, so
  * that level-triggered epoll brings the loop back for the next one and
  * one busy client cannot starve the others.
  */
@@ -123,7 +123,7 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 		diag("pid %d uid %u request %u: %s%s%s", c->pid, c->uid, request_id,
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);
-	conn_reply(c, request_id, error, filter_id, msg);
+	reply_attach(c, request_id, error, filter_id, msg);
 }
 
 void request_handle(struct client *c)

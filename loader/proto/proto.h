@@ -12,7 +12,7 @@
  * it, and only then sends requests (the daemon refuses a connection on
  * which anything arrived before its hello: it could have been sent by the
  * image the process replaced since). A connection over one of the daemon's
- * connection limits gets, in place of the hello, an SF_MSG_ATTACH_REPLY
+ * connection limits gets, in place of the hello, an SF_MSG_REPLY
  * with request_id 0, error EAGAIN and the reason, and is closed. Then the
  * client sends one request and reads the replies carrying the same
  * request_id, one request at a time; the daemon reads no further request
@@ -24,10 +24,14 @@
  *
  * Version 2 added the hello, the per-message credentials, reply_fd in the
  * attach request and a pidfd (SCM_RIGHTS) with ADMIN_ATTACH by pid.
+ * Version 3 has one reply format: every answer of the daemon, ATTACH's and
+ * a refusal in place of the hello included, is an SF_MSG_REPLY (struct
+ * sf_reply) whose text is a JSON object, so that a client reads replies
+ * one way (loader/client/reply.c).
  * Every request the daemon cannot parse (truncated,
  * oversized, wrong magic or version, unknown type, n_insns that does not
  * match the length, file descriptors attached) is answered with an
- * SF_MSG_ATTACH_REPLY whose error says why; the connection stays usable.
+ * SF_MSG_REPLY whose error says why; the connection stays usable.
  *
  * Errors in a reply, in the order the daemon checks them:
  *   EMSGSIZE  the datagram (or hdr.length) exceeds SF_PROTO_MAX_MSG
@@ -63,19 +67,21 @@
 #define SF_PROTO_ADMIN_FLAGS  SF_FLAGS_ADMIN
 
 #define SF_PROTO_MAGIC          0x544c4653U /* "SFLT" in memory (little endian) */
-#define SF_PROTO_VERSION        2
+#define SF_PROTO_VERSION        3
 #define SF_PROTO_MAX_MSG        65536
 #define SF_PROTO_DEFAULT_SOCKET "/run/sfilter/sfilterd.sock"
 #define SF_PROTO_SOCKET_ENV     "SFILTER_SOCKET"
-/* The longest message a reply carries, NUL included. */
+/* The longest "message" a reply carries, NUL included, before its JSON
+ * escapes. */
 #define SF_PROTO_MAX_TEXT       512
 
 enum sf_msg_type {
+	/* Every request is answered by one or more SF_MSG_REPLY messages
+	 * (struct sf_reply); all but the last carry SF_REPLY_MORE. */
 	SF_MSG_ATTACH       = 1, /* client -> daemon: struct sf_attach_req */
-	SF_MSG_ATTACH_REPLY = 2, /* daemon -> client: struct sf_attach_reply */
-	/* Administration and introspection. Every request below is
-	 * answered by one or more SF_MSG_REPLY messages (struct sf_reply);
-	 * all but the last carry SF_REPLY_MORE. */
+	/* 2 was version 2's ATTACH reply: reserved, never reused, so that
+	 * no peer of another version reads one message as another. */
+	/* Administration and introspection. */
 	SF_MSG_ADMIN_ATTACH = 3, /* admin: struct sf_admin_attach_req */
 	SF_MSG_REPLY        = 4, /* daemon -> client: struct sf_reply */
 	SF_MSG_DETACH       = 5, /* admin: struct sf_id_req */
@@ -116,13 +122,6 @@ struct sf_attach_req {
 	struct sock_filter insns[]; /* n_insns * 8 bytes, nothing after */
 };
 
-struct sf_attach_reply {
-	struct sf_msg_hdr hdr;
-	int32_t error;      /* 0, a positive errno, or (TSYNC) -tid */
-	uint32_t filter_id; /* when error == 0: the runtime's filter id */
-	char message[];     /* NUL-terminated, hdr.length - 24 bytes at most */
-};
-
 /* ---- administration and introspection ---------------------------- */
 
 /* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime/runtime.h, including
@@ -160,15 +159,18 @@ struct sf_log_req {
 };
 
 /*
- * SF_MSG_REPLY: hdr, then fixed fields, then a NUL-terminated JSON object
- * (text), then data_len bytes of binary data (SHOW: the filter's struct
- * sock_filter[]). text occupies [32, hdr.length - data_len).
+ * SF_MSG_REPLY, the one answer to every request: hdr, then fixed fields,
+ * then a NUL-terminated JSON object (text), then data_len bytes of binary
+ * data (SHOW: the filter's struct sock_filter[]). text occupies
+ * [32, hdr.length - data_len). A failure's text is {"error": N,
+ * "message": "why"}; ATTACH's success is {"filter": ID, "message":
+ * "note"} (sf_last_error() is the message).
  */
 #define SF_REPLY_MORE 0x1   /* more replies to the same request follow */
 struct sf_reply {
 	struct sf_msg_hdr hdr;
 	int32_t error;      /* 0 or a positive errno (TSYNC: -tid) */
-	uint32_t id;        /* ADMIN_ATTACH/REPLACE: the filter id */
+	uint32_t id;        /* ATTACH/ADMIN_ATTACH/REPLACE: the filter id */
 	uint32_t flags;     /* SF_REPLY_MORE */
 	uint32_t data_len;
 	char text[];
@@ -176,17 +178,20 @@ struct sf_reply {
 
 #define SF_PROTO_HDR_SIZE        ((uint32_t)sizeof(struct sf_msg_hdr))
 #define SF_PROTO_ATTACH_REQ_SIZE ((uint32_t)sizeof(struct sf_attach_req))
-#define SF_PROTO_REPLY_SIZE      ((uint32_t)sizeof(struct sf_attach_reply))
 
 _Static_assert(sizeof(struct sf_msg_hdr) == 16, "header is 16 bytes");
 _Static_assert(sizeof(struct sf_attach_req) == 32, "attach request is 32 bytes + insns");
 _Static_assert(sizeof(struct sf_hello) == 24, "hello is 24 bytes");
-_Static_assert(sizeof(struct sf_attach_reply) == 24, "reply is 24 bytes + text");
 #define SF_PROTO_ADMIN_ATTACH_SIZE ((uint32_t)sizeof(struct sf_admin_attach_req))
 #define SF_PROTO_ID_REQ_SIZE       ((uint32_t)sizeof(struct sf_id_req))
 #define SF_PROTO_REPLACE_REQ_SIZE  ((uint32_t)sizeof(struct sf_replace_req))
 #define SF_PROTO_LOG_REQ_SIZE      ((uint32_t)sizeof(struct sf_log_req))
 #define SF_PROTO_GREPLY_SIZE       ((uint32_t)sizeof(struct sf_reply))
+/* The longest reply that carries only "error", "filter" and "message":
+ * ATTACH's, any request's that failed its checks, a refusal in place of
+ * the hello. The message is cut at SF_PROTO_MAX_TEXT; JSON escapes each
+ * byte in at most 6 ("\u001f"); 64 hold the rest of the object. */
+#define SF_PROTO_MAX_NOTE_REPLY    (SF_PROTO_GREPLY_SIZE + 6 * SF_PROTO_MAX_TEXT + 64)
 _Static_assert(sizeof(struct sf_admin_attach_req) == 32, "admin attach is 32 bytes + insns + path");
 _Static_assert(sizeof(struct sf_id_req) == 20, "id request is 20 bytes");
 _Static_assert(sizeof(struct sf_replace_req) == 24, "replace is 24 bytes + insns");
@@ -222,6 +227,13 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 /* Sends one message (iov) with the sender's credentials (pid, effective
  * uid and gid) and, when nfds > 0, descriptors. 0 or -errno. */
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds);
+/* ---- reading a reply (loader/client/reply.c) ---- */
+/* 0 when the n bytes at buf are one whole SF_MSG_REPLY of this version
+ * (length n, text NUL-terminated before data_len bytes), else -EPROTO. */
+int sf_proto_check_reply(const void *buf, size_t n);
+/* The "message" string of a checked reply's JSON text, unescaped, into
+ * out (cut to size, NUL-terminated); "" when it has none. */
+void sf_proto_reply_message(const struct sf_reply *r, char *out, size_t size);
 /* ---- framing, both ends (loader/proto/framing.c) ---- */
 /* Fills the header for a message of length len. */
 void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id);

@@ -415,10 +415,9 @@ int sfd_request(const char *sock, void *msg, uint16_t type, uint32_t len,
 		p = (struct pollfd){ .fd = fd, .events = POLLIN };
 		if (poll(&p, 1, test_is_emulated() ? 120000 : 20000) != 1)
 			break;
-		n = recv(fd, buf, sizeof(buf) - 1, 0);
-		if (n < (ssize_t)SF_PROTO_GREPLY_SIZE || r->hdr.type != SF_MSG_REPLY)
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n <= 0 || sf_proto_check_reply(buf, n) != 0)
 			break;
-		buf[n] = '\0';
 		if (err == -1000)
 			err = r->error;
 		if (each)
