@@ -69,8 +69,11 @@ __u32 sf_abi;
  * loader/runtime/iter.c). Read only on paths that found task storage. */
 __u32 sf_stopped;
 /* Set by the runtime once sf_reply_* below are attached: the recv of
- * sf_attach()'s reply then decides the arm when it returns. */
+ * sf_attach()'s reply then decides the arm when it returns. The fexit
+ * programs see x86-64 calls only; sf_reply_exit_tp sees i386 ones too
+ * (sf_reply_exit_i386). */
 __u32 sf_reply_exit;
+__u32 sf_reply_exit_i386;
 /* About how many tasks hold an arm (it drifts up when an armed task dies):
  * sf_reply_exit_tp, where it stands in for the fexit programs, looks at
  * nothing while it is 0. */
@@ -222,8 +225,12 @@ static __always_inline void disarm(struct sf_task *s)
 }
 
 /* The recv that brings sf_attach()'s reply: on the caller's socket. */
-static __always_inline bool reply_recv(__u32 nr, struct pt_regs *regs, __s32 fd)
+static __always_inline bool reply_recv(__u32 nr, struct pt_regs *regs, __s32 fd,
+				       bool compat)
 {
+	if (compat)
+		return (nr == SF_NR_I386_RECVFROM || nr == SF_NR_I386_RECVMSG) &&
+		       (__s32)regs->bx == fd;
 	return (nr == SF_NR_RECVFROM || nr == SF_NR_RECVMSG) && (__s32)regs->di == fd;
 }
 
@@ -259,9 +266,10 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 		 * caller is told it failed); else the chain is in force from
 		 * here. */
 		__u32 next = s->armed;
-		bool reply = !task_compat(t) && reply_recv(nr, regs, s->armed_fd);
+		bool compat = task_compat(t);
+		bool reply = reply_recv(nr, regs, s->armed_fd, compat);
 
-		if (!reply || !sf_reply_exit) {
+		if (!reply || !(compat ? sf_reply_exit_i386 : sf_reply_exit)) {
 			disarm(s);
 			s->chain = next;
 		}
@@ -304,17 +312,18 @@ fail:
 	return 0;
 }
 
-/* The recv of sf_attach()'s reply has returned (x86-64 calls; a compat
- * task takes the arm at its recv's entry). ret > 0: the reply was read,
+/* The recv of sf_attach()'s reply, on socket fd, has returned (an i386
+ * call only where sf_reply_exit_tp runs; else a compat task takes the arm
+ * at its recv's entry). ret > 0: the reply was read,
  * the chain is in force from the next call. 0 or an error: the daemon went
  * away before replying, and the caller returns failure: the arm is dropped,
  * so that what the caller is told is what holds. Interrupted: the arm
  * waits for the restarted recv (or for another call, which takes it). */
-static __always_inline void reply_done(struct pt_regs *regs, long ret)
+static __always_inline void reply_done(__s32 fd, long ret)
 {
 	struct sf_task *s = tracked(bpf_get_current_task_btf());
 
-	if (!s || !s->armed || sf_stopped || (__s32)regs->di != s->armed_fd)
+	if (!s || !s->armed || sf_stopped || fd != s->armed_fd)
 		return;
 	if (ret > 0) {
 		s->chain = s->armed;
@@ -329,14 +338,14 @@ static __always_inline void reply_done(struct pt_regs *regs, long ret)
 SEC("fexit/__x64_sys_recvfrom")
 int BPF_PROG(sf_reply_recvfrom, struct pt_regs *regs, long ret)
 {
-	reply_done(regs, ret);
+	reply_done((__s32)regs->di, ret);
 	return 0;
 }
 
 SEC("fexit/__x64_sys_recvmsg")
 int BPF_PROG(sf_reply_recvmsg, struct pt_regs *regs, long ret)
 {
-	reply_done(regs, ret);
+	reply_done((__s32)regs->di, ret);
 	return 0;
 }
 
@@ -350,10 +359,12 @@ int BPF_PROG(sf_reply_exit_tp, struct pt_regs *regs, long ret)
 	if (!sf_armed)
 		return 0;
 	nr = regs->orig_ax;
-	if ((nr != SF_NR_RECVFROM && nr != SF_NR_RECVMSG) ||
-	    task_compat(bpf_get_current_task_btf()))
-		return 0;
-	reply_done(regs, ret);
+	if (task_compat(bpf_get_current_task_btf())) {
+		if (nr == SF_NR_I386_RECVFROM || nr == SF_NR_I386_RECVMSG)
+			reply_done((__s32)regs->bx, (int)ret);
+	} else if (nr == SF_NR_RECVFROM || nr == SF_NR_RECVMSG) {
+		reply_done((__s32)regs->di, ret);
+	}
 	return 0;
 }
 
@@ -635,25 +646,33 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
  * seccomp_prepare_filter()'s rule for a task installing a filter on
  * itself, judged here, in the same step that applies the change: the task
  * has no_new_privs or CAP_SYS_ADMIN (in its own user namespace: its
- * effective set), else EACCES. And its process still runs the image that
+ * effective set), else EACCES (SF_GUARD_SELF). A 2012-interface filter
+ * needs neither, as exec is refused under it instead (SF_GUARD_IMAGE), but
+ * one marked inheritable across exec needs CAP_SYS_ADMIN, else EPERM
+ * (SF_GUARD_CAP). In every case its process still runs the image that
  * asked: self_exec_id is still exec_id, which sfilterd read before the
  * request could be sent, else EPERM. The credentials are read before the
  * exec id: begin_new_exec() bumps self_exec_id before commit_creds(), so
  * credentials of a new image come with a new exec id.
  */
-static __always_inline __u32 guard_refuses(struct task_struct *t, __u64 exec_id)
+static __always_inline __u32 guard_refuses(struct task_struct *t, __u32 guard,
+					   __u64 exec_id)
 {
 	/* The objective credentials: cred can be overridden for a moment
 	 * (override_creds(), as access(2) does, clearing the effective set). */
 	const struct cred *cred = BPF_CORE_READ(t, real_cred);
 	__u32 caps = 0; /* the low word of kernel_cap_t: u32[2] on 6.1, u64 later */
 	__u64 flags = BPF_CORE_READ(t, atomic_flags);
+	bool admin;
 
 	bpf_probe_read_kernel(&caps, sizeof(caps),
 			      __builtin_preserve_access_index(&cred->cap_effective));
 	asm volatile("" ::: "memory");
-	if (!(flags & (1UL << PFA_NO_NEW_PRIVS)) && !(caps & (1U << CAP_SYS_ADMIN)))
+	admin = caps & (1U << CAP_SYS_ADMIN);
+	if ((guard & SF_GUARD_SELF) && !(flags & (1UL << PFA_NO_NEW_PRIVS)) && !admin)
 		return EACCES;
+	if ((guard & SF_GUARD_CAP) && !admin)
+		return EPERM;
 	if (BPF_CORE_READ(t, self_exec_id) != exec_id)
 		return EPERM;
 	return 0;
@@ -681,8 +700,8 @@ int sf_iter(struct bpf_iter__task *ctx)
 	p = bpf_map_lookup_elem(&sf_pending, &tid);
 	if (p && p->leader_start && p->leader_start != rec.leader_start)
 		p = 0; /* meant for a process that has gone, not this one */
-	if (p && (p->guard & SF_GUARD_SELF))
-		rec.refused = guard_refuses(t, p->exec_id);
+	if (p && p->guard)
+		rec.refused = guard_refuses(t, p->guard, p->exec_id);
 	if (p && !rec.refused) {
 		s = bpf_task_storage_get(&sf_tasks, t, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);

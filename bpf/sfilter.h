@@ -25,8 +25,10 @@
  * 2: sf_task.armed, sf_event.uid, SF_PENDING_ARM/SETTLE.
  * 3: .bss sf_stopped (teardown), sf_iter_rec.old.
  * 4: sf_task.armed_fd, guarded pending entries, sf_orphans, sf_tsync.
- * 5: the reply's recv decides the arm at its exit (sf_reply_exit). */
-#define SF_ABI_VERSION  5
+ * 5: the reply's recv decides the arm at its exit (sf_reply_exit).
+ * 6: 2012-interface filters (SF_FLAG_RFC*, SF_GUARD_IMAGE/CAP), i386
+ *    reply recvs (sf_reply_exit_i386). */
+#define SF_ABI_VERSION  6
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -52,9 +54,25 @@
 #define SF_FLAG_LOG          0x2   /* SECCOMP_FILTER_FLAG_LOG */
 #define SF_FLAG_FALLBACK_LOG 0x100 /* an action the tier cannot reproduce logs */
 #define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced (admin) */
-/* What sf_attach() may ask, and what an admin may ask. */
+/* The 2012 interface (PR_ATTACH_SECCOMP_FILTER): the filter runs over
+ * struct user_regs_struct, not struct seccomp_data. RFC_I386 records that
+ * it was attached through the i386 ABI (the 68-byte layout; else the
+ * 216-byte x86-64 one): calls through the other ABI are blocked. RFC_EXEC
+ * marks it inheritable across execve: attached with CAP_SYS_ADMIN, which
+ * the attach step checks in the kernel. */
+#define SF_FLAG_RFC2012      0x400
+#define SF_FLAG_RFC_I386     0x800
+#define SF_FLAG_RFC_EXEC     0x1000
+#define SF_FLAGS_RFC   (SF_FLAG_RFC2012 | SF_FLAG_RFC_I386 | SF_FLAG_RFC_EXEC)
+/* What sf_attach() may ask, what sf_prctl_attach() may add, and what an
+ * admin may ask. */
 #define SF_FLAGS_SELF  (SF_FLAG_TSYNC | SF_FLAG_LOG | SF_FLAG_FALLBACK_LOG)
-#define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN)
+#define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN | SF_FLAGS_RFC)
+/* The filter ABI of a filter's flags: 0 seccomp_data, 1 x86-64 user_regs,
+ * 2 i386 user_regs (classic2ebpf's enum c2e_abi, asserted in the runtime). */
+#define SF_FLAGS_ABI(f) (!((f) & SF_FLAG_RFC2012) ? 0 : ((f) & SF_FLAG_RFC_I386) ? 2 : 1)
+/* RFC_I386 and RFC_EXEC mean nothing without RFC2012. */
+#define SF_FLAGS_RFC_OK(f) (((f) & SF_FLAG_RFC2012) || !((f) & SF_FLAGS_RFC))
 
 /*
  * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (32 bytes). A task
@@ -80,9 +98,12 @@ struct sf_task {
 	__s32 armed_fd;  /* the caller's socket to sfilterd */
 };
 
-/* x86_64 numbers of the calls sf_attach() waits for its reply in. */
+/* x86_64 and i386 numbers of the calls sf_attach() waits for its reply in
+ * (a 32-bit client calls recvmsg directly, never through socketcall). */
 #define SF_NR_RECVFROM 45
 #define SF_NR_RECVMSG  47
+#define SF_NR_I386_RECVFROM 371
+#define SF_NR_I386_RECVMSG  372
 
 /* The chain a task is under, or will be from its next syscall. */
 #define SF_TASK_CHAIN(s) ((s)->armed ? (s)->armed : (s)->chain)
@@ -160,8 +181,9 @@ struct sf_iter_rec {
 struct sf_pending {
 	__u32 chain;     /* | SF_PENDING_ARM: arm it (sf_task.armed) instead */
 	__u32 expect;    /* SF_TASK_CHAIN() the task must have */
-	__u32 guard;     /* SF_GUARD_SELF: apply only as seccomp(2) would
-			    install for the task itself, see sf_iter */
+	__u32 guard;     /* SF_GUARD_*: apply only as seccomp(2) (or the
+			    2012 prctl) would install for the task itself,
+			    see sf_iter */
 	__s32 armed_fd;  /* with SF_PENDING_ARM: sf_task.armed_fd */
 	__u64 exec_id;   /* SF_GUARD_SELF: the self_exec_id the task must
 			    still have (its process has not exec'd) */
@@ -172,7 +194,10 @@ struct sf_pending {
 /* chain == SF_PENDING_SETTLE: an armed chain takes effect now (expect
  * is ignored). */
 #define SF_PENDING_SETTLE 0x40000000U
-#define SF_GUARD_SELF     0x1
+#define SF_GUARD_SELF     0x1 /* no_new_privs or CAP_SYS_ADMIN; same image */
+#define SF_GUARD_IMAGE    0x2 /* same image only (the 2012 prctl: exec is
+				 refused instead, unless RFC_EXEC) */
+#define SF_GUARD_CAP      0x4 /* CAP_SYS_ADMIN, else EPERM (RFC_EXEC) */
 
 /* A child of a confined task that got no task storage at fork (the
  * allocation can fail): its first syscall adopts the chain or kills it. */

@@ -47,7 +47,7 @@ static int rebuild(struct sf_runtime *rt, struct sf_node *n, uint32_t id,
 			insns = repl->filter;
 			len = repl->len;
 		}
-		kcount = c2e_kernel_insn_count(insns, len);
+		kcount = sf_rt_filter_insns(insns, len, o->flags);
 		if (kcount < 0)
 			return kcount;
 		if ((uint64_t)kcount + (cur ? cur->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
@@ -113,8 +113,8 @@ static int move_tasks(struct sf_runtime *rt, const int *to)
 	return -EAGAIN;
 }
 
-/* Whether a node that is still attached carries id. */
-static bool id_in_use(struct sf_runtime *rt, uint32_t id)
+/* A node that is still attached and carries id, or NULL. */
+static const struct sf_node *id_node(struct sf_runtime *rt, uint32_t id)
 {
 	size_t i;
 
@@ -123,9 +123,14 @@ static bool id_in_use(struct sf_runtime *rt, uint32_t id)
 
 		for (x = rt->buckets[i]; x; x = x->hnext)
 			if (x->id == id && !x->dead)
-				return true;
+				return x;
 	}
-	return false;
+	return NULL;
+}
+
+static bool id_in_use(struct sf_runtime *rt, uint32_t id)
+{
+	return id_node(rt, id) != NULL;
 }
 
 /* The loaded chains that contain id, into aff[] and busy; how many. Every
@@ -243,16 +248,17 @@ int sf_runtime_detach(struct sf_runtime *rt, uint32_t filter_id)
 int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 		       const struct sock_fprog *prog, struct c2e_error *cerr)
 {
+	const struct sf_node *n;
 	int err;
 
-	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS)
-		return -EINVAL;
-	if (c2e_validate(prog->filter, prog->len, cerr))
-		return -EINVAL;
 	if (!filter_id)
 		return -ENOENT;
 	pthread_mutex_lock(&rt->lock);
-	err = change_locked(rt, filter_id, prog);
+	/* The replacement is judged by the ABI of the filter it replaces. */
+	n = id_node(rt, filter_id);
+	err = sf_rt_filter_check(prog, n ? n->flags : 0, cerr);
+	if (!err)
+		err = change_locked(rt, filter_id, prog);
 	pthread_mutex_unlock(&rt->lock);
 	return err;
 }

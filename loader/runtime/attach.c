@@ -133,7 +133,8 @@ struct want {
  * the group and deletes them. Returns how many were applied, or -errno;
  * after holds the group as the pass left it. */
 static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
-		 const struct want *want, size_t n, int slot, struct sf_rt_recs *after)
+		 uint32_t guard, const struct want *want, size_t n, int slot,
+		 struct sf_rt_recs *after)
 {
 	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
@@ -142,7 +143,7 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 		struct sf_pending p = {
 			.chain = (uint32_t)slot | (want[i].arm ? SF_PENDING_ARM : 0),
 			.expect = want[i].from,
-			.guard = tg->self ? SF_GUARD_SELF : 0,
+			.guard = guard,
 			.armed_fd = tg->reply_fd,
 			.exec_id = tg->process ? tg->process->exec_id : 0,
 			.leader_start = tg->process ? tg->process->leader_start : 0,
@@ -177,7 +178,7 @@ static void roll_back(struct sf_runtime *rt, pid_t tgid, const struct want *move
 		struct want back = { moved[i].tid, (uint32_t)slot, false };
 		struct sf_rt_recs after = { 0 };
 
-		apply(rt, tgid, &plain, &back, 1, (int)moved[i].from, &after);
+		apply(rt, tgid, &plain, 0, &back, 1, (int)moved[i].from, &after);
 		free(after.r);
 	}
 }
@@ -214,6 +215,19 @@ struct attach_op {
 	size_t n_moved, cap_moved;
 };
 
+/* What the kernel must find true of a task installing a filter on itself,
+ * in the step that applies it (see sf_iter): seccomp(2)'s rule, or the
+ * 2012 prctl's, which asks CAP_SYS_ADMIN only of a filter marked
+ * inheritable across exec. */
+static uint32_t guard_of(const struct attach_op *op)
+{
+	if (!op->tg->self)
+		return 0;
+	if (!(op->flags & SF_FLAG_RFC2012))
+		return SF_GUARD_SELF;
+	return SF_GUARD_IMAGE | (op->flags & SF_FLAG_RFC_EXEC ? SF_GUARD_CAP : 0);
+}
+
 /* The new chain, loaded: the caller's chain plus prog, under the kernel's
  * rules. 0, -errno, or (TSYNC) the tid of a thread that blocks it. */
 static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
@@ -230,7 +244,7 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 	}
 
 	/* seccomp_attach_filter(): the size rule first, then TSYNC. */
-	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
+	kcount = sf_rt_filter_insns(prog->filter, prog->len, op->flags);
 	if (kcount < 0)
 		return kcount;
 	if ((uint64_t)kcount + (parent ? parent->path_insns : 0) > C2E_MAX_CHAIN_INSNS)
@@ -336,8 +350,8 @@ static int converge(struct attach_op *op)
 
 		if (n == 0)
 			break;
-		applied = apply(op->rt, op->tgid, op->tg, op->want, n, op->node->slot,
-				&op->after);
+		applied = apply(op->rt, op->tgid, op->tg, guard_of(op), op->want, n,
+				op->node->slot, &op->after);
 		if (applied < 0)
 			return applied;
 		err = note_moved(op, n);
@@ -422,16 +436,7 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 
 	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM))
 		return -EINVAL;
-	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS) {
-		if (err) {
-			memset(err, 0, sizeof(*err));
-			err->index = -1;
-			snprintf(err->msg, sizeof(err->msg), "program length %u not in 1..%d",
-				 prog ? prog->len : 0, C2E_MAX_INSNS);
-		}
-		return -EINVAL;
-	}
-	if (c2e_validate(prog->filter, prog->len, err))
+	if (sf_rt_filter_check(prog, flags, err))
 		return -EINVAL;
 	if (tg->tid <= 0)
 		return -ESRCH;

@@ -375,7 +375,7 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 			return -ENOMEM;
 		fresh = true;
 	}
-	kcount = c2e_kernel_insn_count(prog->filter, prog->len);
+	kcount = sf_rt_filter_insns(prog->filter, prog->len, flags);
 	if (kcount < 0) {
 		err = kcount;
 		goto undo;
@@ -420,9 +420,7 @@ int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 
 	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
 		return -EINVAL;
-	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS)
-		return -EINVAL;
-	if (c2e_validate(prog->filter, prog->len, cerr))
+	if (sf_rt_filter_check(prog, flags, cerr))
 		return -EINVAL;
 	if (!cgroup_path)
 		return -EINVAL;

@@ -12,8 +12,13 @@
  *   -84         id of the filter that decided it
  *   -92         that filter's attach flags
  *   -224 .. -96 scratch memory M[0..15] of the body being run
- * r9 holds the best verdict; the bodies preserve r6 (= &seccomp_data) and
- * r9 and clobber r0, r7, r8.
+ *   -228 .. -244 the complain filters' fold (as -76 .. -92)
+ *   -248        the task's compat bit (chains with 2012-interface filters)
+ *   -464 .. -249 struct user_regs_struct (216 bytes x86-64, or 68 i386),
+ *               as ptrace(PTRACE_GETREGS) shows it at syscall entry
+ * r9 holds the best verdict; the bodies preserve r6 (= &seccomp_data, or
+ * &user_regs_struct while a 2012-interface body runs) and r9 and clobber
+ * r0, r7, r8.
  */
 #include "internal.h"
 #include "sfilter.h"
@@ -36,85 +41,8 @@
 #define OFF_CRANK   (-228)
 #define OFF_CRET    (-236)
 #define OFF_CID     (-244)
-
-/* ---- layout from BTF ---------------------------------------------------- */
-
-static const struct btf_member *find_member(const struct btf *btf, int type_id,
-					    const char *name, int *off)
-{
-	const struct btf_type *t = btf__type_by_id(btf, type_id);
-	const struct btf_member *m;
-	int i;
-
-	if (!t || !btf_is_struct(t))
-		return NULL;
-	m = btf_members(t);
-	for (i = 0; i < btf_vlen(t); i++, m++) {
-		if (strcmp(btf__name_by_offset(btf, m->name_off), name) == 0) {
-			*off = btf_member_bit_offset(t, i) / 8;
-			return m;
-		}
-	}
-	return NULL;
-}
-
-static int reg_off(const struct btf *btf, int regs_id, const char *name,
-		   int *off)
-{
-	const struct btf_member *m = find_member(btf, regs_id, name, off);
-
-	if (!m || btf__resolve_size(btf, m->type) != 8) {
-		fprintf(stderr, "sfilter: BTF: pt_regs.%s missing or not 8 bytes\n", name);
-		return -ENOENT;
-	}
-	return 0;
-}
-
-int sf_layout_read(struct sf_layout *l)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_member *m;
-	int regs, task, ti_off, st_off, err = 0;
-
-	if (!btf)
-		return -errno;
-	regs = btf__find_by_name_kind(btf, "pt_regs", BTF_KIND_STRUCT);
-	task = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	l->sys_enter_btf_id = btf__find_by_name_kind(btf, "btf_trace_sys_enter",
-						     BTF_KIND_TYPEDEF);
-	if (regs < 0 || task < 0 || l->sys_enter_btf_id < 0) {
-		fprintf(stderr, "sfilter: BTF: pt_regs, task_struct or btf_trace_sys_enter missing\n");
-		err = -ENOENT;
-		goto out;
-	}
-	if ((err = reg_off(btf, regs, "di", &l->di)) ||
-	    (err = reg_off(btf, regs, "si", &l->si)) ||
-	    (err = reg_off(btf, regs, "dx", &l->dx)) ||
-	    (err = reg_off(btf, regs, "r10", &l->r10)) ||
-	    (err = reg_off(btf, regs, "r8", &l->r8)) ||
-	    (err = reg_off(btf, regs, "r9", &l->r9)) ||
-	    (err = reg_off(btf, regs, "bx", &l->bx)) ||
-	    (err = reg_off(btf, regs, "cx", &l->cx)) ||
-	    (err = reg_off(btf, regs, "bp", &l->bp)) ||
-	    (err = reg_off(btf, regs, "ip", &l->ip)))
-		goto out;
-	m = find_member(btf, task, "thread_info", &ti_off);
-	if (!m) {
-		err = -ENOENT;
-		fprintf(stderr, "sfilter: BTF: task_struct.thread_info missing\n");
-		goto out;
-	}
-	m = find_member(btf, btf__resolve_type(btf, m->type), "status", &st_off);
-	if (!m || btf__resolve_size(btf, m->type) != 4) {
-		err = -ENOENT;
-		fprintf(stderr, "sfilter: BTF: thread_info.status missing or not 4 bytes\n");
-		goto out;
-	}
-	l->status = ti_off + st_off;
-out:
-	btf__free(btf);
-	return err;
-}
+#define OFF_COMPAT  (-248)
+#define OFF_REGS    (-464)
 
 /* ---- emission ----------------------------------------------------------- */
 
@@ -192,35 +120,190 @@ static int emit_seccomp_data(const struct sf_layout *l, bool complain, struct c2
 	return 0;
 }
 
-/* Every filter's body, newest first as seccomp_run_filters() walks; a
- * strictly lower rank wins. Complain filters fold into a verdict of their
- * own, which never decides. */
+/* One register into the user_regs_struct on the stack: size bytes from
+ * src + off (src: pt_regs in r7 or the task in r8), stored as a slot of
+ * 8 (x86-64) or 4 (i386) bytes. */
+static int emit_reg(uint8_t src, int off, int size, int slot, int width,
+		    struct c2e_ebpf *out)
+{
+	int err;
+
+	E(BPF_LDX | BPF_MEM | (size == 2 ? BPF_H : BPF_DW), BPF_REG_1, src, off, 0);
+	E(BPF_STX | BPF_MEM | (width == 8 ? BPF_DW : BPF_W), BPF_REG_10, BPF_REG_1,
+	  OFF_REGS + slot * width, 0);
+	return 0;
+}
+
+/* struct user_regs_struct as ptrace(PTRACE_GETREGS) shows it at syscall
+ * entry (rax is -ENOSYS there, the number in orig_rax), in the layout of
+ * the call's ABI, and the compat bit for the filters' ABI check. The fs
+ * and gs bases and the selectors come from task->thread, which is what
+ * the kernel saved: a base a task changed with WRFSBASE/WRGSBASE since it
+ * was last scheduled shows its older value. r7 = pt_regs on entry. */
+static int emit_user_regs(const struct sf_layout *l, struct c2e_ebpf *out)
+{
+	/* i386 order: ebx ecx edx esi edi ebp eax xds xes xfs xgs orig_eax
+	 * eip xcs eflags esp xss; < 0: task->thread field -1 - index. */
+	static const int i386[17] = { 5, 11, 12, 13, 14, 4, 10, -3, -4, -5, -6,
+				      15, 16, 17, 18, 19, 20 };
+	size_t j_compat, j_done;
+	int i, err;
+
+	E(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_current_task_btf);
+	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_8, BPF_REG_0, 0, 0);
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_8, l->status, 0);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, SF_TS_COMPAT);
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_COMPAT, 0);
+	j_compat = out->len;
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
+	for (i = 0; i < SF_RFC_PT_REGS; i++) {
+		int size = i == SF_RFC_CS || i == SF_RFC_SS ? 2 : 8;
+
+		if ((err = emit_reg(BPF_REG_7, l->rfc_reg[i], size, i, 8, out)))
+			return err;
+	}
+	for (i = 0; i < SF_RFC_THREAD; i++)
+		if ((err = emit_reg(BPF_REG_8, l->rfc_thread[i], i < 2 ? 8 : 2,
+				    SF_RFC_PT_REGS + i, 8, out)))
+			return err;
+	j_done = out->len;
+	E(BPF_JMP | BPF_JA, 0, 0, 0, 0);
+	JUMP_HERE(j_compat);
+	for (i = 0; i < 17; i++) {
+		int r = i386[i];
+
+		if (r >= 0)
+			err = emit_reg(BPF_REG_7, l->rfc_reg[r],
+				       r == SF_RFC_CS || r == SF_RFC_SS ? 2 : 8, i, 4, out);
+		else
+			err = emit_reg(BPF_REG_8, l->rfc_thread[-1 - r], 2, i, 4, out);
+		if (err)
+			return err;
+	}
+	JUMP_HERE(j_done);
+	return 0;
+}
+
+/* Folds w0, a filter's verdict, into the chain's: a strictly lower rank
+ * wins. Complain filters fold into a verdict of their own, which never
+ * decides. */
+static int emit_fold_one(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
+{
+	int err;
+
+	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	if (flags & SF_FLAG_COMPLAIN) {
+		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_CRANK, 0);
+		E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 3, 0);
+		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_CRANK, 0);
+		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_0, OFF_CRET, 0);
+		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, (int32_t)id);
+		return 0;
+	}
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_RANK, 0);
+	E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 4, 0);
+	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_9, BPF_REG_0, 0, 0);
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_RANK, 0);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_ID, (int32_t)id);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_FL, flags);
+	return 0;
+}
+
+/* A 2012-interface filter: blocked (KILL_PROCESS) when the call comes
+ * through the other ABI than the one recorded at attach; else its body
+ * runs over struct user_regs_struct and returning the layout's size allows
+ * the call, anything else blocks it, ranking as KILL_PROCESS. */
+static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out)
+{
+	enum c2e_abi abi = (enum c2e_abi)SF_FLAGS_ABI(f->flags);
+	size_t j_abi;
+	int err;
+
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_COMPAT, 0);
+	j_abi = out->len;
+	E(BPF_JMP32 | (abi == C2E_ABI_RFC_I386 ? BPF_JEQ : BPF_JNE) | BPF_K,
+	  BPF_REG_1, 0, 0, 0);
+	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_10, 0, 0);
+	E(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_6, 0, 0, OFF_REGS);
+	err = c2e_emit_body_abi(f->insns, f->len, abi, SCRATCH_OFF, C2E_EMIT_SEARCH, out);
+	if (err)
+		return err;
+	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_10, 0, 0);
+	E(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_6, 0, 0, OFF_SD);
+	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_0, 0, 2, (int32_t)c2e_abi_data_size(abi));
+	JUMP_HERE(j_abi);
+	E(BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, (int32_t)SECCOMP_RET_KILL_PROCESS);
+	E(BPF_JMP | BPF_JA, 0, 0, 1, 0);
+	E(BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	return 0;
+}
+
+/* The 2012 rule for execve: it fails unless every 2012-interface filter
+ * of the chain was attached with CAP_SYS_ADMIN (SF_FLAG_RFC_EXEC). Folded
+ * as the newest unmarked filter's verdict, ERRNO(EPERM) for execve and
+ * execveat through any ABI: the lsm tier refuses the exec, the tracepoint
+ * tier kills the caller (its fallback for ERRNO). */
+static int emit_exec_rule(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
+{
+	static const int32_t native[] = { 59, 322, (int32_t)(SF_X32_BIT | 520),
+					  (int32_t)(SF_X32_BIT | 545) };
+	static const int32_t i386[] = { 11, 358 };
+	size_t i, deny[6], nd = 0, j_i386, j_done[2];
+	int err;
+
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_6, 0, 0); /* nr */
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_6, 4, 0); /* arch */
+	j_i386 = out->len;
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_2, 0, 0, (int32_t)SF_AUDIT_ARCH_X86_64);
+	for (i = 0; i < 4; i++) {
+		deny[nd++] = out->len;
+		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, native[i]);
+	}
+	j_done[0] = out->len;
+	E(BPF_JMP | BPF_JA, 0, 0, 0, 0);
+	JUMP_HERE(j_i386);
+	for (i = 0; i < 2; i++) {
+		deny[nd++] = out->len;
+		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, i386[i]);
+	}
+	E(BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	j_done[1] = out->len;
+	E(BPF_JMP | BPF_JA, 0, 0, 0, 0);
+	for (i = 0; i < nd; i++)
+		JUMP_HERE(deny[i]);
+	E(BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0,
+	  (int32_t)(SECCOMP_RET_ERRNO | EPERM));
+	E(BPF_JMP | BPF_JA, 0, 0, 1, 0);
+	JUMP_HERE(j_done[0]);
+	E(BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	JUMP_HERE(j_done[1]);
+	return emit_fold_one(id, flags, out);
+}
+
+/* Every filter's body, newest first as seccomp_run_filters() walks. */
 static int emit_fold(const struct sf_chain_filter *f, size_t n, struct c2e_ebpf *out)
 {
 	size_t i;
 	int err;
 
+	for (i = n; i-- > 0;)
+		if ((f[i].flags & (SF_FLAG_RFC2012 | SF_FLAG_RFC_EXEC)) == SF_FLAG_RFC2012) {
+			err = emit_exec_rule(f[i].id, f[i].flags, out);
+			if (err)
+				return err;
+			break;
+		}
 	for (i = n; i-- > 0;) {
-		err = c2e_emit_body_flags(f[i].insns, f[i].len, SCRATCH_OFF,
-					  C2E_EMIT_SEARCH, out);
+		if (f[i].flags & SF_FLAG_RFC2012)
+			err = emit_rfc_filter(&f[i], out);
+		else
+			err = c2e_emit_body_flags(f[i].insns, f[i].len, SCRATCH_OFF,
+						  C2E_EMIT_SEARCH, out);
+		if (!err)
+			err = emit_fold_one(f[i].id, f[i].flags, out);
 		if (err)
 			return err;
-		E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
-		E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
-		if (f[i].flags & SF_FLAG_COMPLAIN) {
-			E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_CRANK, 0);
-			E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 3, 0);
-			E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_CRANK, 0);
-			E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_0, OFF_CRET, 0);
-			E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, (int32_t)f[i].id);
-			continue;
-		}
-		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_RANK, 0);
-		E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 4, 0);
-		E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_9, BPF_REG_0, 0, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_RANK, 0);
-		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_ID, (int32_t)f[i].id);
-		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_FL, f[i].flags);
 	}
 	return 0;
 }
@@ -289,17 +372,22 @@ static int emit_verdict(bool complain, int tasks_fd, int progs_fd, struct c2e_eb
 int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 		  size_t n, int tasks_fd, int progs_fd, struct c2e_ebpf *out)
 {
-	bool complain = false;
+	bool complain = false, rfc = false;
 	size_t i;
 	int err;
 
 	out->len = 0;
 	if (n == 0)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (f[i].flags & SF_FLAG_COMPLAIN)
 			complain = true;
+		if (f[i].flags & SF_FLAG_RFC2012)
+			rfc = true;
+	}
 	err = emit_seccomp_data(l, complain, out);
+	if (!err && rfc)
+		err = l->rfc_ok ? emit_user_regs(l, out) : -EOPNOTSUPP;
 	if (!err)
 		err = emit_fold(f, n, out);
 	if (!err)

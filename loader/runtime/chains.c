@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,6 +179,39 @@ static int alloc_slot(struct sf_runtime *rt)
 	return -ENOSPC;
 }
 
+_Static_assert(SF_FLAGS_ABI(0) == C2E_ABI_SECCOMP &&
+	       SF_FLAGS_ABI(SF_FLAG_RFC2012) == C2E_ABI_RFC_X86_64 &&
+	       SF_FLAGS_ABI(SF_FLAG_RFC2012 | SF_FLAG_RFC_I386) == C2E_ABI_RFC_I386,
+	       "SF_FLAGS_ABI() gives classic2ebpf's ABI numbers");
+
+int sf_rt_filter_check(const struct sock_fprog *prog, unsigned int flags,
+		       struct c2e_error *err)
+{
+	if (!SF_FLAGS_RFC_OK(flags))
+		return -EINVAL;
+	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS) {
+		if (err) {
+			memset(err, 0, sizeof(*err));
+			err->index = -1;
+			snprintf(err->msg, sizeof(err->msg), "program length %u not in 1..%d",
+				 prog ? prog->len : 0, C2E_MAX_INSNS);
+		}
+		return -EINVAL;
+	}
+	if (c2e_validate_abi(prog->filter, prog->len,
+			     (enum c2e_abi)SF_FLAGS_ABI(flags), err))
+		return -EINVAL;
+	return 0;
+}
+
+int sf_rt_filter_insns(const struct sock_filter *insns, size_t len,
+		       unsigned int flags)
+{
+	if (flags & SF_FLAG_RFC2012)
+		return (int)len;
+	return c2e_kernel_insn_count(insns, len);
+}
+
 /* A chain's filters as the action table reads them: all of them and, when
  * some are complain filters, split into enforcing ones (emap: each one's
  * index in the chain) and complain ones. */
@@ -264,9 +298,16 @@ static void fill_table(struct sf_runtime *rt, int slot,
 	};
 	struct sf_const *row = &rt->table[(size_t)slot * SF_TABLE_PER_CHAIN];
 	struct table_src s = { .cf = cf, .fp = fp, .n = n };
+	bool rfc = false;
+	size_t i;
 	int a, nr;
 
-	if (table_split(&s)) {
+	/* The constant-verdict analysis reads seccomp_data; a chain with a
+	 * 2012-interface filter always runs. */
+	for (i = 0; i < n; i++)
+		if (cf[i].flags & SF_FLAG_RFC2012)
+			rfc = true;
+	if (rfc || table_split(&s)) {
 		/* Run the chain for these arches. */
 		memset(&row[arch_from * SF_TABLE_NR], 0,
 		       (size_t)(arch_to - arch_from) * SF_TABLE_NR * sizeof(*row));

@@ -9,7 +9,8 @@
  *
  *   0  tier.c          does the kernel run BPF LSM programs
  *      bpffs.c         a bpf filesystem for the pins
- *      chain_emit.c    kernel layout from BTF; a chain's program, emitted and loaded
+ *      layout.c        kernel layout from BTF (pt_regs, task_struct)
+ *      chain_emit.c    a chain's program, emitted and loaded
  *   1  iter.c          task iterator passes; waiting for BPF program runs
  *      events.c        the event ring buffer
  *   2  cgroup_table.c  the attached cgroups as records, and the maps that mirror them
@@ -57,12 +58,20 @@ struct sfilter_bpf__bss;
  * what a chain program reads: struct pt_regs's registers and
  * task_struct.thread_info.status.
  */
+#define SF_RFC_PT_REGS 21   /* user_regs_struct's registers from pt_regs */
+#define SF_RFC_CS      17
+#define SF_RFC_SS      20
+#define SF_RFC_THREAD  6    /* fs_base gs_base ds es fs gs, from task->thread */
 struct sf_layout {
 	int di, si, dx, r10, r8, r9;   /* native arguments */
 	int bx, cx, bp;                /* compat arguments (with dx, si, di) */
 	int ip;
 	int status;                    /* task_struct.thread_info.status */
 	int sys_enter_btf_id;          /* typedef btf_trace_sys_enter */
+	/* The 2012 interface's struct user_regs_struct (layout.c). */
+	bool rfc_ok;
+	int rfc_reg[SF_RFC_PT_REGS];   /* pt_regs offsets, user_regs order */
+	int rfc_thread[SF_RFC_THREAD]; /* task_struct offsets */
 };
 
 /*
@@ -233,6 +242,16 @@ void sf_rt_save_state(struct sf_runtime *rt);
 int sf_rt_load_state(struct sf_runtime *rt);
 
 /* ---- 4: chains.c -------------------------------------------------------- */
+
+/* A filter as the attach calls take it, judged by its ABI (SF_FLAGS_ABI
+ * of flags): length and validation, with err saying where. 0 or -EINVAL. */
+int sf_rt_filter_check(const struct sock_fprog *prog, unsigned int flags,
+		       struct c2e_error *err);
+/* What the filter counts toward the chain's instruction limit: what the
+ * kernel's converter emits for a seccomp_data filter, and the classic
+ * length for a 2012-interface one (its loads are not convertible). */
+int sf_rt_filter_insns(const struct sock_filter *insns, size_t len,
+		       unsigned int flags);
 
 /* Whether the filter id is in n's chain. */
 bool sf_rt_path_has(const struct sf_node *n, uint32_t id);

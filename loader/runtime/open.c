@@ -77,6 +77,8 @@ static void reply_exit(struct sfilter_bpf *skel)
 	}
 	if (n)
 		skel->bss->sf_reply_exit = 1;
+	if (*l[2])
+		skel->bss->sf_reply_exit_i386 = 1;
 	return;
 undo:
 	while (i--) {

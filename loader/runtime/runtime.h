@@ -156,7 +156,14 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
  * it (see struct sf_task.armed). sf_runtime_attach_to() only; not a
  * protocol flag (ADMIN_ATTACH refuses it). */
 #define SF_ATTACH_ARM          0x10000
-#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN)
+/* A filter of the 2012 interface (PR_ATTACH_SECCOMP_FILTER): over struct
+ * user_regs_struct, of the x86-64 ABI or, with SF_ATTACH_RFC_I386, the
+ * i386 one; SF_ATTACH_RFC_EXEC: inheritable across execve (needs
+ * CAP_SYS_ADMIN when the target installs it on itself). */
+#define SF_ATTACH_RFC2012      SF_FLAG_RFC2012
+#define SF_ATTACH_RFC_I386     SF_FLAG_RFC_I386
+#define SF_ATTACH_RFC_EXEC     SF_FLAG_RFC_EXEC
+#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC)
 _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
 	       SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
 	       !(SF_ATTACH_ARM & SF_FLAGS_ADMIN), "admin flags are bpf/sfilter.h's");
