@@ -47,7 +47,8 @@ FUZZ_SHORT_SECONDS ?= 60
 # Debian packages the build, the tests, the guest and the fuzzers need.
 DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
-	    busybox-static cpio gzip libclang-rt-14-dev
+	    busybox-static cpio gzip libclang-rt-14-dev \
+	    gcc-multilib libc6-dev-i386 bubblewrap
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
@@ -78,7 +79,7 @@ endif
 
 .DELETE_ON_ERROR:
 # Objects built through pattern rules are kept, not deleted as intermediates.
-.PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/obj/%.pic.o $(OUTPUT)/fuzz/obj/%.o $(OUTPUT)/asan/%.o
+.PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/obj/%.pic.o $(OUTPUT)/obj32/%.pic.o $(OUTPUT)/fuzz/obj/%.o $(OUTPUT)/asan/%.o
 .DEFAULT_GOAL := all
 .PHONY: all deps bpf test demo fuzz fuzz-bins fuzz-short sfilterd-asan vmlinux \
 	guest-kernel guest-shell install install-systemd clean
@@ -226,7 +227,7 @@ $(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # --- cli: sfctl and sfrun -----------------------------------------------------------
-SFCTL_SRCS := $(filter-out loader/cli/sfrun.c,$(wildcard loader/cli/*.c))
+SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c,$(wildcard loader/cli/*.c))
 SFCTL := $(OUTPUT)/sfctl
 SFRUN := $(OUTPUT)/sfrun
 
@@ -237,6 +238,34 @@ $(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROTO) $(LIBC2E)
 
 $(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
+
+# --- cli: libsfprctl, the interposer sfrun --prctl / --take-seccomp preloads ----
+# The client goes in whole and hidden; only prctl and syscall are exported.
+# A 32-bit copy serves i386 programs (gcc-multilib).
+PRCTL_SRCS := loader/cli/interpose.c $(CLIENT_PIC_SRCS)
+LIBSFPRCTL := $(OUTPUT)/libsfprctl.so
+LIBSFPRCTL32 := $(OUTPUT)/libsfprctl32.so
+pic32 = $(patsubst %.c,$(OUTPUT)/obj32/%.pic.o,$(1))
+
+$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_STAMP)
+	$(call msg,CC32,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -m32 $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
+		-c $< -o $@
+
+$(call pic,loader/cli/interpose.c) $(call pic32,loader/cli/interpose.c): LAYER_INC := $(CLI_INC)
+$(call pic32,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC)
+$(call pic32,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
+
+$(LIBSFPRCTL): $(call pic,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--version-script=loader/cli/libsfprctl.map \
+		$(filter %.o,$^) -o $@ -ldl
+
+$(LIBSFPRCTL32): $(call pic32,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,--version-script=loader/cli/libsfprctl.map \
+		$(filter %.o,$^) -o $@ -ldl
 
 # --- tests and benches ------------------------------------------------------------
 # Every tests/*.c and tests/lib/*.c links into one static runner; each
@@ -323,6 +352,7 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 # --- all -----------------------------------------------------------------------------
 all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) \
      $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) \
+     $(LIBSFPRCTL) $(LIBSFPRCTL32) \
      $(SFTEST) $(BENCHES)
 
 # --- running ---------------------------------------------------------------------------
@@ -378,4 +408,4 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(shell find $(OUTPUT)/obj $(OUTPUT)/fuzz/obj $(OUTPUT)/asan -name '*.d' 2>/dev/null)
+-include $(shell find $(OUTPUT)/obj $(OUTPUT)/obj32 $(OUTPUT)/fuzz/obj $(OUTPUT)/asan -name '*.d' 2>/dev/null)

@@ -97,6 +97,16 @@ fi
 # checks that on a view without it), and tests that need another
 # filesystem mount it in a private namespace of their own.
 
+# The 2012 proposal's example, built from the seed patch for this run
+# (tests/test_rfc2012_seed.c; a missing patch is its SKIP).
+if ! tests/seed/build-examples.sh \
+	"${SF_SEED_PATCH:-$root/../shared/seeds/002-patch-documentation-prctl-seccomp-filter.patch}" \
+	build/seed; then
+	echo "host: FAIL seed-examples"
+	failed=$((failed + 1))
+	failures+=("host: FAIL seed-examples: tests/seed/build-examples.sh failed")
+fi
+
 run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
 run_part "host: " 1 "$sftest" -p "host: "
 
@@ -112,8 +122,14 @@ else
 	# The tests look for these beside the runner (/sf in the guest), and
 	# tests/test_demo.c for the demo in /sf/demo.
 	extra=()
-	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan; do
-		[[ -x $bin ]] && extra+=(-f "$bin")
+	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan \
+		   build/libsfprctl.so build/libsfprctl32.so; do
+		[[ -e $bin ]] && extra+=(-f "$bin")
+	done
+	# take_seccomp_* runs Debian's bubblewrap, with its libraries.
+	[[ -x /usr/bin/bwrap ]] && extra+=(-f /usr/bin/bwrap:/usr/bin/bwrap)
+	for f in build/seed/example32* build/seed/example64* build/seed/SKIP-*; do
+		[[ -e $f && $f != *.c ]] && extra+=(-f "$f:/sf/seed/${f##*/}")
 	done
 	for f in demo/demo.sh demo/*.s; do
 		extra+=(-f "$f:/sf/$f")

@@ -159,7 +159,7 @@ static size_t exact_regs_filter(const struct user_regs_struct *regs,
 	return n;
 }
 
-TEST(an_rfc_filter_sees_the_registers_ptrace_shows_at_that_syscall_entry)
+TEST(rfc2012_filters_see_the_registers_ptrace_shows_at_that_syscall_entry)
 {
 	struct sock_filter f[2 * 54 + 8];
 	struct user_regs_struct regs, other;
@@ -218,7 +218,7 @@ static void getppid_then_mark(long arg)
 	atomic_store(&R->step, 1);
 }
 
-TEST(indirect_loads_past_the_216_bytes_block_and_len_is_the_layout_size)
+TEST(rfc2012_indirect_loads_past_the_216_bytes_block_and_len_is_the_layout_size)
 {
 	static const struct { uint32_t x, k; } cases[] = {
 		{ 0, 212 }, { 0, 213 }, { 212, 0 }, { 100, 113 }, { 1, 3 },
@@ -280,7 +280,7 @@ static void int80_getpid(long arg)
 	atomic_store(&R->step, 1);
 }
 
-TEST(a_call_through_the_other_abi_than_at_attach_is_blocked)
+TEST(rfc2012_calls_through_the_other_abi_than_at_attach_are_blocked)
 {
 	struct sf_runtime *rt = bp_runtime_open(false);
 	char why[160];
@@ -371,7 +371,7 @@ static void killed_on_getppid(struct sock_filter *f)
 	f[5] = STMT(BPF_RET | BPF_A, 0);
 }
 
-TEST(execve_fails_under_an_rfc_filter_unless_attached_with_cap_sys_admin)
+TEST(rfc2012_execve_fails_unless_each_filter_was_attached_with_cap_sys_admin)
 {
 	struct sf_runtime *rt = bp_runtime_open(false);
 	struct sock_filter f[6];
@@ -407,7 +407,7 @@ TEST(execve_fails_under_an_rfc_filter_unless_attached_with_cap_sys_admin)
 	sf_runtime_close(rt);
 }
 
-TEST(an_inheritable_rfc_filter_needs_cap_sys_admin_in_the_attaching_task)
+TEST(rfc2012_inheritable_filters_need_cap_sys_admin_in_the_attaching_task)
 {
 	struct sf_runtime *rt = bp_runtime_open(false);
 	struct kid k;
@@ -436,7 +436,7 @@ TEST(an_inheritable_rfc_filter_needs_cap_sys_admin_in_the_attaching_task)
 
 /* ---- stacking -------------------------------------------------------------- */
 
-TEST(stacked_with_seccomp_filters_every_filter_must_allow_and_a_block_is_kill_process)
+TEST(rfc2012_stacked_with_seccomp_filters_every_filter_must_allow_and_a_block_is_kill_process)
 {
 	static const struct sock_filter log_getppid[] = {
 		STMT(BPF_LD | BPF_W | BPF_ABS, 0),

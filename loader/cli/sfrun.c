@@ -2,8 +2,8 @@
 /*
  * sfrun: run a command under sfilter filters.
  *
- *   sfrun --filter FILE [--filter FILE]... [--fallback kill|log] [--tsync]
- *         [--log] -- CMD [ARGS...]
+ *   sfrun [--filter FILE]... [--fallback kill|log] [--tsync] [--log]
+ *         [--prctl] [--take-seccomp] -- CMD [ARGS...]
  *
  * Loads every FILE (raw struct sock_filter[] or the text form) and checks
  * it first, so a bad second filter never leaves sfrun half-confined; sets
@@ -18,6 +18,13 @@
  * the dynamic loader and CMD need). A filter that denies execve stops CMD
  * from starting at all.
  *
+ * --prctl and --take-seccomp run CMD with libsfprctl preloaded (see
+ * loader/cli/interpose.c), so that CMD's own filter calls attach through
+ * sfilterd: prctl(PR_ATTACH_SECCOMP_FILTER) as the 2012 interface, and
+ * prctl(PR_SET_SECCOMP)/seccomp() as ordinary filters. A CMD the dynamic
+ * loader does not start (statically linked) is refused: its prctl(36)
+ * would reach the kernel, which reads it as PR_SET_CHILD_SUBREAPER.
+ *
  * Exit status before CMD runs, as env(1) and timeout(1) do: 125 when
  * sfrun fails (usage, a filter file, the daemon), 126 when CMD cannot be
  * run, 127 when it is not found.
@@ -29,8 +36,13 @@
 #include "c2e.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,22 +53,36 @@
 #define EXIT_CANNOT   126
 #define EXIT_NOTFOUND 127
 
+#define ROUTE_PRCTL   0x1
+#define ROUTE_SECCOMP 0x2
+
 struct filter {
 	const char *path;
 	struct sock_filter *insns;
 	size_t len;
 };
 
+struct opts {
+	struct filter *filters;
+	size_t n;
+	unsigned int flags;
+	unsigned int route;
+};
+
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sfrun --filter FILE [--filter FILE]... [--fallback kill|log]\n"
-		"             [--tsync] [--log] -- CMD [ARGS...]\n"
+		"usage: sfrun [--filter FILE]... [--fallback kill|log] [--tsync] [--log]\n"
+		"             [--prctl] [--take-seccomp] -- CMD [ARGS...]\n"
 		"  --filter FILE    a classic seccomp filter: raw .bpf bytes or the text\n"
 		"                   form; repeatable, attached in order (last = newest)\n"
 		"  --fallback MODE  actions this kernel cannot reproduce: kill (default) or log\n"
 		"  --tsync          attach to every thread (SECCOMP_FILTER_FLAG_TSYNC)\n"
 		"  --log            log every action but ALLOW (SECCOMP_FILTER_FLAG_LOG)\n"
+		"  --prctl          CMD's prctl(PR_ATTACH_SECCOMP_FILTER, prog) (option 36,\n"
+		"                   the 2012 interface) attaches through sfilterd\n"
+		"  --take-seccomp   CMD's prctl(PR_SET_SECCOMP) and libc seccomp() calls\n"
+		"                   attach through sfilterd instead of the kernel\n"
 		"sfrun is confined from the first attach on: each filter must allow what\n"
 		"follows it (the later attaches' socket calls, then execve and CMD).\n"
 		"The daemon is found at $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.\n"
@@ -76,91 +102,187 @@ static void die(const char *fmt, ...)
 	exit(EXIT_FAIL);
 }
 
-int main(int argc, char **argv)
+/* The options up to CMD, whose index is returned. */
+static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "filter", required_argument, NULL, 'f' },
 		{ "fallback", required_argument, NULL, 'F' },
 		{ "tsync", no_argument, NULL, 't' },
 		{ "log", no_argument, NULL, 'l' },
+		{ "prctl", no_argument, NULL, 'P' },
+		{ "take-seccomp", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct filter *filters;
-	unsigned int flags = 0;
-	size_t n = 0, i;
 	int opt;
 
-	filters = calloc(argc, sizeof(*filters));
-	if (!filters)
+	o->filters = calloc(argc, sizeof(*o->filters));
+	if (!o->filters)
 		die("out of memory");
 	/* '+': stop at the first non-option, so CMD's own options are its. */
 	while ((opt = getopt_long(argc, argv, "+f:F:tlh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 'f':
-			filters[n++].path = optarg;
-			break;
+		case 'f': o->filters[o->n++].path = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "kill") == 0)
-				flags &= ~SF_ATTACH_FALLBACK_LOG;
+				o->flags &= ~SF_ATTACH_FALLBACK_LOG;
 			else if (strcmp(optarg, "log") == 0)
-				flags |= SF_ATTACH_FALLBACK_LOG;
+				o->flags |= SF_ATTACH_FALLBACK_LOG;
 			else
 				die("--fallback: '%s' is neither kill nor log", optarg);
 			break;
-		case 't': flags |= SF_ATTACH_TSYNC; break;
-		case 'l': flags |= SF_ATTACH_LOG; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return EXIT_FAIL;
+		case 't': o->flags |= SF_ATTACH_TSYNC; break;
+		case 'l': o->flags |= SF_ATTACH_LOG; break;
+		case 'P': o->route |= ROUTE_PRCTL; break;
+		case 'S': o->route |= ROUTE_SECCOMP; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(EXIT_FAIL);
 		}
 	}
-	if (n == 0) {
-		fprintf(stderr, "sfrun: no --filter given\n");
+	if (o->n == 0 && !o->route) {
+		fprintf(stderr, "sfrun: no --filter, --prctl or --take-seccomp given\n");
 		usage(stderr);
-		return EXIT_FAIL;
+		exit(EXIT_FAIL);
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "sfrun: no command given\n");
 		usage(stderr);
-		return EXIT_FAIL;
+		exit(EXIT_FAIL);
 	}
+	return optind;
+}
 
-	for (i = 0; i < n; i++) {
+/* Reads and checks every filter before any is attached. */
+static void load_filters(struct opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		struct filter *f = &o->filters[i];
 		struct c2e_error err = { 0 };
 		char buf[256];
-		int r = c2e_load_file(filters[i].path, &filters[i].insns,
-				      &filters[i].len, &err);
+		int r = c2e_load_file(f->path, &f->insns, &f->len, &err);
 
 		if (r == -EINVAL)
-			die("%s: %s", filters[i].path, c2e_error_str(&err, buf, sizeof(buf)));
+			die("%s: %s", f->path, c2e_error_str(&err, buf, sizeof(buf)));
 		if (r < 0)
-			die("%s: %s", filters[i].path, strerror(-r));
-		if (c2e_validate(filters[i].insns, filters[i].len, &err) < 0)
-			die("%s: %s", filters[i].path, c2e_error_str(&err, buf, sizeof(buf)));
+			die("%s: %s", f->path, strerror(-r));
+		if (c2e_validate(f->insns, f->len, &err) < 0)
+			die("%s: %s", f->path, c2e_error_str(&err, buf, sizeof(buf)));
 	}
+}
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+static void attach_filters(struct opts *o)
+{
+	size_t i;
+
+	if (o->n && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
-
-	for (i = 0; i < n; i++) {
-		struct sock_fprog prog = { .len = (unsigned short)filters[i].len,
-					   .filter = filters[i].insns };
-		int r = sf_attach(&prog, flags);
+	for (i = 0; i < o->n; i++) {
+		struct filter *f = &o->filters[i];
+		struct sock_fprog prog = { .len = (unsigned short)f->len, .filter = f->insns };
+		int r = sf_attach(&prog, o->flags);
 
 		if (r > 0)
 			die("%s: TSYNC: thread %d could not be synchronized: %s",
-			    filters[i].path, r, sf_last_error());
+			    f->path, r, sf_last_error());
 		if (r < 0) {
 			const char *why = sf_last_error();
 
-			die("%s: %s%s%s%s", filters[i].path, strerror(errno),
+			die("%s: %s%s%s%s", f->path, strerror(errno),
 			    why[0] ? " (" : "", why, why[0] ? ")" : "");
 		}
-		free(filters[i].insns);
+		free(f->insns);
 	}
-	free(filters);
+	free(o->filters);
+}
 
-	execvp(argv[optind], argv + optind);
-	fprintf(stderr, "sfrun: %s: %s\n", argv[optind], strerror(errno));
+/* The file execvp() would run for cmd, or NULL. */
+static const char *find_cmd(const char *cmd, char *buf, size_t size)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/'))
+		return cmd;
+	for (p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = end + (*end == ':')) {
+		end = strchrnul(p, ':');
+		snprintf(buf, size, "%.*s/%s", (int)(end - p), end == p ? "." : p, cmd);
+		if (access(buf, X_OK) == 0)
+			return buf;
+	}
+	return NULL;
+}
+
+/* The ELF class of file (ELFCLASS32/64), 0 for anything but an ELF file
+ * (a script: its interpreter is the 64-bit kind); dies for an ELF
+ * executable without an interpreter, which the preload cannot reach. */
+static int elf_class(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC), cls = 0;
+	bool interp = false;
+	size_t i, n = 0;
+	GElf_Phdr ph;
+	Elf *e;
+
+	if (fd < 0)
+		return 0; /* execvp() reports it */
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &n) == 0) {
+		cls = gelf_getclass(e);
+		for (i = 0; i < n; i++)
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				interp = true;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	if (cls && !interp)
+		die("%s is statically linked: the interposer reaches a program only "
+		    "through the dynamic loader; its filter calls would go to the kernel", file);
+	return cls;
+}
+
+/* LD_PRELOAD libsfprctl of CMD's class, found beside sfrun, in
+ * ../lib/sfilter from it, or in $SFILTER_PRELOAD_DIR. */
+static void interpose(unsigned int route, const char *cmd)
+{
+	const char *name = elf_class(cmd) == ELFCLASS32 ? "libsfprctl32.so" : "libsfprctl.so";
+	const char *env = getenv("SFILTER_PRELOAD_DIR"), *old = getenv("LD_PRELOAD");
+	char exe[PATH_MAX], lib[PATH_MAX + 64], *dir, *pre;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	dir = dirname(exe);
+	snprintf(lib, sizeof(lib), "%s/%s", env && *env ? env : dir, name);
+	if (access(lib, R_OK) != 0 && !(env && *env))
+		snprintf(lib, sizeof(lib), "%s/../lib/sfilter/%s", dir, name);
+	if (access(lib, R_OK) != 0)
+		die("%s not found beside sfrun, in ../lib/sfilter or $SFILTER_PRELOAD_DIR", name);
+	if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0 ||
+	    setenv("LD_PRELOAD", pre, 1) ||
+	    setenv("SFILTER_INTERPOSE", route == ROUTE_PRCTL ? "prctl" :
+		   route == ROUTE_SECCOMP ? "seccomp" : "prctl,seccomp", 1))
+		die("out of memory");
+	free(pre);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	int cmd = parse(argc, argv, &o);
+	char path[PATH_MAX];
+	const char *file;
+
+	load_filters(&o);
+	if (o.route) {
+		file = find_cmd(argv[cmd], path, sizeof(path));
+		if (file)
+			interpose(o.route, file);
+	}
+	attach_filters(&o);
+	execvp(argv[cmd], argv + cmd);
+	fprintf(stderr, "sfrun: %s: %s\n", argv[cmd], strerror(errno));
 	return errno == ENOENT || errno == ENOTDIR ? EXIT_NOTFOUND : EXIT_CANNOT;
 }

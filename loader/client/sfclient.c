@@ -23,7 +23,8 @@
 /* The public header writes the values out (it is installed alone). */
 _Static_assert(SF_ATTACH_TSYNC == SF_FLAG_TSYNC && SF_ATTACH_LOG == SF_FLAG_LOG &&
 	       SF_ATTACH_FALLBACK_LOG == SF_FLAG_FALLBACK_LOG &&
-	       SF_ATTACH_KNOWN_FLAGS == SF_PROTO_ATTACH_FLAGS,
+	       SF_ATTACH_KNOWN_FLAGS == SF_FLAGS_SELF &&
+	       (SF_PROTO_ATTACH_FLAGS & ~SF_FLAGS_RFC) == SF_FLAGS_SELF,
 	       "sfclient.h's flags are bpf/sfilter.h's");
 
 #include <errno.h>
@@ -100,6 +101,18 @@ static int connect_daemon(const char *path)
 	return fd;
 }
 
+/* CAP_SYS_ADMIN in the calling thread's effective set: 1, 0, or -1 when
+ * capget() fails. */
+static int has_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -1;
+	return !!(d[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32)));
+}
+
 /* seccomp(2)'s rule for the calling thread: no_new_privs, or CAP_SYS_ADMIN
  * in its effective set. no_new_privs can never be cleared, so once seen it
  * is not asked again: a thread that attaches several filters (sfrun) makes
@@ -107,14 +120,10 @@ static int connect_daemon(const char *path)
 static bool may_install(void)
 {
 	static __thread bool nnp;
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
 
 	if (nnp || prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
 		return nnp = true;
-	if (syscall(SYS_capget, &h, d) != 0)
-		return true; /* unknown: the daemon decides */
-	return d[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32));
+	return has_cap_sys_admin() != 0; /* unknown (-1): the daemon decides */
 }
 
 /* The checks seccomp(2) makes before it reads the program, in its order:
@@ -147,6 +156,19 @@ union attach_reply {
 	struct sf_reply r;
 	char bytes[SF_PROTO_MAX_NOTE_REPLY];
 };
+
+/* The recv the daemon lets through under the old chain: recvfrom on
+ * x86-64; on i386 the recvfrom system call itself (libc may go through
+ * socketcall(), which carries the socket in memory where the BPF side
+ * does not look). */
+static ssize_t recv_reply(int fd, void *buf, size_t len)
+{
+#ifdef __i386__
+	return syscall(SYS_recvfrom, fd, buf, len, MSG_TRUNC, NULL, NULL);
+#else
+	return recv(fd, buf, len, MSG_TRUNC);
+#endif
+}
 
 /* Sends the request on the kept connection and reads its reply: the
  * reply's length, or -1 with errno and sf_last_error() set. A kept
@@ -197,7 +219,7 @@ retry:
 	}
 	/* The last system call: the filter comes into force when it returns
 	 * with the reply, and nothing follows it on success. */
-	while ((n = recv(fd, reply, sizeof(*reply), MSG_TRUNC)) < 0 && errno == EINTR)
+	while ((n = recv_reply(fd, reply, sizeof(*reply))) < 0 && errno == EINTR)
 		;
 	err = errno;
 	if (n <= 0) {
@@ -216,6 +238,25 @@ retry:
 	return n;
 }
 
+/* The reply's verdict: 0, a TSYNC tid, or -1 with errno; sf_last_error()
+ * gets the daemon's message. */
+static int finish(const union attach_reply *reply, ssize_t n, uint32_t id)
+{
+	if ((size_t)n > sizeof(*reply) || sf_proto_check_reply(reply, n) != 0 ||
+	    reply->r.hdr.request_id != id)
+		return fail(EPROTO, "malformed reply from sfilterd (%zd bytes, version %u)",
+			    n, (size_t)n >= SF_PROTO_HDR_SIZE ? reply->r.hdr.version : 0);
+
+	sf_proto_reply_message(&reply->r, last_error, sizeof(last_error));
+
+	if (reply->r.error == 0) /* last_error keeps the daemon's note */
+		return 0;
+	if (reply->r.error < 0) /* TSYNC: the tid that could not be synced */
+		return -reply->r.error;
+	errno = reply->r.error;
+	return -1;
+}
+
 SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 {
 	union attach_reply reply;
@@ -228,17 +269,33 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	n = exchange(prog, flags, &reply, &id);
 	if (n < 0)
 		return -1;
-	if ((size_t)n > sizeof(reply) || sf_proto_check_reply(&reply, n) != 0 ||
-	    reply.r.hdr.request_id != id)
-		return fail(EPROTO, "malformed reply from sfilterd (%zd bytes, version %u)",
-			    n, (size_t)n >= SF_PROTO_HDR_SIZE ? reply.r.hdr.version : 0);
+	return finish(&reply, n, id);
+}
 
-	sf_proto_reply_message(&reply.r, last_error, sizeof(last_error));
+/* The 2012 proposal's prctl(PR_ATTACH_SECCOMP_FILTER, prog): no
+ * no_new_privs needed (execve fails under the filter instead), the ABI of
+ * this build recorded, and inheritable across exec when the caller has
+ * CAP_SYS_ADMIN (which the daemon has the kernel confirm). */
+SF_EXPORT int sf_prctl_attach(const struct sock_fprog *prog)
+{
+	unsigned int flags = SF_FLAG_RFC2012 |
+			     (sizeof(long) == 4 ? SF_FLAG_RFC_I386 : 0);
+	union attach_reply reply;
+	uint32_t id;
+	ssize_t n;
 
-	if (reply.r.error == 0) /* last_error keeps the daemon's note */
-		return 0;
-	if (reply.r.error < 0) /* TSYNC: the tid that could not be synced */
-		return -reply.r.error;
-	errno = reply.r.error;
-	return -1;
+	last_error[0] = '\0';
+	if (!prog)
+		return fail(EFAULT, "prog is NULL");
+	if (prog->len == 0 || prog->len > 4096)
+		return fail(EINVAL, "program length %u: must be 1 to 4096 instructions",
+			    prog->len);
+	if (!prog->filter)
+		return fail(EFAULT, "prog->filter is NULL");
+	if (has_cap_sys_admin() == 1)
+		flags |= SF_FLAG_RFC_EXEC;
+	n = exchange(prog, flags, &reply, &id);
+	if (n < 0)
+		return -1;
+	return finish(&reply, n, id) ? -1 : 0;
 }

@@ -71,6 +71,29 @@ extern "C" {
 int sf_attach(const struct sock_fprog *prog, unsigned int flags);
 
 /*
+ * The 2012 interface (Will Drewry's PR_ATTACH_SECCOMP_FILTER proposal):
+ * prog runs over the calling thread's struct user_regs_struct at each
+ * syscall entry (the layout of this program's ABI: x86-64, or i386 for a
+ * 32-bit build), with the number in orig_rax/orig_eax; returning the
+ * layout's size (LD W LEN) allows the call, any other value kills the
+ * process. A call through the other ABI is killed. execve fails while the
+ * thread has such a filter, unless each was attached with CAP_SYS_ADMIN.
+ * No no_new_privs is needed.
+ *
+ * The running kernel reads option 36 as PR_SET_CHILD_SUBREAPER and
+ * returns 0: a program that calls prctl(36, prog) itself runs unconfined
+ * unless sfrun --prctl interposes (sfrun(1)). Call this instead.
+ *
+ * Returns 0, or -1 with errno: EINVAL for an invalid program (sf_last_error()
+ * names the instruction and the rule) or length, EFAULT, and the daemon's
+ * errors as for sf_attach().
+ */
+#ifndef PR_ATTACH_SECCOMP_FILTER
+#define PR_ATTACH_SECCOMP_FILTER 36
+#endif
+int sf_prctl_attach(const struct sock_fprog *prog);
+
+/*
  * The reason for the calling thread's last failed sf_attach(): the
  * daemon's message (e.g. "insn 3 (code 0x0025): ...") or a local one.
  * After a success, the daemon's note: "filter 7 attached to thread 1234",

@@ -27,9 +27,8 @@ static int check_request(const struct client *c, const struct ucred *sender,
 	struct c2e_error cerr;
 	char ebuf[256];
 
-	if (req->flags & ~(uint32_t)SF_ATTACH_KNOWN_FLAGS) {
-		snprintf(msg, msz, "unknown flags 0x%x",
-			 req->flags & ~(uint32_t)SF_ATTACH_KNOWN_FLAGS);
+	if ((req->flags & ~(uint32_t)SF_PROTO_ATTACH_FLAGS) || !SF_FLAGS_RFC_OK(req->flags)) {
+		snprintf(msg, msz, "unknown flags 0x%x", req->flags);
 		return EINVAL;
 	}
 	if (req->n_insns == 0 || req->n_insns > C2E_MAX_INSNS) {
@@ -43,7 +42,8 @@ static int check_request(const struct client *c, const struct ucred *sender,
 			 sender->pid, c->pid);
 		return EACCES;
 	}
-	if (c2e_validate(req->insns, req->n_insns, &cerr) < 0) {
+	if (c2e_validate_abi(req->insns, req->n_insns,
+			     (enum c2e_abi)SF_FLAGS_ABI(req->flags), &cerr) < 0) {
 		snprintf(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
 		return EINVAL;
 	}
@@ -81,12 +81,24 @@ static int explain_refusal(int r, const struct client *c, pid_t tid, uint32_t fl
 		break;
 	case EPERM:
 		snprintf(msg, msz, "process %d has executed another program since it "
-			 "connected: the request came from the image it replaced", c->pid);
+			 "connected: the request came from the image it replaced%s", c->pid,
+			 flags & SF_ATTACH_RFC_EXEC ? "; or thread lacks CAP_SYS_ADMIN, "
+			 "which a filter inheritable across exec needs" : "");
 		break;
 	default:
 		snprintf(msg, msz, "attach failed: %s", strerror(-r));
 	}
 	return -r;
+}
+
+/* What a 2012-interface filter does on this tier that the proposal did
+ * not say: execve fails by killing where no LSM hook can refuse it. */
+static void rfc_note(uint32_t flags, char *note, size_t size)
+{
+	note[0] = '\0';
+	if (!(flags & SF_ATTACH_RFC_EXEC) && sf_runtime_tier(d.rt) != SF_TIER_LSM)
+		snprintf(note, size, "tier %s cannot refuse execve with EPERM: "
+			 "an execve kills the caller", sf_tier_name(sf_runtime_tier(d.rt)));
 }
 
 int attach_request(struct client *c, const struct ucred *sender,
@@ -123,8 +135,14 @@ int attach_request(struct client *c, const struct ucred *sender,
 	sf_runtime_set_owner(d.rt, *filter_id, sender->uid);
 	if (!admin)
 		limits_account(*filter_id, sender->uid, req->n_insns);
-	fallback_note(req->insns, req->n_insns, note, sizeof(note));
-	if (note[0])
+	if (req->flags & SF_ATTACH_RFC2012)
+		rfc_note(req->flags, note, sizeof(note));
+	else
+		fallback_note(req->insns, req->n_insns, note, sizeof(note));
+	if (note[0] && (req->flags & SF_ATTACH_RFC2012))
+		snprintf(msg, msz, "filter %u attached to thread %d; %s", *filter_id,
+			 tg.tid, note);
+	else if (note[0])
 		snprintf(msg, msz, "filter %u attached to thread %d; tier %s cannot "
 			 "reproduce %s: %s", *filter_id, tg.tid,
 			 sf_tier_name(sf_runtime_tier(d.rt)), note,

@@ -87,12 +87,34 @@ mknod -m 666 "$rootfs/dev/null" c 1 3 2>/dev/null || true
 install -m 755 "$here/init" "$rootfs/init"
 name=$(basename "$bin")
 install -m 755 "$bin" "$rootfs/sf/$name"
-# A dynamically linked extra file (the ASan build of sfilterd) brings its
+# A dynamically linked extra file (the ASan build of sfilterd, the seed
+# examples, the interposer) brings its
 # shared libraries and the loader, at the host's paths. BINARY itself must
 # be static: the guest is for the kernel, not for our libraries.
+# A 32-bit file (ldd cannot run it where the host refuses i386 programs)
+# brings its interpreter and NEEDED libraries from the multilib directories.
+copy_libs32() {
+	local lib d interp
+	interp=$(readelf -lW "$1" | sed -n 's/.*program interpreter: \([^]]*\)].*/\1/p')
+	if [[ -n $interp && ! -e $rootfs$interp ]]; then
+		mkdir -p "$rootfs$(dirname "$interp")"
+		cp -L "$interp" "$rootfs$interp"
+	fi
+	for lib in $(readelf -dW "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p'); do
+		for d in /lib32 /usr/lib32 /lib/i386-linux-gnu /usr/lib/i386-linux-gnu; do
+			[[ -e $d/$lib ]] || continue
+			[[ -e $rootfs$d/$lib ]] || { mkdir -p "$rootfs$d"; cp -L "$d/$lib" "$rootfs$d/$lib"; }
+			break
+		done
+	done
+}
 copy_libs() {
 	local lib
 	readelf -lW "$1" 2>/dev/null | grep -q 'Requesting program interpreter' || return 0
+	if readelf -hW "$1" | grep -q 'Class:.*ELF32'; then
+		copy_libs32 "$1"
+		return 0
+	fi
 	while read -r lib; do
 		[[ -e $lib && ! -e $rootfs$lib ]] || continue
 		mkdir -p "$rootfs$(dirname "$lib")"
