@@ -108,32 +108,89 @@ static char *policy_text(struct policy *p, const char *dflt)
 	return text;
 }
 
+/* The events of log ("-": stdin; NULL: the daemon's log) into p. */
+static void policy_read(struct policy *p, const char *log)
+{
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (!log) {
+		read_log(false, add_event, p);
+		return;
+	}
+	f = strcmp(log, "-") ? fopen(log, "re") : stdin;
+	if (!f)
+		die(2, "%s: %s", log, strerror(errno));
+	while (getline(&line, &cap, f) > 0)
+		add_event(p, line);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+}
+
+/* prefix.s and prefix.bpf. */
+static void policy_write(const char *prefix, const char *text,
+			 const struct sock_filter *insns, size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.s", prefix);
+	f = fopen(path, "we");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		die(1, "%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s.bpf", prefix);
+	if (c2e_save_raw(path, insns, n) < 0)
+		die(1, "%s: %s", path, strerror(errno));
+}
+
+static void policy_json(const struct policy *p, const char *dflt, const char *prefix,
+			const char *text, size_t n)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	char path[4096];
+	size_t i;
+
+	for (i = 0; i < p->n; i++) {
+		struct json_object *s = json_object_new_object();
+
+		json_object_object_add(s, "arch", json_object_new_string(
+			p->s[i].arch == AUDIT_I386 ? "i386" :
+			(p->s[i].nr & 0x40000000) ? "x32" : "x86_64"));
+		json_object_object_add(s, "nr", json_object_new_int(p->s[i].nr));
+		json_object_object_add(s, "syscall", json_object_new_string(
+			p->s[i].name + (!strncmp(p->s[i].name, "x32 ", 4) ? 4 : 0)));
+		json_object_array_add(arr, s);
+	}
+	json_object_object_add(o, "events", json_object_new_int64(p->used));
+	json_object_object_add(o, "syscalls", arr);
+	json_object_object_add(o, "default", json_object_new_string(dflt));
+	json_object_object_add(o, "insns", json_object_new_int64(n));
+	if (prefix) {
+		snprintf(path, sizeof(path), "%s.s", prefix);
+		json_object_object_add(o, "text", json_object_new_string(path));
+		snprintf(path, sizeof(path), "%s.bpf", prefix);
+		json_object_object_add(o, "raw", json_object_new_string(path));
+	} else {
+		json_object_object_add(o, "policy", json_object_new_string(text));
+	}
+	print_json(o);
+	json_object_put(o);
+}
+
 int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix)
 {
 	struct policy p = { .pid = pid };
 	struct sock_filter *insns;
 	struct c2e_error err;
 	uint32_t action;
-	char ebuf[300], path[4096], *text;
+	char ebuf[300], *text;
 	size_t n;
 
 	if (c2e_parse_action(dflt, &action) < 0)
 		die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
-	if (log) {
-		FILE *f = strcmp(log, "-") ? fopen(log, "re") : stdin;
-		char *line = NULL;
-		size_t cap = 0;
-
-		if (!f)
-			die(2, "%s: %s", log, strerror(errno));
-		while (getline(&line, &cap, f) > 0)
-			add_event(&p, line);
-		free(line);
-		if (f != stdin)
-			fclose(f);
-	} else {
-		read_log(false, add_event, &p);
-	}
+	policy_read(&p, log);
 	if (!p.n)
 		die(1, "no syscall events%s in %s", pid ? " of that pid" : "",
 		    log ? log : "the daemon's log");
@@ -143,52 +200,15 @@ int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix)
 	    c2e_validate(insns, n, &err) < 0)
 		die(1, "generated policy does not validate: %s",
 		    c2e_error_str(&err, ebuf, sizeof(ebuf)));
-	if (prefix) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s.s", prefix);
-		f = fopen(path, "we");
-		if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-			die(1, "%s: %s", path, strerror(errno));
-		snprintf(path, sizeof(path), "%s.bpf", prefix);
-		if (c2e_save_raw(path, insns, n) < 0)
-			die(1, "%s: %s", path, strerror(errno));
-	}
-	if (json_out) {
-		struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
-		size_t i;
-
-		for (i = 0; i < p.n; i++) {
-			struct json_object *s = json_object_new_object();
-
-			json_object_object_add(s, "arch", json_object_new_string(
-				p.s[i].arch == AUDIT_I386 ? "i386" :
-				(p.s[i].nr & 0x40000000) ? "x32" : "x86_64"));
-			json_object_object_add(s, "nr", json_object_new_int(p.s[i].nr));
-			json_object_object_add(s, "syscall", json_object_new_string(
-				p.s[i].name + (p.s[i].name[0] == 'x' && !strncmp(p.s[i].name, "x32 ", 4) ? 4 : 0)));
-			json_object_array_add(arr, s);
-		}
-		json_object_object_add(o, "events", json_object_new_int64(p.used));
-		json_object_object_add(o, "syscalls", arr);
-		json_object_object_add(o, "default", json_object_new_string(dflt));
-		json_object_object_add(o, "insns", json_object_new_int64(n));
-		if (prefix) {
-			snprintf(path, sizeof(path), "%s.s", prefix);
-			json_object_object_add(o, "text", json_object_new_string(path));
-			snprintf(path, sizeof(path), "%s.bpf", prefix);
-			json_object_object_add(o, "raw", json_object_new_string(path));
-		} else {
-			json_object_object_add(o, "policy", json_object_new_string(text));
-		}
-		print_json(o);
-		json_object_put(o);
-	} else if (prefix) {
+	if (prefix)
+		policy_write(prefix, text, insns, n);
+	if (json_out)
+		policy_json(&p, dflt, prefix, text, n);
+	else if (prefix)
 		printf("%zu syscalls from %zu events: %s.s and %s.bpf (%zu instructions, valid)\n",
 		       p.n, p.used, prefix, prefix, n);
-	} else {
+	else
 		fputs(text, stdout);
-	}
 	free(text);
 	free(insns);
 	free(p.s);
