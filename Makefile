@@ -19,7 +19,8 @@
 #   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
-#   make install    binaries, libsfclient, sfclient.h, sfclient.pc, man pages
+#   make install    binaries, libsfclient, sfclient.h, sfclient.pc, the interposers
+#                   (LIBDIR/sfilter, where sfrun looks), man pages
 
 OUTPUT ?= build
 CC ?= cc
@@ -390,6 +391,8 @@ install: all
 	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
 	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
 	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/sfilter
+	$(INSTALL) -m 755 $(LIBSFPRCTL) $(LIBSFPRCTL32) $(DESTDIR)$(LIBDIR)/sfilter/
 	for m in $(MAN_PAGES); do s=$${m##*.}; \
 		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
 		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done

@@ -260,7 +260,13 @@ static void format_insn(const struct sock_filter *insns, size_t len,
 		snprintf(buf, size, "ret a");
 		return;
 	case BPF_RET | BPF_K:
-		ret_operand(op, sizeof(op), f->k);
+		/* A 2012-interface value is a size, not a seccomp action. */
+		if (abi == C2E_ABI_SECCOMP) {
+			ret_operand(op, sizeof(op), f->k);
+		} else {
+			fmt_num(num, sizeof(num), f->k);
+			snprintf(op, sizeof(op), "#%s", num);
+		}
 		snprintf(buf, size, "ret %s", op);
 		return;
 	case BPF_JMP | BPF_JA:
@@ -348,6 +354,10 @@ static void comment(const struct sock_filter *f, uint8_t a, enum c2e_abi abi,
 	char *name;
 
 	buf[0] = '\0';
+	if (f->code == (BPF_RET | BPF_K) && abi != C2E_ABI_SECCOMP) {
+		snprintf(buf, size, "%s", f->k == c2e_abi_data_size(abi) ? "allow" : "block");
+		return;
+	}
 	/* An RFC indirect load prints its offset; say which field it is. */
 	if (f->code == (BPF_LD | BPF_W | BPF_IND) && printable(f) &&
 	    (reg = c2e_rfc_reg_name(abi, f->k))) {

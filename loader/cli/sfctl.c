@@ -68,8 +68,11 @@ static void usage(FILE *out, int code)
 		"  show PID                       PID's chain, each filter disassembled\n"
 		"  attach --pid PID [--all-threads] | --cgroup PATH  --filter FILE\n"
 		"         [--complain] [--fallback kill|log] [--log]   (admin)\n"
+		"         [--abi seccomp|rfc2012|rfc2012-i386]  the filter's data: struct\n"
+		"                                 seccomp_data, or the 2012 interface's\n"
+		"                                 user_regs_struct (inheritable across exec)\n"
 		"  detach ID                      (admin)\n"
-		"  replace ID --filter FILE       (admin)\n"
+		"  replace ID --filter FILE [--abi ABI]  (admin; ABI: the replaced filter's)\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
 		"  policy-from-log [--log FILE|-] [--pid PID] [--default ACTION] [-o PREFIX]\n"
 		"                                 the (arch, syscall) pairs seen, as an\n"
@@ -198,7 +201,7 @@ static void refused(const char *what, const struct reply *r)
 
 /* ---- filters from files -------------------------------------------------- */
 
-static struct sock_filter *load_filter(const char *path, size_t *len)
+static struct sock_filter *load_filter(const char *path, enum c2e_abi abi, size_t *len)
 {
 	struct sock_filter *insns;
 	struct c2e_error err;
@@ -206,11 +209,11 @@ static struct sock_filter *load_filter(const char *path, size_t *len)
 	int r;
 
 	memset(&err, 0, sizeof(err));
-	r = c2e_load_file(path, &insns, len, &err);
+	r = c2e_load_file_abi(path, abi, &insns, len, &err);
 	if (r < 0)
 		die(2, "%s: %s", path, err.msg[0] ? c2e_error_str(&err, ebuf, sizeof(ebuf)) :
 		    strerror(-r));
-	if (c2e_validate(insns, *len, &err) < 0)
+	if (c2e_validate_abi(insns, *len, abi, &err) < 0)
 		die(2, "%s: %s", path, c2e_error_str(&err, ebuf, sizeof(ebuf)));
 	return insns;
 }
@@ -357,7 +360,11 @@ static int cmd_show(pid_t pid)
 			refused("show", &r);
 		f = parse_text(r.text);
 		if (r.data_len >= 8 && (m = open_memstream(&dis, &dlen))) {
-			c2e_disasm_classic(r.data, r.data_len / 8, m);
+			enum c2e_abi abi = C2E_ABI_SECCOMP;
+
+			if (get_str(f, "abi"))
+				c2e_abi_parse(get_str(f, "abi"), &abi);
+			c2e_disasm_classic_abi(r.data, r.data_len / 8, abi, m);
 			fclose(m);
 			json_object_object_add(f, "disasm", json_object_new_string(dis));
 			free(dis);
@@ -383,8 +390,10 @@ static int cmd_show(pid_t pid)
 			struct json_object *f = json_object_array_get_idx(filters, i), *fl;
 			const char *dis = get_str(f, "disasm");
 
-			printf("\nfilter %" PRId64 ": %" PRId64 " instructions, attached by uid %" PRId64,
-			       get_int(f, "filter", 0), get_int(f, "len", 0), get_int(f, "owner", 0));
+			printf("\nfilter %" PRId64 ": %" PRId64 " instructions over %s, attached by uid %" PRId64,
+			       get_int(f, "filter", 0), get_int(f, "len", 0),
+			       get_str(f, "abi") ? get_str(f, "abi") : "seccomp",
+			       get_int(f, "owner", 0));
 			if (json_object_object_get_ex(f, "flags", &fl) &&
 			    json_object_array_length(fl))
 				printf(", flags %s", json_object_to_json_string_ext(fl, JSON_C_TO_STRING_PLAIN));
@@ -439,7 +448,7 @@ static int pidfd_of(pid_t tid)
 static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t flags)
 {
 	size_t n, plen = cgroup ? strlen(cgroup) + 1 : 0, len;
-	struct sock_filter *insns = load_filter(file, &n);
+	struct sock_filter *insns = load_filter(file, (enum c2e_abi)SF_FLAGS_ABI(flags), &n);
 	struct sf_admin_attach_req *req;
 	int fd, pidfd;
 
@@ -464,7 +473,7 @@ static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t 
 	return admin_reply(fd, "attach");
 }
 
-static int cmd_detach_replace(uint32_t id, const char *file)
+static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
 {
 	int fd;
 
@@ -476,7 +485,7 @@ static int cmd_detach_replace(uint32_t id, const char *file)
 		return admin_reply(fd, "detach");
 	} else {
 		size_t n;
-		struct sock_filter *insns = load_filter(file, &n);
+		struct sock_filter *insns = load_filter(file, abi, &n);
 		size_t len = SF_PROTO_REPLACE_REQ_SIZE + n * 8;
 		struct sf_replace_req *req = calloc(1, len);
 
@@ -538,6 +547,7 @@ static const struct option opts[] = {
 	{ "cgroup", required_argument, NULL, 'c' },
 	{ "filter", required_argument, NULL, 'f' },
 	{ "complain", no_argument, NULL, 'C' },
+	{ "abi", required_argument, NULL, 'A' },
 	{ "fallback", required_argument, NULL, 'F' },
 	{ "log", optional_argument, NULL, 'l' },
 	{ "follow", no_argument, NULL, 'w' },
@@ -560,7 +570,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:h", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:A:h", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -576,13 +586,28 @@ static int global_options(int argc, char **argv)
 	return optind;
 }
 
+/* --abi: the flags of a filter of that ABI. An admin attaches, so a
+ * 2012-interface filter is marked inheritable across exec, as one
+ * installed with CAP_SYS_ADMIN is. */
+static uint32_t abi_flags(const char *name)
+{
+	enum c2e_abi abi;
+
+	if (c2e_abi_parse(name, &abi) < 0)
+		die(2, "--abi %s: seccomp, rfc2012 or rfc2012-i386", name);
+	if (abi == C2E_ABI_SECCOMP)
+		return 0;
+	return SF_FLAG_RFC2012 | SF_FLAG_RFC_EXEC |
+	       (abi == C2E_ABI_RFC_I386 ? SF_FLAG_RFC_I386 : 0);
+}
+
 /* The options after the command (getopt from the command on). */
 static void command_options(int argc, char **argv, struct args *a)
 {
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:A:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -591,6 +616,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'c': a->cgroup = optarg; break;
 		case 'f': a->filter = optarg; break;
 		case 'C': a->flags |= SF_FLAG_COMPLAIN; break;
+		case 'A': a->flags |= abi_flags(optarg); break;
 		case 'F':
 			if (!strcmp(optarg, "log"))
 				a->flags |= SF_FLAG_FALLBACK_LOG;
@@ -639,11 +665,12 @@ int main(int argc, char **argv)
 		return cmd_attach(a.pid, a.cgroup, a.filter, a.flags);
 	}
 	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)
-		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL);
+		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL, 0);
 	if (strcmp(cmd, "replace") == 0 && optind + 1 == argc) {
 		if (!a.filter)
 			die(2, "replace: --filter FILE");
-		return cmd_detach_replace(number(argv[optind], "replace ID"), a.filter);
+		return cmd_detach_replace(number(argv[optind], "replace ID"), a.filter,
+					  (enum c2e_abi)SF_FLAGS_ABI(a.flags));
 	}
 	if (strcmp(cmd, "log") == 0 && optind == argc) {
 		read_log(a.follow, print_line, NULL);

@@ -15,7 +15,11 @@
 #include <string.h>
 #include <json-c/json.h>
 
-static int validate_msg(const struct sock_filter *insns, uint32_t n, char *msg, size_t msz)
+/* The length, and the program for the ABI of flags; replace passes
+ * check_prog false: the filter it replaces decides the ABI, which the
+ * runtime knows. */
+static int validate_msg(const struct sock_filter *insns, uint32_t n, uint32_t flags,
+			bool check_prog, char *msg, size_t msz)
 {
 	struct c2e_error cerr;
 	char ebuf[256];
@@ -25,7 +29,8 @@ static int validate_msg(const struct sock_filter *insns, uint32_t n, char *msg, 
 			n, C2E_MAX_INSNS);
 		return EINVAL;
 	}
-	if (c2e_validate(insns, n, &cerr) < 0) {
+	if (check_prog && c2e_validate_abi(insns, n, (enum c2e_abi)SF_FLAGS_ABI(flags),
+					   &cerr) < 0) {
 		set_msg(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
 		return EINVAL;
 	}
@@ -68,7 +73,7 @@ static int admin_target(const struct sf_admin_attach_req *req, const char *path,
 static void describe_attach(const struct sf_admin_attach_req *req, const char *path,
 			    uint32_t id, struct json_object *o, char *msg, size_t msz)
 {
-	char note[128], target[300];
+	char note[256], target[300];
 
 	json_object_object_add(o, "filter", json_object_new_int64(id));
 	if (path)
@@ -76,7 +81,7 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 	else
 		json_object_object_add(o, "pid", json_object_new_int(req->pid));
 	json_object_object_add(o, "flags", flags_json(req->flags));
-	fallback_note(req->insns, req->n_insns, note, sizeof(note));
+	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
 	if (path)
 		snprintf(target, sizeof(target), "cgroup %s", path);
 	else
@@ -85,12 +90,9 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 	if (req->flags & SF_ATTACH_COMPLAIN)
 		set_msg(msg, msz, "filter %u attached to %s (complain: logged, not enforced)",
 			id, target);
-	else if (note[0])
-		set_msg(msg, msz, "filter %u attached to %s; tier %s cannot reproduce %s: %s",
-			id, target, sf_tier_name(sf_runtime_tier(d.rt)), note,
-			req->flags & SF_ATTACH_FALLBACK_LOG ? "they log and allow" : "they kill");
 	else
-		set_msg(msg, msz, "filter %u attached to %s", id, target);
+		set_msg(msg, msz, "filter %u attached to %s%s%s", id, target,
+			note[0] ? "; " : "", note);
 }
 
 static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int pidfd,
@@ -106,7 +108,7 @@ static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int
 	r = -sf_proto_check_admin_attach(req, n, SF_ATTACH_ADMIN_FLAGS, &path, msg, msz);
 	if (r)
 		return r;
-	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
+	if ((r = validate_msg(req->insns, req->n_insns, req->flags, true, msg, msz)) != 0)
 		return r;
 	if ((r = admin_target(req, path, pidfd, &ident, msg, msz)) != 0)
 		return r;
@@ -163,7 +165,7 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	if ((r = -sf_proto_check_replace(req, n, msg, msz)) != 0)
 		return r;
 	*id = req->filter_id;
-	if ((r = validate_msg(req->insns, req->n_insns, msg, msz)) != 0)
+	if ((r = validate_msg(req->insns, req->n_insns, 0, false, msg, msz)) != 0)
 		return r;
 	prog.len = (unsigned short)req->n_insns;
 	prog.filter = req->insns;

@@ -91,16 +91,6 @@ static int explain_refusal(int r, const struct client *c, pid_t tid, uint32_t fl
 	return -r;
 }
 
-/* What a 2012-interface filter does on this tier that the proposal did
- * not say: execve fails by killing where no LSM hook can refuse it. */
-static void rfc_note(uint32_t flags, char *note, size_t size)
-{
-	note[0] = '\0';
-	if (!(flags & SF_ATTACH_RFC_EXEC) && sf_runtime_tier(d.rt) != SF_TIER_LSM)
-		snprintf(note, size, "tier %s cannot refuse execve with EPERM: "
-			 "an execve kills the caller", sf_tier_name(sf_runtime_tier(d.rt)));
-}
-
 int attach_request(struct client *c, const struct ucred *sender,
 		   struct sf_attach_req *req, uint32_t *filter_id, char *msg, size_t msz)
 {
@@ -109,7 +99,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 	struct sf_target tg = { .process = &c->ident, .self = true,
 				.reply_fd = req->reply_fd };
 	struct c2e_error cerr;
-	char note[128];
+	char note[256];
 	bool admin = false;
 	int r;
 
@@ -135,21 +125,8 @@ int attach_request(struct client *c, const struct ucred *sender,
 	sf_runtime_set_owner(d.rt, *filter_id, sender->uid);
 	if (!admin)
 		limits_account(*filter_id, sender->uid, req->n_insns);
-	if (req->flags & SF_ATTACH_RFC2012)
-		rfc_note(req->flags, note, sizeof(note));
-	else
-		fallback_note(req->insns, req->n_insns, note, sizeof(note));
-	if (note[0] && (req->flags & SF_ATTACH_RFC2012))
-		snprintf(msg, msz, "filter %u attached to thread %d; %s", *filter_id,
-			 tg.tid, note);
-	else if (note[0])
-		snprintf(msg, msz, "filter %u attached to thread %d; tier %s cannot "
-			 "reproduce %s: %s", *filter_id, tg.tid,
-			 sf_tier_name(sf_runtime_tier(d.rt)), note,
-			 req->flags & SF_ATTACH_FALLBACK_LOG ?
-			 "they log and allow (fallback log)" :
-			 "they kill (fallback kill)");
-	else
-		snprintf(msg, msz, "filter %u attached to thread %d", *filter_id, tg.tid);
+	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
+	snprintf(msg, msz, "filter %u attached to thread %d%s%s", *filter_id, tg.tid,
+		 note[0] ? "; " : "", note);
 	return 0;
 }

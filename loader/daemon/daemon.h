@@ -200,9 +200,11 @@ void reply_error_text(int error, const char *msg, char *out, size_t size);
 struct json_object *flags_json(uint32_t flags);
 /* A runtime call's -errno r as the reply's error, with its message. */
 int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz);
-/* On the tracepoint tier, the actions a filter may return that the tier
- * cannot reproduce, for the reply's note ("" when none). */
-void fallback_note(const struct sock_filter *insns, uint32_t n_insns, char *out, size_t size);
+/* For the reply's note ("" when none): on the tracepoint tier, the actions
+ * a filter may return that the tier cannot reproduce and what they do
+ * instead, or for a 2012-interface filter how execve fails. */
+void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags,
+	       char *out, size_t size);
 
 /* ---- eventlog.c --------------------------------------------------------- */
 

@@ -225,6 +225,8 @@ static void show_filter(struct client *c, uint32_t rid, uint32_t id, bool last)
 	r = sf_runtime_filter(d.rt, id, &info, &insns);
 	if (r == 0) {
 		json_object_object_add(fo, "flags", flags_json(info.flags));
+		json_object_object_add(fo, "abi", json_object_new_string(
+			c2e_abi_name((enum c2e_abi)SF_FLAGS_ABI(info.flags))));
 		json_object_object_add(fo, "owner", json_object_new_int64(info.owner));
 		json_object_object_add(fo, "len", json_object_new_int64(info.len));
 	} else {

@@ -82,6 +82,11 @@ struct json_object *flags_json(uint32_t flags)
 		json_object_array_add(a, json_object_new_string("fallback-log"));
 	if (flags & SF_ATTACH_COMPLAIN)
 		json_object_array_add(a, json_object_new_string("complain"));
+	if (flags & SF_FLAG_RFC2012)
+		json_object_array_add(a, json_object_new_string(
+			c2e_abi_name((enum c2e_abi)SF_FLAGS_ABI(flags))));
+	if (flags & SF_FLAG_RFC_EXEC)
+		json_object_array_add(a, json_object_new_string("exec-inheritable"));
 	return a;
 }
 
@@ -112,7 +117,8 @@ int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz)
 	return -r;
 }
 
-void fallback_note(const struct sock_filter *insns, uint32_t n_insns, char *out, size_t size)
+static void fallback_actions(const struct sock_filter *insns, uint32_t n_insns,
+			     char *out, size_t size)
 {
 	static const struct { uint32_t action; const char *name; } gaps[] = {
 		{ SECCOMP_RET_ERRNO, "ERRNO" }, { SECCOMP_RET_TRAP, "TRAP" },
@@ -122,8 +128,6 @@ void fallback_note(const struct sock_filter *insns, uint32_t n_insns, char *out,
 	size_t used = 0, i, g;
 
 	out[0] = '\0';
-	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
-		return;
 	for (i = 0; i < n_insns; i++) {
 		const struct sock_filter *f = &insns[i];
 
@@ -144,4 +148,28 @@ void fallback_note(const struct sock_filter *insns, uint32_t n_insns, char *out,
 	if (ret_a && used < size)
 		used += snprintf(out + used, size - used, "%sRET A (any action)",
 				 used ? ", " : "");
+}
+
+void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags,
+	       char *out, size_t size)
+{
+	const char *tier = sf_tier_name(sf_runtime_tier(d.rt));
+	char actions[128];
+
+	out[0] = '\0';
+	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
+		return;
+	/* A 2012-interface filter only allows or kills; what the proposal
+	 * did not say is how execve fails where no LSM hook can refuse it. */
+	if (flags & SF_ATTACH_RFC2012) {
+		if (!(flags & SF_ATTACH_RFC_EXEC))
+			snprintf(out, size, "tier %s cannot refuse execve with EPERM: "
+				 "an execve kills the caller", tier);
+		return;
+	}
+	fallback_actions(insns, n_insns, actions, sizeof(actions));
+	if (actions[0])
+		snprintf(out, size, "tier %s cannot reproduce %s: %s", tier, actions,
+			 flags & SF_ATTACH_FALLBACK_LOG ? "they log and allow (fallback log)" :
+			 "they kill (fallback kill)");
 }

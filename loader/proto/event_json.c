@@ -87,6 +87,10 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 		json_object_object_add(o, "signal", json_object_new_int(ev->signal));
 	if (ev->flags & SF_FLAG_LOG)
 		json_object_object_add(o, "log_flag", json_object_new_boolean(1));
+	/* A 2012-interface filter decided: it blocks (a kill) or refuses exec. */
+	if (ev->flags & SF_FLAG_RFC2012)
+		json_object_object_add(o, "abi", json_object_new_string(
+			c2e_abi_name((enum c2e_abi)SF_FLAGS_ABI(ev->flags))));
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	len = strlen(s);
 	if (len + 1 > size) {
