@@ -2,6 +2,7 @@
 /* The test runner: runs every registered TEST (or those matching -t),
  * each in a forked child so a crash or a kill fails one test, not the run. */
 #include "harness.h"
+#include "keyhold.h"
 
 #include <fnmatch.h>
 #include <signal.h>
@@ -284,6 +285,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("# kernel %s%s\n", uts.release, test_is_emulated() ? " (emulated)" : "");
+	if (test_is_emulated() && geteuid() == 0) {
+		int err = keyhold_start();
+
+		printf("# sys_enter/sys_exit held enabled for the run%s%s (bpf/keyhold.bpf.c)\n",
+		       err ? ": failed: " : "", err ? strerror(-err) : "");
+	}
 	for (t = tests_head; t; t = t->next) {
 		if (pattern && fnmatch(pattern, t->name, 0) != 0)
 			continue;

@@ -99,8 +99,15 @@ fi
 
 # The 2012 proposal's example, built from the seed patch for this run
 # (tests/test_rfc2012_seed.c; a missing patch is its SKIP).
+# The seed sits beside the checkout (../shared/seeds), or in this
+# workplace's shared directory when the checkout is elsewhere.
+seed_patch=${SF_SEED_PATCH:-}
+for d in "$root/../shared/seeds" /work/shared/seeds; do
+	[[ -z $seed_patch && -r $d/002-patch-documentation-prctl-seccomp-filter.patch ]] &&
+		seed_patch=$d/002-patch-documentation-prctl-seccomp-filter.patch
+done
 if ! tests/seed/build-examples.sh \
-	"${SF_SEED_PATCH:-$root/../shared/seeds/002-patch-documentation-prctl-seccomp-filter.patch}" \
+	"${seed_patch:-$root/../shared/seeds/002-patch-documentation-prctl-seccomp-filter.patch}" \
 	build/seed; then
 	echo "host: FAIL seed-examples"
 	failed=$((failed + 1))

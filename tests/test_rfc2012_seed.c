@@ -166,6 +166,16 @@ TEST(take_seccomp_enforces_bubblewraps_own_seccomp_filter_in_sfilter)
 			 "classic2ebpf asm"))
 		return;
 
+	/* bwrap itself first: it pivots into a new root, which a root that
+	 * is the initramfs (the guest's) does not allow. */
+	snprintf(cmd, sizeof(cmd), "/usr/bin/bwrap --ro-bind / / --dev /dev --proc /proc "
+		 "-- /bin/true");
+	st = sfd_run(argv, true, 120, out, sizeof(out));
+	if (!wstatus_exited_ok(st) && strstr(out, "pivot_root")) {
+		out[strcspn(out, "\n")] = '\0';
+		test_skip("bwrap cannot pivot_root here (a root that is the initramfs): %s", out);
+		return;
+	}
 	snprintf(cmd, sizeof(cmd), "%s --take-seccomp -- /usr/bin/bwrap --ro-bind / / "
 		 "--dev /dev --proc /proc --seccomp 3 -- /bin/echo allowed 3<%s", sfrun, bpf);
 	st = sfd_run(argv, true, 120, out, sizeof(out));
