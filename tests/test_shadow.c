@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shadow mode, hit counts and OCI profiles, end to end through a private
+ * sfilterd (--no-pin) and build/sfctl:
+ *
+ * - A candidate attached with --shadow beside the enforced filter logs
+ *   one event per call where its verdict differs, naming its verdict, the
+ *   enforced one and the classic index of its ret; the task's calls keep
+ *   the enforced verdict. A candidate that agrees (in action, and in the
+ *   data of ERRNO/TRAP/TRACE) logs nothing, also where the chain runs.
+ * - A filter attached with --count: `sfctl show PID --hits` gives each
+ *   ret the number of calls it decided.
+ * - policy-from-log --format oci writes an OCI seccomp profile: parsed
+ *   back with json-c, its fields are the ones OCI runtimes read.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "harness.h"
+#include "daemon.h"
+#include "c2e.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
+#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+#define LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct sock_filter allow_all[] = { STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+/* The candidate: getppid(2) fails with EPERM (ret at 2), the rest runs. */
+static const struct sock_filter deny_getppid[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+/* Enforced: getppid(7) is logged, the rest allowed; not constant for
+ * getppid, so the chain runs for it. */
+static const struct sock_filter log_getppid7[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 3),
+	STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+/* The same verdicts, written otherwise: a candidate that always agrees. */
+static const struct sock_filter log_getppid7_again[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 1, 0),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+/* Counted: getppid at 2, getuid at 4, the rest at 5 (identical rets,
+ * which counting keeps apart). */
+static const struct sock_filter two_rules[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getuid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+/* A process that makes calls on command: 'p' getppid(0), 's' getppid(7),
+ * 'u' getuid; it answers each with 'y' when getppid returned its parent
+ * (the enforced ALLOW or LOG held), 'n' otherwise. */
+struct victim { pid_t pid; int go, rep; };
+
+static bool victim_start(struct victim *v)
+{
+	int go[2], rep[2];
+	pid_t parent = getpid();
+	char c;
+
+	if (pipe(go) || pipe(rep))
+		return false;
+	fflush(stdout);
+	v->pid = fork();
+	if (v->pid < 0)
+		return false;
+	if (v->pid == 0) {
+		close(go[1]);
+		close(rep[0]);
+		while (read(go[0], &c, 1) == 1) {
+			long r = c == 'u' ? (long)syscall(SYS_getuid) :
+				 (long)syscall(SYS_getppid, c == 's' ? 7 : 0);
+			bool ok = c == 'u' || r == parent;
+
+			if (write(rep[1], ok ? "y" : "n", 1) != 1)
+				_exit(98);
+		}
+		_exit(0);
+	}
+	close(go[0]);
+	close(rep[1]);
+	v->go = go[1];
+	v->rep = rep[0];
+	return true;
+}
+
+/* n calls of cmd; true when every one kept the enforced verdict. */
+static bool victim_calls(struct victim *v, char cmd, int n)
+{
+	char c;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (write(v->go, &cmd, 1) != 1 || read(v->rep, &c, 1) != 1 || c != 'y')
+			return false;
+	return true;
+}
+
+/* Ends the victim; true when it exited 0 (it lived through every call). */
+static bool victim_end(struct victim *v)
+{
+	int status;
+
+	close(v->go);
+	close(v->rep);
+	if (waitpid(v->pid, &status, 0) != v->pid)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+static int run(const char *cmd, char *out, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+struct admin { char sfctl[PATH_MAX]; char out[65536]; };
+
+static bool start_admin(struct sfd *dm, struct admin *a)
+{
+	if (geteuid() != 0) {
+		test_skip("needs root");
+		return false;
+	}
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", a->sfctl, sizeof(a->sfctl)) ||
+	    !sfd_find_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin))) {
+		test_skip("no sfctl or sfilterd beside the test runner");
+		return false;
+	}
+	return sfd_start(dm, false);
+}
+
+/* sfctl attach --pid pid of f (saved under the daemon's directory as
+ * name), with extra options; true when sfctl succeeded. */
+static bool attach(struct sfd *dm, struct admin *a, pid_t pid, const char *name,
+		   const struct sock_filter *f, size_t len, const char *extra)
+{
+	char file[256], cmd[PATH_MAX + 512];
+	int rc;
+
+	snprintf(file, sizeof(file), "%s/%s.bpf", dm->dir, name);
+	if (!ASSERT_OK(c2e_save_raw(file, f, len), "save filter"))
+		return false;
+	snprintf(cmd, sizeof(cmd), "%s --socket %s attach --pid %d --filter %s %s 2>&1",
+		 a->sfctl, dm->sock, pid, file, extra);
+	rc = run(cmd, a->out, sizeof(a->out));
+	test_log("%s -> %d: %s", cmd, rc, a->out);
+	return ASSERT_EQ(rc, 0, name);
+}
+
+/* Event lines of the daemon's log with every needle. */
+static int log_count(const struct sfd *dm, const char *n1, const char *n2)
+{
+	FILE *f = fopen(dm->log, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0)
+		if (strstr(line, n1) && (!n2 || strstr(line, n2)))
+			n++;
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/* Waits until the log has want such lines (events reach it a little
+ * later than the calls), then a little more for any extra one. */
+static int log_wait_count(const struct sfd *dm, const char *n1, const char *n2, int want)
+{
+	int i, tries = test_is_emulated() ? 300 : 50;
+
+	for (i = 0; i < tries && log_count(dm, n1, n2) < want; i++)
+		usleep(100000);
+	usleep(200000);
+	return log_count(dm, n1, n2);
+}
+
+TEST(shadow_candidate_that_denies_logs_each_call_and_changes_nothing)
+{
+	struct admin *a = calloc(1, sizeof(*a));
+	struct victim v;
+	char pidkey[32];
+	int n = 5;
+	SFD_AUTO;
+
+	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
+		goto out;
+	if (!attach(&dm, a, v.pid, "allow", allow_all, LEN(allow_all), "") ||
+	    !attach(&dm, a, v.pid, "candidate", deny_getppid, LEN(deny_getppid), "--shadow") ||
+	    !ASSERT_TRUE(strstr(a->out, "shadow") != NULL, "the attach says shadow")) {
+		victim_end(&v);
+		goto out;
+	}
+	ASSERT_TRUE(victim_calls(&v, 'p', n), "getppid still returns the parent");
+	ASSERT_TRUE(victim_calls(&v, 'u', 3), "getuid runs");
+	ASSERT_TRUE(victim_end(&v), "the task lives");
+	snprintf(pidkey, sizeof(pidkey), "\"pid\":%d,", v.pid);
+	ASSERT_EQ(log_wait_count(&dm, pidkey, "\"taken\":\"shadow\"", n), n,
+		  "one shadow event per getppid call, none for getuid");
+	ASSERT_EQ(log_count(&dm, pidkey, "\"taken\":\"shadow\",\"tier\""), n,
+		  "events are JSON with the fields in order");
+	ASSERT_EQ(log_count(&dm, "\"syscall\":\"getppid\"", "\"would\":\"ERRNO(1)\",\"insn\":2,"
+			    "\"enforced\":\"ALLOW\""), n,
+		  "each names the candidate's verdict, its ret at index 2 and what was enforced");
+	ASSERT_EQ(log_count(&dm, pidkey, "\"taken\":\"denied\""), 0, "nothing was denied");
+out:
+	free(a);
+}
+
+TEST(shadow_candidate_that_agrees_logs_nothing)
+{
+	struct admin *a = calloc(1, sizeof(*a));
+	struct victim v;
+	char pidkey[32];
+	SFD_AUTO;
+
+	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
+		goto out;
+	if (!attach(&dm, a, v.pid, "enforced", log_getppid7, LEN(log_getppid7), "") ||
+	    !attach(&dm, a, v.pid, "candidate", log_getppid7_again, LEN(log_getppid7_again),
+		    "--shadow")) {
+		victim_end(&v);
+		goto out;
+	}
+	ASSERT_TRUE(victim_calls(&v, 'p', 4), "getppid(0): both ALLOW");
+	ASSERT_TRUE(victim_calls(&v, 's', 3), "getppid(7): both LOG");
+	ASSERT_TRUE(victim_end(&v), "the task lives");
+	snprintf(pidkey, sizeof(pidkey), "\"pid\":%d,", v.pid);
+	ASSERT_EQ(log_wait_count(&dm, pidkey, "\"taken\":\"logged\"", 3), 3,
+		  "the enforced LOGs (the chain ran)");
+	ASSERT_EQ(log_count(&dm, pidkey, "\"taken\":\"shadow\""), 0,
+		  "no shadow event where the candidate agrees");
+out:
+	free(a);
+}
+
+/* The count `sfctl --json show --hits` gives ret insn of the first filter. */
+static int64_t hits_at(struct json_object *show, int insn)
+{
+	struct json_object *filters, *f, *rets, *r, *v;
+	size_t i;
+
+	if (!json_object_object_get_ex(show, "filters", &filters) ||
+	    !(f = json_object_array_get_idx(filters, 0)) ||
+	    !json_object_object_get_ex(f, "rets", &rets))
+		return -1;
+	for (i = 0; i < json_object_array_length(rets); i++) {
+		r = json_object_array_get_idx(rets, i);
+		if (json_object_object_get_ex(r, "insn", &v) && json_object_get_int(v) == insn &&
+		    json_object_object_get_ex(r, "count", &v))
+			return json_object_get_int64(v);
+	}
+	return -1;
+}
+
+TEST(count_shows_how_often_each_rule_decided)
+{
+	struct admin *a = calloc(1, sizeof(*a));
+	char cmd[PATH_MAX + 256];
+	struct json_object *o = NULL;
+	struct victim v;
+	int k = 7, m = 5;
+	SFD_AUTO;
+
+	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
+		goto out;
+	if (!attach(&dm, a, v.pid, "counted", two_rules, LEN(two_rules), "--count")) {
+		victim_end(&v);
+		goto out;
+	}
+	ASSERT_TRUE(victim_calls(&v, 'p', k), "getppid");
+	ASSERT_TRUE(victim_calls(&v, 'u', m), "getuid");
+	snprintf(cmd, sizeof(cmd), "%s --socket %s --json show %d --hits", a->sfctl, dm.sock,
+		 v.pid);
+	ASSERT_EQ(run(cmd, a->out, sizeof(a->out)), 0, "sfctl show --hits");
+	test_log("%s", a->out);
+	o = json_tokener_parse(a->out);
+	if (ASSERT_OK_PTR(o, "show --json parses")) {
+		ASSERT_EQ(hits_at(o, 2), k, "getppid's ret: K hits");
+		ASSERT_EQ(hits_at(o, 4), m, "getuid's ret: M hits");
+		ASSERT_GE(hits_at(o, 5), 0, "the default ret is listed");
+	}
+	snprintf(cmd, sizeof(cmd), "%s --socket %s show %d --hits", a->sfctl, dm.sock, v.pid);
+	ASSERT_EQ(run(cmd, a->out, sizeof(a->out)), 0, "sfctl show --hits (text)");
+	test_log("%s", a->out);
+	ASSERT_TRUE(strstr(a->out, "hits per rule") != NULL, "text lists the hits");
+	ASSERT_TRUE(victim_end(&v), "the task lives");
+out:
+	json_object_put(o);
+	free(a);
+}
+
+/* The value of key in o as a string ("" when absent). */
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+TEST(policy_from_log_writes_an_oci_profile)
+{
+	char sfctl[PATH_MAX], dir[] = "/tmp/sftest-oci-XXXXXX", path[128], cmd[PATH_MAX * 2];
+	struct json_object *o, *arr, *rule, *names, *inc;
+	FILE *f;
+
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+		test_skip("no sfctl beside the test runner");
+		return;
+	}
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	snprintf(path, sizeof(path), "%s/log.jsonl", dir);
+	f = fopen(path, "w");
+	/* getpid on all three ABIs, write on x86-64 only, getppid (64) on
+	 * i386 only, and another pid's mkdir. */
+	fprintf(f, "{\"sfilterd\":\"start\",\"pid\":1}\n"
+		"{\"pid\":77,\"nr\":39,\"arch\":\"x86_64\"}\n{\"pid\":77,\"nr\":1,\"arch\":\"x86_64\"}\n"
+		"{\"pid\":77,\"nr\":20,\"arch\":\"i386\"}\n{\"pid\":77,\"nr\":64,\"arch\":\"i386\"}\n"
+		"{\"pid\":77,\"nr\":%d,\"arch\":\"x32\"}\n{\"pid\":78,\"nr\":83,\"arch\":\"x86_64\"}\n",
+		0x40000000 | 39);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 --default 'ERRNO(13)' "
+		 "--format oci -o %s/p >/dev/null", sfctl, path, dir);
+	ASSERT_EQ(system(cmd), 0, "policy-from-log --format oci");
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	o = json_object_from_file(path);
+	if (!ASSERT_OK_PTR(o, "p.json is JSON"))
+		goto out;
+	ASSERT_STREQ(str_of(o, "defaultAction"), "SCMP_ACT_ERRNO", "defaultAction");
+	ASSERT_STREQ(str_of(o, "defaultErrnoRet"), "13", "defaultErrnoRet");
+	ASSERT_TRUE(json_object_object_get_ex(o, "architectures", &arr) &&
+		    json_object_array_length(arr) == 3, "three architectures");
+	ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(arr, 0)),
+		     "SCMP_ARCH_X86_64", "x86-64 first");
+	ASSERT_TRUE(json_object_object_get_ex(o, "syscalls", &arr) &&
+		    json_object_array_length(arr) == 3, "three rules: every arch, x86-64, i386");
+	rule = json_object_array_get_idx(arr, 0);
+	ASSERT_STREQ(str_of(rule, "action"), "SCMP_ACT_ALLOW", "rules allow");
+	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
+		    json_object_array_length(names) == 1 &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getpid"),
+		    "getpid, seen everywhere");
+	ASSERT_FALSE(json_object_object_get_ex(rule, "includes", NULL), "on every arch");
+	rule = json_object_array_get_idx(arr, 2);
+	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getppid"),
+		    "getppid, seen on i386");
+	ASSERT_TRUE(json_object_object_get_ex(rule, "includes", &inc) &&
+		    !strcmp(json_object_to_json_string_ext(inc, JSON_C_TO_STRING_PLAIN),
+			    "{\"arches\":[\"SCMP_ARCH_X86\"]}"), "only where it was seen");
+	ASSERT_TRUE(strstr(json_object_to_json_string(o), "mkdir") == NULL,
+		    "another pid's calls are not in it");
+	json_object_put(o);
+out:
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) { /* best effort */ }
+}
