@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Shadow mode, hit counts and OCI profiles, end to end through a private
+ * Shadow mode and hit counts, end to end through a private
  * sfilterd (--no-pin) and build/sfctl:
  *
  * - A candidate attached with --shadow beside the enforced filter logs
@@ -10,8 +10,6 @@
  *   data of ERRNO/TRAP/TRACE) logs nothing, also where the chain runs.
  * - A filter attached with --count: `sfctl show PID --hits` gives each
  *   ret the number of calls it decided.
- * - policy-from-log --format oci writes an OCI seccomp profile: parsed
- *   back with json-c, its fields are the ones OCI runtimes read.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -132,21 +130,21 @@ static bool victim_end(struct victim *v)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-static int run(const char *cmd, char *out, size_t size)
-{
-	FILE *p = popen(cmd, "r");
-	size_t n = 0;
-	int st;
-
-	if (!p)
-		return -1;
-	n = fread(out, 1, size - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 struct admin { char sfctl[PATH_MAX]; char out[65536]; };
+
+/* sfctl --socket SOCK ARGS... (at most 8), its stdout and stderr into
+ * a->out; its exit code, or -1. */
+static int sfctl(struct admin *a, const struct sfd *dm, const char *const args[])
+{
+	const char *argv[12] = { a->sfctl, "--socket", dm->sock };
+	int i, st;
+
+	for (i = 0; args[i] && i < 8; i++)
+		argv[3 + i] = args[i];
+	st = sfd_run(argv, true, 30, a->out, sizeof(a->out));
+	test_log("sfctl %s %s -> %d: %s", args[0], args[1] ? args[1] : "", st, a->out);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 static bool start_admin(struct sfd *dm, struct admin *a)
 {
@@ -163,21 +161,18 @@ static bool start_admin(struct sfd *dm, struct admin *a)
 }
 
 /* sfctl attach --pid pid of f (saved under the daemon's directory as
- * name), with extra options; true when sfctl succeeded. */
+ * name), with one extra option (or NULL); true when sfctl succeeded. */
 static bool attach(struct sfd *dm, struct admin *a, pid_t pid, const char *name,
 		   const struct sock_filter *f, size_t len, const char *extra)
 {
-	char file[256], cmd[PATH_MAX + 512];
-	int rc;
+	char file[256], spid[16];
+	const char *args[] = { "attach", "--pid", spid, "--filter", file, extra, NULL };
 
 	snprintf(file, sizeof(file), "%s/%s.bpf", dm->dir, name);
+	snprintf(spid, sizeof(spid), "%d", pid);
 	if (!ASSERT_OK(c2e_save_raw(file, f, len), "save filter"))
 		return false;
-	snprintf(cmd, sizeof(cmd), "%s --socket %s attach --pid %d --filter %s %s 2>&1",
-		 a->sfctl, dm->sock, pid, file, extra);
-	rc = run(cmd, a->out, sizeof(a->out));
-	test_log("%s -> %d: %s", cmd, rc, a->out);
-	return ASSERT_EQ(rc, 0, name);
+	return ASSERT_EQ(sfctl(a, dm, args), 0, name);
 }
 
 /* Event lines of the daemon's log with every needle. */
@@ -220,7 +215,7 @@ TEST(shadow_candidate_that_denies_logs_each_call_and_changes_nothing)
 
 	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
-	if (!attach(&dm, a, v.pid, "allow", allow_all, LEN(allow_all), "") ||
+	if (!attach(&dm, a, v.pid, "allow", allow_all, LEN(allow_all), NULL) ||
 	    !attach(&dm, a, v.pid, "candidate", deny_getppid, LEN(deny_getppid), "--shadow") ||
 	    !ASSERT_TRUE(strstr(a->out, "shadow") != NULL, "the attach says shadow")) {
 		victim_end(&v);
@@ -251,7 +246,7 @@ TEST(shadow_candidate_that_agrees_logs_nothing)
 
 	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
-	if (!attach(&dm, a, v.pid, "enforced", log_getppid7, LEN(log_getppid7), "") ||
+	if (!attach(&dm, a, v.pid, "enforced", log_getppid7, LEN(log_getppid7), NULL) ||
 	    !attach(&dm, a, v.pid, "candidate", log_getppid7_again, LEN(log_getppid7_again),
 		    "--shadow")) {
 		victim_end(&v);
@@ -291,7 +286,8 @@ static int64_t hits_at(struct json_object *show, int insn)
 TEST(count_shows_how_often_each_rule_decided)
 {
 	struct admin *a = calloc(1, sizeof(*a));
-	char cmd[PATH_MAX + 256];
+	char spid[16];
+	const char *json_args[] = { "--json", "show", spid, "--hits", NULL };
 	struct json_object *o = NULL;
 	struct victim v;
 	int k = 7, m = 5;
@@ -305,89 +301,18 @@ TEST(count_shows_how_often_each_rule_decided)
 	}
 	ASSERT_TRUE(victim_calls(&v, 'p', k), "getppid");
 	ASSERT_TRUE(victim_calls(&v, 'u', m), "getuid");
-	snprintf(cmd, sizeof(cmd), "%s --socket %s --json show %d --hits", a->sfctl, dm.sock,
-		 v.pid);
-	ASSERT_EQ(run(cmd, a->out, sizeof(a->out)), 0, "sfctl show --hits");
-	test_log("%s", a->out);
+	snprintf(spid, sizeof(spid), "%d", v.pid);
+	ASSERT_EQ(sfctl(a, &dm, json_args), 0, "sfctl --json show --hits");
 	o = json_tokener_parse(a->out);
 	if (ASSERT_OK_PTR(o, "show --json parses")) {
 		ASSERT_EQ(hits_at(o, 2), k, "getppid's ret: K hits");
 		ASSERT_EQ(hits_at(o, 4), m, "getuid's ret: M hits");
 		ASSERT_GE(hits_at(o, 5), 0, "the default ret is listed");
 	}
-	snprintf(cmd, sizeof(cmd), "%s --socket %s show %d --hits", a->sfctl, dm.sock, v.pid);
-	ASSERT_EQ(run(cmd, a->out, sizeof(a->out)), 0, "sfctl show --hits (text)");
-	test_log("%s", a->out);
+	ASSERT_EQ(sfctl(a, &dm, json_args + 1), 0, "sfctl show --hits (text)");
 	ASSERT_TRUE(strstr(a->out, "hits per rule") != NULL, "text lists the hits");
 	ASSERT_TRUE(victim_end(&v), "the task lives");
 out:
 	json_object_put(o);
 	free(a);
-}
-
-/* The value of key in o as a string ("" when absent). */
-static const char *str_of(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
-}
-
-TEST(policy_from_log_writes_an_oci_profile)
-{
-	char sfctl[PATH_MAX], dir[] = "/tmp/sftest-oci-XXXXXX", path[128], cmd[PATH_MAX * 2];
-	struct json_object *o, *arr, *rule, *names, *inc;
-	FILE *f;
-
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
-		return;
-	}
-	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
-		return;
-	snprintf(path, sizeof(path), "%s/log.jsonl", dir);
-	f = fopen(path, "w");
-	/* getpid on all three ABIs, write on x86-64 only, getppid (64) on
-	 * i386 only, and another pid's mkdir. */
-	fprintf(f, "{\"sfilterd\":\"start\",\"pid\":1}\n"
-		"{\"pid\":77,\"nr\":39,\"arch\":\"x86_64\"}\n{\"pid\":77,\"nr\":1,\"arch\":\"x86_64\"}\n"
-		"{\"pid\":77,\"nr\":20,\"arch\":\"i386\"}\n{\"pid\":77,\"nr\":64,\"arch\":\"i386\"}\n"
-		"{\"pid\":77,\"nr\":%d,\"arch\":\"x32\"}\n{\"pid\":78,\"nr\":83,\"arch\":\"x86_64\"}\n",
-		0x40000000 | 39);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 --default 'ERRNO(13)' "
-		 "--format oci -o %s/p >/dev/null", sfctl, path, dir);
-	ASSERT_EQ(system(cmd), 0, "policy-from-log --format oci");
-	snprintf(path, sizeof(path), "%s/p.json", dir);
-	o = json_object_from_file(path);
-	if (!ASSERT_OK_PTR(o, "p.json is JSON"))
-		goto out;
-	ASSERT_STREQ(str_of(o, "defaultAction"), "SCMP_ACT_ERRNO", "defaultAction");
-	ASSERT_STREQ(str_of(o, "defaultErrnoRet"), "13", "defaultErrnoRet");
-	ASSERT_TRUE(json_object_object_get_ex(o, "architectures", &arr) &&
-		    json_object_array_length(arr) == 3, "three architectures");
-	ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(arr, 0)),
-		     "SCMP_ARCH_X86_64", "x86-64 first");
-	ASSERT_TRUE(json_object_object_get_ex(o, "syscalls", &arr) &&
-		    json_object_array_length(arr) == 3, "three rules: every arch, x86-64, i386");
-	rule = json_object_array_get_idx(arr, 0);
-	ASSERT_STREQ(str_of(rule, "action"), "SCMP_ACT_ALLOW", "rules allow");
-	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
-		    json_object_array_length(names) == 1 &&
-		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getpid"),
-		    "getpid, seen everywhere");
-	ASSERT_FALSE(json_object_object_get_ex(rule, "includes", NULL), "on every arch");
-	rule = json_object_array_get_idx(arr, 2);
-	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
-		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getppid"),
-		    "getppid, seen on i386");
-	ASSERT_TRUE(json_object_object_get_ex(rule, "includes", &inc) &&
-		    !strcmp(json_object_to_json_string_ext(inc, JSON_C_TO_STRING_PLAIN),
-			    "{\"arches\":[\"SCMP_ARCH_X86\"]}"), "only where it was seen");
-	ASSERT_TRUE(strstr(json_object_to_json_string(o), "mkdir") == NULL,
-		    "another pid's calls are not in it");
-	json_object_put(o);
-out:
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd)) { /* best effort */ }
 }
