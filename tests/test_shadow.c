@@ -9,7 +9,8 @@
  *   the enforced verdict. A candidate that agrees (in action, and in the
  *   data of ERRNO/TRAP/TRACE) logs nothing, also where the chain runs.
  * - A filter attached with --count: `sfctl show PID --hits` gives each
- *   ret the number of calls it decided.
+ *   ret the number of calls it decided, also after the daemon was killed
+ *   and a new one adopted its pins.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,6 +19,7 @@
 #include "daemon.h"
 #include "c2e.h"
 
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
@@ -80,7 +82,9 @@ static bool victim_start(struct victim *v)
 	pid_t parent = getpid();
 	char c;
 
-	if (pipe(go) || pipe(rep))
+	/* Close-on-exec: a daemon started later (a restart) must not hold
+	 * the ends that tell the victim to exit. */
+	if (pipe2(go, O_CLOEXEC) || pipe2(rep, O_CLOEXEC))
 		return false;
 	fflush(stdout);
 	v->pid = fork();
@@ -146,7 +150,7 @@ static int sfctl(struct admin *a, const struct sfd *dm, const char *const args[]
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static bool start_admin(struct sfd *dm, struct admin *a)
+static bool start_admin(struct sfd *dm, struct admin *a, bool pin)
 {
 	if (geteuid() != 0) {
 		test_skip("needs root");
@@ -157,7 +161,7 @@ static bool start_admin(struct sfd *dm, struct admin *a)
 		test_skip("no sfctl or sfilterd beside the test runner");
 		return false;
 	}
-	return sfd_start(dm, false);
+	return sfd_start(dm, pin);
 }
 
 /* sfctl attach --pid pid of f (saved under the daemon's directory as
@@ -213,7 +217,7 @@ TEST(shadow_candidate_that_denies_logs_each_call_and_changes_nothing)
 	int n = 5;
 	SFD_AUTO;
 
-	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
+	if (!a || !start_admin(&dm, a, false) || !ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
 	if (!attach(&dm, a, v.pid, "allow", allow_all, LEN(allow_all), NULL) ||
 	    !attach(&dm, a, v.pid, "candidate", deny_getppid, LEN(deny_getppid), "--shadow") ||
@@ -244,7 +248,7 @@ TEST(shadow_candidate_that_agrees_logs_nothing)
 	char pidkey[32];
 	SFD_AUTO;
 
-	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
+	if (!a || !start_admin(&dm, a, false) || !ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
 	if (!attach(&dm, a, v.pid, "enforced", log_getppid7, LEN(log_getppid7), NULL) ||
 	    !attach(&dm, a, v.pid, "candidate", log_getppid7_again, LEN(log_getppid7_again),
@@ -283,7 +287,10 @@ static int64_t hits_at(struct json_object *show, int insn)
 	return -1;
 }
 
-TEST(count_shows_how_often_each_rule_decided)
+/* K getppid and M getuid calls under a counted filter, then show --hits;
+ * restart: the daemon is SIGKILLed between the two and a new one adopts
+ * its pins (the counters and which filter has which go on). */
+static void count_and_show(bool restart)
 {
 	struct admin *a = calloc(1, sizeof(*a));
 	char spid[16];
@@ -293,13 +300,17 @@ TEST(count_shows_how_often_each_rule_decided)
 	int k = 7, m = 5;
 	SFD_AUTO;
 
-	if (!a || !start_admin(&dm, a) || !ASSERT_TRUE(victim_start(&v), "victim"))
+	if (!a || !start_admin(&dm, a, restart) || !ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
 	if (!attach(&dm, a, v.pid, "counted", two_rules, LEN(two_rules), "--count")) {
 		victim_end(&v);
 		goto out;
 	}
 	ASSERT_TRUE(victim_calls(&v, 'p', k), "getppid");
+	if (restart) {
+		sfd_signal(&dm, SIGKILL);
+		ASSERT_TRUE(sfd_restart(&dm), "a new daemon adopts the pins");
+	}
 	ASSERT_TRUE(victim_calls(&v, 'u', m), "getuid");
 	snprintf(spid, sizeof(spid), "%d", v.pid);
 	ASSERT_EQ(sfctl(a, &dm, json_args), 0, "sfctl --json show --hits");
@@ -315,4 +326,14 @@ TEST(count_shows_how_often_each_rule_decided)
 out:
 	json_object_put(o);
 	free(a);
+}
+
+TEST(count_shows_how_often_each_rule_decided)
+{
+	count_and_show(false);
+}
+
+TEST(count_goes_on_across_a_daemon_restart)
+{
+	count_and_show(true);
 }
