@@ -60,6 +60,34 @@ static const struct sock_filter log_getppid7_again[] = {
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG),
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
+/* Enforced: getppid(7) fails with EPERM, the rest runs; and candidates
+ * that say the same otherwise, or fail it with ENOENT (its ret at 5). */
+static const struct sock_filter errno_getppid7[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 3),
+	STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+static const struct sock_filter errno_getppid7_again[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 1, 0),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+static const struct sock_filter errno2_getppid7[] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 16),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, 7, 1, 0),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 2),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
 /* Counted: getppid at 2, getuid at 4, the rest at 5 (identical rets,
  * which counting keeps apart). */
 static const struct sock_filter two_rules[] = {
@@ -72,8 +100,10 @@ static const struct sock_filter two_rules[] = {
 };
 
 /* A process that makes calls on command: 'p' getppid(0), 's' getppid(7),
- * 'u' getuid; it answers each with 'y' when getppid returned its parent
- * (the enforced ALLOW or LOG held), 'n' otherwise. */
+ * 'u' getuid, 'e' getppid(7) whatever it returns (a denied call: EPERM on
+ * the lsm tier, logged and run with --fallback log on the tracepoint
+ * tier); it answers each with 'y' when getppid returned its parent (the
+ * enforced ALLOW or LOG held) or need not, 'n' otherwise. */
 struct victim { pid_t pid; int go, rep; };
 
 static bool victim_start(struct victim *v)
@@ -95,8 +125,8 @@ static bool victim_start(struct victim *v)
 		close(rep[0]);
 		while (read(go[0], &c, 1) == 1) {
 			long r = c == 'u' ? (long)syscall(SYS_getuid) :
-				 (long)syscall(SYS_getppid, c == 's' ? 7 : 0);
-			bool ok = c == 'u' || r == parent;
+				 (long)syscall(SYS_getppid, c == 's' || c == 'e' ? 7 : 0);
+			bool ok = c == 'u' || c == 'e' || r == parent;
 
 			if (write(rep[1], ok ? "y" : "n", 1) != 1)
 				_exit(98);
@@ -264,6 +294,46 @@ TEST(shadow_candidate_that_agrees_logs_nothing)
 		  "the enforced LOGs (the chain ran)");
 	ASSERT_EQ(log_count(&dm, pidkey, "\"taken\":\"shadow\""), 0,
 		  "no shadow event where the candidate agrees");
+out:
+	free(a);
+}
+
+/* Same action, other errno: a difference; same errno: none. Both
+ * candidates beside the same enforced filter, each on a task of its own. */
+TEST(shadow_compares_the_errno_too)
+{
+	struct admin *a = calloc(1, sizeof(*a));
+	struct victim v, w;
+	char pidkey[32];
+	SFD_AUTO;
+
+	if (!a || !start_admin(&dm, a, false) || !ASSERT_TRUE(victim_start(&v), "victim") ||
+	    !ASSERT_TRUE(victim_start(&w), "victim w"))
+		goto out;
+	if (!attach(&dm, a, v.pid, "enforced", errno_getppid7, LEN(errno_getppid7),
+		    "--fallback=log") ||
+	    !attach(&dm, a, v.pid, "other-errno", errno2_getppid7, LEN(errno2_getppid7),
+		    "--shadow") ||
+	    !attach(&dm, a, w.pid, "enforced", errno_getppid7, LEN(errno_getppid7),
+		    "--fallback=log") ||
+	    !attach(&dm, a, w.pid, "same-errno", errno_getppid7_again,
+		    LEN(errno_getppid7_again), "--shadow")) {
+		victim_end(&w);
+		victim_end(&v);
+		goto out;
+	}
+	ASSERT_TRUE(victim_calls(&v, 'e', 3) && victim_calls(&v, 'p', 2), "v's calls");
+	ASSERT_TRUE(victim_calls(&w, 'e', 3) && victim_calls(&w, 'p', 2), "w's calls");
+	/* w, forked later, holds v's pipe ends too: it ends first. */
+	ASSERT_TRUE(victim_end(&w) && victim_end(&v), "both live");
+	snprintf(pidkey, sizeof(pidkey), "\"pid\":%d,", v.pid);
+	ASSERT_EQ(log_wait_count(&dm, pidkey, "\"taken\":\"shadow\"", 3), 3,
+		  "ERRNO(2) where ERRNO(1) is enforced: an event per call");
+	ASSERT_EQ(log_count(&dm, pidkey, "\"would\":\"ERRNO(2)\",\"insn\":5,"
+			    "\"enforced\":\"ERRNO(1)\""), 3, "naming both errnos and the ret");
+	snprintf(pidkey, sizeof(pidkey), "\"pid\":%d,", w.pid);
+	ASSERT_EQ(log_count(&dm, pidkey, "\"taken\":\"shadow\""), 0,
+		  "the same errno: no event");
 out:
 	free(a);
 }
