@@ -11,6 +11,9 @@
  *               and then checks args[0] (so no action cache can skip it),
  *               through sfilter
  *   seccomp-300 the same, kernel seccomp
+ *   sf-16-count the 16-instruction filter attached with SF_ATTACH_COUNT
+ *   sf-16-shadow the 16-instruction filter, and the same again as a shadow
+ *               candidate (it agrees: the cost of running and comparing it)
  *
  * Variants are INTERLEAVED: every round runs each of them in turn for the
  * same number of calls, so drift of the shared machine hits all of them
@@ -20,7 +23,8 @@
  *   phase "bare"    nothing attached: none, seccomp-16, seccomp-300
  *   phase "floor"   the floor program only: floor
  *   phase "runtime" the runtime only (opened for the phase, closed after;
- *                   closing unconfines): untracked, sf-16, sf-300
+ *                   closing unconfines): untracked, sf-16, sf-300,
+ *                   sf-16-count, sf-16-shadow
  * Phases alternate order between rounds.
  *
  * Every figure comes from a worker process (a fork of this one) that runs
@@ -100,9 +104,10 @@ static struct sock_fprog p300 = { BENCH_F300_LEN, f300 };
 
 /* ---- workers ------------------------------------------------------------------ */
 
-enum { W_PLAIN, W_K16, W_K300, W_S16, W_S300, W_COUNT };
+enum { W_PLAIN, W_K16, W_K300, W_S16, W_S300, W_S16C, W_S16S, W_COUNT };
 static const char *const worker_names[W_COUNT] = {
-	"plain", "seccomp-16", "seccomp-300", "sf-16", "sf-300" };
+	"plain", "seccomp-16", "seccomp-300", "sf-16", "sf-300", "sf-16-count",
+	"sf-16-shadow" };
 static struct bench_worker workers[W_COUNT];
 
 /* arg: the struct sock_fprog to install with seccomp(2), or NULL. A request
@@ -154,9 +159,11 @@ static double measure(struct bench_worker *w, long n)
 
 /* ---- the variants ------------------------------------------------------------- */
 
-enum { V_NONE, V_FLOOR, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_COUNT };
+enum { V_NONE, V_FLOOR, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_SF16C, V_SF16S,
+       V_COUNT };
 static const char *const vnames[V_COUNT] = {
-	"none", "floor", "untracked", "sf-16", "seccomp-16", "sf-300", "seccomp-300" };
+	"none", "floor", "untracked", "sf-16", "seccomp-16", "sf-300", "seccomp-300",
+	"sf-16-count", "sf-16-shadow" };
 static const char *const vdesc[V_COUNT] = {
 	"no program attached",
 	"empty tp_btf/sys_enter program",
@@ -165,6 +172,8 @@ static const char *const vdesc[V_COUNT] = {
 	"16-insn filter, kernel seccomp",
 	"300-rule allowlist, end case, sfilter",
 	"300-rule allowlist, end case, kernel seccomp",
+	"16-insn filter, sfilter, --count",
+	"16-insn filter, sfilter, and itself as a --shadow candidate",
 };
 
 static double res[V_COUNT][MAX_ROUNDS];
@@ -237,6 +246,12 @@ static int phase_runtime(int r, long n)
 	if (!err)
 		err = sf_runtime_attach(rt, workers[W_S300].pid, &p300, 0, &id, NULL);
 	attach_ms[r] = (bench_now_ns() - t0) / 2e6;
+	if (!err)
+		err = sf_runtime_attach(rt, workers[W_S16C].pid, &p16, SF_ATTACH_COUNT, &id, NULL);
+	if (!err)
+		err = sf_runtime_attach(rt, workers[W_S16S].pid, &p16, 0, &id, NULL);
+	if (!err)
+		err = sf_runtime_attach(rt, workers[W_S16S].pid, &p16, SF_ATTACH_SHADOW, &id, NULL);
 	if (err) {
 		fprintf(stderr, "syscall_cost: sf_runtime_attach: %d (%s)\n", err,
 			strerror(err < 0 ? -err : 0));
@@ -248,6 +263,8 @@ static int phase_runtime(int r, long n)
 	res[V_UNTRACKED][r] = measure(&workers[W_PLAIN], n);
 	res[V_SF16][r] = measure(&workers[W_S16], n);
 	res[V_SF300][r] = measure(&workers[W_S300], n);
+	res[V_SF16C][r] = measure(&workers[W_S16C], n);
+	res[V_SF16S][r] = measure(&workers[W_S16S], n);
 	sf_runtime_close(rt);
 	return 0;
 }
@@ -284,7 +301,8 @@ int main(int argc, char **argv)
 	}
 	if (worker_start(W_PLAIN, NULL) || worker_start(W_K16, &p16) ||
 	    worker_start(W_K300, &p300) || worker_start(W_S16, NULL) ||
-	    worker_start(W_S300, NULL)) {
+	    worker_start(W_S300, NULL) || worker_start(W_S16C, NULL) ||
+	    worker_start(W_S16S, NULL)) {
 		fprintf(stderr, "syscall_cost: start workers: %s\n", strerror(errno));
 		return 1;
 	}
@@ -346,7 +364,9 @@ int main(int argc, char **argv)
 		}
 		printf("| task storage per tracked task (sizeof(struct sf_task)) | %zu bytes | | <= 64 | %s |\n",
 		       sizeof(struct sf_task), sizeof(struct sf_task) <= 64 ? "met" : "missed");
-		printf("\nfloor / none %.3f, untracked / none %.3f; "
+		printf("\nsf-16-count / sf-16 %.3f, sf-16-shadow / sf-16 %.3f\n",
+		       paired_ratio(V_SF16C, V_SF16, rounds), paired_ratio(V_SF16S, V_SF16, rounds));
+		printf("floor / none %.3f, untracked / none %.3f; "
 		       "runtime open %.0f ms median, attach %.1f ms median per filter\n",
 		       paired_ratio(V_FLOOR, V_NONE, rounds),
 		       paired_ratio(V_UNTRACKED, V_NONE, rounds),

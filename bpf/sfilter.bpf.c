@@ -173,6 +173,14 @@ struct {
 	__uint(max_entries, 1 << 20);
 } sf_events SEC(".maps");
 
+/* Written by chain programs of counted filters only (SF_FLAG_COUNT). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SF_HITS_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} sf_hits SEC(".maps");
+
 static __always_inline bool task_compat(struct task_struct *t)
 {
 	return t->thread_info.status & SF_TS_COMPAT;
@@ -297,6 +305,7 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 			s->filter_id = c->filter_id;
 			s->flags = c->flags;
 			s->cfilter_id = 0;
+			s->sfilter_id = 0;
 			bpf_tail_call(ctx, &sf_progs, SF_SLOT_ENFORCE);
 			goto fail;
 		}
@@ -371,7 +380,8 @@ int BPF_PROG(sf_reply_exit_tp, struct pt_regs *regs, long ret)
 static __always_inline void emit_event_v(struct task_struct *t,
 					 struct pt_regs *regs, long id,
 					 __u32 ret, __u32 filter_id, __u16 flags,
-					 __u16 taken, __u16 err, __u8 sig)
+					 __u16 taken, __u16 err, __u8 sig,
+					 __u32 enforced, __u32 insn)
 {
 	struct sf_event *e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
 
@@ -413,11 +423,14 @@ static __always_inline void emit_event_v(struct task_struct *t,
 	e->err = err;
 	e->signal = sig;
 	__builtin_memset(e->pad, 0, sizeof(e->pad));
+	e->enforced = enforced;
+	e->insn = insn;
 	bpf_ringbuf_submit(e, 0);
 }
 
 #define emit_event(t, regs, id, s, taken, err, sig) \
-	emit_event_v(t, regs, id, (s)->ret, (s)->filter_id, (s)->flags, taken, err, sig)
+	emit_event_v(t, regs, id, (s)->ret, (s)->filter_id, (s)->flags, taken, err, \
+		     sig, (s)->ret, SF_INSN_NONE)
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
@@ -432,8 +445,16 @@ int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
 	if (s->cfilter_id) {
 		/* A complain filter would have decided otherwise: log only. */
 		emit_event_v(t, regs, id, s->cret, s->cfilter_id,
-			     SF_FLAG_COMPLAIN, SF_TAKEN_COMPLAIN, 0, 0);
+			     SF_FLAG_COMPLAIN, SF_TAKEN_COMPLAIN, 0, 0, s->ret,
+			     SF_INSN_NONE);
 		s->cfilter_id = 0;
+	}
+	if (s->sfilter_id) {
+		/* A shadow filter would have decided otherwise than what is
+		 * enforced below: log only. */
+		emit_event_v(t, regs, id, s->sret, s->sfilter_id,
+			     SF_FLAG_SHADOW, SF_TAKEN_SHADOW, 0, 0, s->ret, s->sinsn);
+		s->sfilter_id = 0;
 	}
 	ret = s->ret;
 	action = ret & RET_ACTION_FULL;

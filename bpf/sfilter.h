@@ -27,8 +27,10 @@
  * 4: sf_task.armed_fd, guarded pending entries, sf_orphans, sf_tsync.
  * 5: the reply's recv decides the arm at its exit (sf_reply_exit).
  * 6: 2012-interface filters (SF_FLAG_RFC*, SF_GUARD_IMAGE/CAP), i386
- *    reply recvs (sf_reply_exit_i386). */
-#define SF_ABI_VERSION  6
+ *    reply recvs (sf_reply_exit_i386).
+ * 7: shadow filters (sf_task.s*, sf_event.enforced/insn, SF_TAKEN_SHADOW),
+ *    hit counts (sf_hits). */
+#define SF_ABI_VERSION  7
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -64,10 +66,24 @@
 #define SF_FLAG_RFC_I386     0x800
 #define SF_FLAG_RFC_EXEC     0x1000
 #define SF_FLAGS_RFC   (SF_FLAG_RFC2012 | SF_FLAG_RFC_I386 | SF_FLAG_RFC_EXEC)
+/* A candidate filter run beside the enforced ones: it never decides; a
+ * verdict that differs from the one enforced is logged with the classic
+ * index of the candidate's ret (admin). */
+#define SF_FLAG_SHADOW       0x2000
+/* Count, per CPU, how often each of the filter's rets is taken (sf_hits,
+ * from the base the runtime gives the filter); the chain then skips the
+ * action table (admin). */
+#define SF_FLAG_COUNT        0x4000
+/* Neither applies to a 2012-interface filter, and shadow excludes complain. */
+#define SF_FLAGS_SIDE_OK(f) (!((f) & (SF_FLAG_SHADOW | SF_FLAG_COUNT)) || \
+			     (!((f) & SF_FLAG_RFC2012) && \
+			      ((f) & (SF_FLAG_SHADOW | SF_FLAG_COMPLAIN)) != \
+			      (SF_FLAG_SHADOW | SF_FLAG_COMPLAIN)))
 /* What sf_attach() may ask, what sf_prctl_attach() may add, and what an
  * admin may ask. */
 #define SF_FLAGS_SELF  (SF_FLAG_TSYNC | SF_FLAG_LOG | SF_FLAG_FALLBACK_LOG)
-#define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN | SF_FLAGS_RFC)
+#define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN | SF_FLAGS_RFC | \
+			SF_FLAG_SHADOW | SF_FLAG_COUNT)
 /* The filter ABI of a filter's flags: 0 seccomp_data, 1 x86-64 user_regs,
  * 2 i386 user_regs (classic2ebpf's enum c2e_abi, asserted in the runtime). */
 #define SF_FLAGS_ABI(f) (!((f) & SF_FLAG_RFC2012) ? 0 : ((f) & SF_FLAG_RFC_I386) ? 2 : 1)
@@ -75,7 +91,7 @@
 #define SF_FLAGS_RFC_OK(f) (((f) & SF_FLAG_RFC2012) || !((f) & SF_FLAGS_RFC))
 
 /*
- * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (32 bytes). A task
+ * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (48 bytes). A task
  * has an entry once it has been given a chain (or inherited one); the
  * entry goes away with the task.
  */
@@ -96,6 +112,11 @@ struct sf_task {
 			    reply) still runs under the old chain; any other
 			    call runs under this one. 0 = none. */
 	__s32 armed_fd;  /* the caller's socket to sfilterd */
+	__u32 sret;      /* a shadow filter's verdict that differs from ret */
+	__u32 sfilter_id;/* that shadow filter; 0: no shadow event pending
+			    (cleared by sf_enforce) */
+	__u32 sinsn;     /* the classic index of its ret */
+	__u32 pad;
 };
 
 /* x86_64 and i386 numbers of the calls sf_attach() waits for its reply in
@@ -128,6 +149,8 @@ enum sf_taken {
 	SF_TAKEN_FALLBACK_KILLED = 4,/* tracepoint tier, fallback kill */
 	SF_TAKEN_FALLBACK_LOGGED = 5,/* tracepoint tier, fallback log: allowed */
 	SF_TAKEN_COMPLAIN = 6,       /* complain filter: logged, not enforced */
+	SF_TAKEN_SHADOW = 7,         /* shadow filter: would have decided ret
+					where enforced was decided */
 };
 
 /* Tier values as the BPF side reports them (runtime.h's enum sf_tier). */
@@ -154,7 +177,17 @@ struct sf_event {
 	__u8 pad[3];
 	__u32 uid;        /* the task's real uid when it made the call: who
 			     may read the event */
+	__u32 enforced;   /* SF_TAKEN_SHADOW: the verdict enforced (else ret) */
+	__u32 insn;       /* SF_TAKEN_SHADOW: the classic index of the shadow
+			     filter's ret (its length: the implicit return 0);
+			     else SF_INSN_NONE */
 };
+#define SF_INSN_NONE 0xffffffffU
+
+/* Hit counters: one per-CPU __u64 per ret of every filter attached with
+ * SF_FLAG_COUNT, at the filter's base + the ret's classic index (+ its
+ * length: the implicit return 0). Index 0 is never a base. */
+#define SF_HITS_MAX 8192
 
 /* Iterator output: one record per task it visits. */
 struct sf_iter_rec {

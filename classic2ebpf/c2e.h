@@ -132,6 +132,15 @@ int c2e_emit_body(const struct sock_filter *insns, size_t len,
  * more emitted. The runtime uses it; the default keeps the output small.
  */
 #define C2E_EMIT_SEARCH 0x1
+/*
+ * C2E_EMIT_RET_INDEX: on exit w1 also holds the classic index of the "ret"
+ * that returned (len for the implicit "return 0" of a division by zero or
+ * a failed load), so a frame can count rules or name the one that
+ * decided; r1 joins the clobber list. Identical rets are then kept apart
+ * (not merged), which costs a few instructions. Without it the output is
+ * unchanged and r1 untouched.
+ */
+#define C2E_EMIT_RET_INDEX 0x2
 int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
 			int scratch_off, unsigned int flags,
 			struct c2e_ebpf *out);

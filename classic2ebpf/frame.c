@@ -11,6 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int c2e_emit_body(const struct sock_filter *insns, size_t len,
+		  int scratch_off, struct c2e_ebpf *out)
+{
+	return c2e_emit_body_flags(insns, len, scratch_off, 0, out);
+}
+
+int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
+			int scratch_off, unsigned int flags,
+			struct c2e_ebpf *out)
+{
+	return c2e_emit_body_abi(insns, len, C2E_ABI_SECCOMP, scratch_off,
+				 flags, out);
+}
+
 /* Does the code read seccomp_data through r6? Then the frame must set it. */
 static bool reads_data(const struct c2e_ebpf *body)
 {

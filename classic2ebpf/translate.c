@@ -111,10 +111,11 @@ static void merge_rets(struct xlat *x)
 	size_t pc, q;
 
 	/* Jumps to a "ret K" go to the last identical one, which keeps every
-	 * jump forward. Quadratic only in the number of distinct rets. */
+	 * jump forward. Quadratic only in the number of distinct rets. Not
+	 * when the body reports which ret returned: each keeps its index. */
 	for (pc = 0; pc < x->len; pc++) {
 		x->canon[pc] = pc;
-		if (x->in[pc].code != (BPF_RET | BPF_K))
+		if (x->in[pc].code != (BPF_RET | BPF_K) || (x->flags & C2E_EMIT_RET_INDEX))
 			continue;
 		for (q = x->len; q-- > pc + 1;) {
 			if (x->in[q].code == (BPF_RET | BPF_K) &&
@@ -646,10 +647,11 @@ static int emit_insn(struct xlat *x, size_t pc)
 		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_PC, t);
 	}
 	case BPF_RET | BPF_K:
-		EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, k);
-		return falls_to_end(x, pc) ? 0 :
-		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
 	case BPF_RET | BPF_A:
+		if (x->flags & C2E_EMIT_RET_INDEX)
+			EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_RET_INDEX, 0, 0, (int32_t)pc);
+		if (BPF_RVAL(f->code) == BPF_K)
+			EMIT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, k);
 		return falls_to_end(x, pc) ? 0 :
 		       c2e_xlat_jump(x, BPF_JMP | BPF_JA, 0, 0, 0, TO_END, 0);
 	}
@@ -698,20 +700,6 @@ static bool may_return_0_early(const struct xlat *x)
 	return false;
 }
 
-int c2e_emit_body(const struct sock_filter *insns, size_t len,
-		  int scratch_off, struct c2e_ebpf *out)
-{
-	return c2e_emit_body_flags(insns, len, scratch_off, 0, out);
-}
-
-int c2e_emit_body_flags(const struct sock_filter *insns, size_t len,
-			int scratch_off, unsigned int flags,
-			struct c2e_ebpf *out)
-{
-	return c2e_emit_body_abi(insns, len, C2E_ABI_SECCOMP, scratch_off,
-				 flags, out);
-}
-
 /* The byte-wise load keeps X on the stack, so X must be set by then. */
 static bool loads_bytewise(const struct xlat *x)
 {
@@ -752,7 +740,7 @@ int c2e_emit_body_abi(const struct sock_filter *insns, size_t len,
 	if (!x.canon || !x.reach || !x.next_reach || !x.start || !x.vs ||
 	    !x.launder || !x.live || !x.run_len || !x.absorbed)
 		goto out;
-	if (flags & ~C2E_EMIT_SEARCH) {
+	if (flags & ~(C2E_EMIT_SEARCH | C2E_EMIT_RET_INDEX)) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -786,6 +774,8 @@ int c2e_emit_body_abi(const struct sock_filter *insns, size_t len,
 	}
 	if (x.need_ret0) {
 		x.ret0_at = out->len;
+		if (flags & C2E_EMIT_RET_INDEX)
+			EMIT_OR_OUT(x, BPF_ALU | BPF_MOV | BPF_K, REG_RET_INDEX, 0, 0, (int32_t)len);
 		EMIT_OR_OUT(x, BPF_ALU | BPF_MOV | BPF_K, REG_A, 0, 0, 0);
 	}
 	x.end_at = out->len;

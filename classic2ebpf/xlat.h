@@ -17,6 +17,7 @@
 #define REG_X    BPF_REG_7
 #define REG_ZERO BPF_REG_8   /* zero at run time, unknown to the verifier */
 #define REG_BEST BPF_REG_9   /* chain frame: the verdict so far */
+#define REG_RET_INDEX BPF_REG_1 /* C2E_EMIT_RET_INDEX: the ret that returned */
 
 #define SCRATCH_BYTES C2E_SCRATCH_BYTES /* 16 slots at an 8-byte stride */
 

@@ -14,7 +14,8 @@
  * - Root: sfctl attach --cgroup reaches a task that joins later with a
  *   chain of its own (the daemon finishes the join unasked).
  * - sfctl policy-from-log turns JSON event lines into a valid policy that
- *   allows every (arch, syscall) seen and kills the rest.
+ *   allows every (arch, syscall) seen and kills the rest, or (--format oci)
+ *   into an OCI seccomp profile whose fields OCI runtimes read.
  *
  * Binaries are found beside the runner (../sfilterd, ../sfctl; the guest:
  * run.sh -f build/sfilterd -f build/sfctl); $SF_SFILTERD / $SF_SFCTL
@@ -32,6 +33,7 @@
 #include "runtime.h" /* SF_ATTACH_ARM */
 
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -372,6 +374,26 @@ out:
 	rmdir(cg);
 }
 
+/* For policy-from-log: sfctl (skipping the test without it), a fresh
+ * directory dir, and path = dir/log.jsonl opened for writing, a daemon's
+ * start line in it already; NULL when the test cannot go on. */
+static FILE *policy_log(char *sfctl, size_t size, char *dir, char *path, size_t psize)
+{
+	FILE *f;
+
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, size)) {
+		test_skip("no sfctl beside the test runner");
+		return NULL;
+	}
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return NULL;
+	snprintf(path, psize, "%s/log.jsonl", dir);
+	f = fopen(path, "w");
+	if (f)
+		fprintf(f, "{\"sfilterd\":\"start\",\"pid\":1}\n");
+	return f;
+}
+
 TEST(sfctl_policy_from_log)
 {
 	static const struct { const char *arch; int nr; uint32_t audit; } seen[] = {
@@ -384,17 +406,10 @@ TEST(sfctl_policy_from_log)
 	struct sock_filter *insns;
 	struct c2e_error err;
 	size_t n, i;
-	FILE *f;
+	FILE *f = policy_log(sfctl, sizeof(sfctl), dir, path, sizeof(path));
 
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!f)
 		return;
-	}
-	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
-		return;
-	snprintf(path, sizeof(path), "%s/log.jsonl", dir);
-	f = fopen(path, "w");
-	fprintf(f, "{\"sfilterd\":\"start\",\"pid\":1}\n");
 	for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
 		fprintf(f, "{\"pid\":77,\"nr\":%d,\"arch\":\"%s\",\"action\":\"KILL_PROCESS\"}\n",
 			seen[i].nr, seen[i].arch);
@@ -423,6 +438,67 @@ TEST(sfctl_policy_from_log)
 	/* The text form reads back to the same program. */
 	snprintf(path, sizeof(path), "%s/p.s", dir);
 	ASSERT_EQ(access(path, R_OK), 0, "p.s written");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) { /* best effort */ }
+}
+
+/* The value of key in o as a string ("" when absent). */
+static const char *str_of(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+/* --format oci: an OCI seccomp profile, read back with json-c. */
+TEST(sfctl_policy_from_log_as_an_oci_profile)
+{
+	char sfctl[PATH_MAX], dir[] = "/tmp/sftest-oci-XXXXXX", path[128], cmd[PATH_MAX * 2];
+	struct json_object *o, *arr, *rule, *names, *inc;
+	FILE *f = policy_log(sfctl, sizeof(sfctl), dir, path, sizeof(path));
+
+	if (!f)
+		return;
+	/* getpid on all three ABIs, write on x86-64 only, getppid (64) on
+	 * i386 only, and another pid's mkdir. */
+	fprintf(f, "{\"pid\":77,\"nr\":39,\"arch\":\"x86_64\"}\n{\"pid\":77,\"nr\":1,\"arch\":\"x86_64\"}\n"
+		"{\"pid\":77,\"nr\":20,\"arch\":\"i386\"}\n{\"pid\":77,\"nr\":64,\"arch\":\"i386\"}\n"
+		"{\"pid\":77,\"nr\":%d,\"arch\":\"x32\"}\n{\"pid\":78,\"nr\":83,\"arch\":\"x86_64\"}\n",
+		0x40000000 | 39);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 --default 'ERRNO(13)' "
+		 "--format oci -o %s/p >/dev/null", sfctl, path, dir);
+	ASSERT_EQ(system(cmd), 0, "policy-from-log --format oci");
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	o = json_object_from_file(path);
+	if (!ASSERT_OK_PTR(o, "p.json is JSON"))
+		goto out;
+	ASSERT_STREQ(str_of(o, "defaultAction"), "SCMP_ACT_ERRNO", "defaultAction");
+	ASSERT_STREQ(str_of(o, "defaultErrnoRet"), "13", "defaultErrnoRet");
+	ASSERT_TRUE(json_object_object_get_ex(o, "architectures", &arr) &&
+		    json_object_array_length(arr) == 3, "three architectures");
+	ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(arr, 0)),
+		     "SCMP_ARCH_X86_64", "x86-64 first");
+	ASSERT_TRUE(json_object_object_get_ex(o, "syscalls", &arr) &&
+		    json_object_array_length(arr) == 3, "three rules: every arch, x86-64, i386");
+	rule = json_object_array_get_idx(arr, 0);
+	ASSERT_STREQ(str_of(rule, "action"), "SCMP_ACT_ALLOW", "rules allow");
+	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
+		    json_object_array_length(names) == 1 &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getpid"),
+		    "getpid, seen everywhere");
+	ASSERT_FALSE(json_object_object_get_ex(rule, "includes", NULL), "on every arch");
+	rule = json_object_array_get_idx(arr, 2);
+	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
+		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getppid"),
+		    "getppid, seen on i386");
+	ASSERT_TRUE(json_object_object_get_ex(rule, "includes", &inc) &&
+		    !strcmp(json_object_to_json_string_ext(inc, JSON_C_TO_STRING_PLAIN),
+			    "{\"arches\":[\"SCMP_ARCH_X86\"]}"), "only where it was seen");
+	ASSERT_TRUE(strstr(json_object_to_json_string(o), "mkdir") == NULL,
+		    "another pid's calls are not in it");
+	json_object_put(o);
+out:
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd)) { /* best effort */ }
 }

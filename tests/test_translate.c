@@ -459,3 +459,114 @@ TEST(translate_search_lowering_keeps_every_verdict)
 			break;
 	corpus_free(&c);
 }
+
+/* The body of f with C2E_EMIT_RET_INDEX in a frame that returns w1, the
+ * index of the ret that returned, instead of the verdict. */
+static int load_ret_index_frame(const struct sock_filter *f, size_t len,
+				unsigned int flags)
+{
+	struct c2e_ebpf prog = { 0 };
+	struct bpf_insn head = { BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0 };
+	struct bpf_insn tail[2] = {
+		{ BPF_ALU | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_1, 0, 0 },
+		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+	};
+	int fd;
+
+	prog.insns = malloc(sizeof(head));
+	prog.insns[0] = head;
+	prog.len = prog.cap = 1;
+	if (!ASSERT_OK(c2e_emit_body_flags(f, len, 64, flags | C2E_EMIT_RET_INDEX, &prog),
+		       "body with ret index"))
+		return -1;
+	prog.insns = realloc(prog.insns, (prog.len + 2) * sizeof(*prog.insns));
+	memcpy(&prog.insns[prog.len], tail, sizeof(tail));
+	prog.len += 2;
+	prog.cap = prog.len;
+	fd = load_or_fail(&prog, "ret index frame");
+	c2e_ebpf_free(&prog);
+	return fd;
+}
+
+static uint32_t ret_index_for(int fd, uint32_t nr, uint64_t arg0)
+{
+	struct seccomp_data d = { .nr = (int)nr, .arch = C2E_AUDIT_ARCH_X86_64 };
+	uint32_t got = 0xdead;
+
+	d.args[0] = arg0;
+	ASSERT_OK(c2e_kernel_run(fd, &d, &got), "run");
+	return got;
+}
+
+TEST(translate_ret_index_names_the_ret_that_returned)
+{
+	/* Identical rets at 2, 4 and 9 (merged without the option); the
+	 * division by X = 0 at 7 returns 0 from no ret at all (index len). */
+	struct sock_filter f[] = {
+		STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1),
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 1),
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		JUMP(BPF_JMP | BPF_JEQ | BPF_K, 3, 0, 3),
+		STMT(BPF_LDX | BPF_W | BPF_IMM, 0),
+		STMT(BPF_ALU | BPF_DIV | BPF_X, 0),
+		STMT(BPF_RET | BPF_A, 0),
+		STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_filter linear[1 + 2 * 100 + 1];
+	size_t n = 0, i;
+	int fd;
+
+	fd = load_ret_index_frame(f, 10, 0);
+	if (fd < 0)
+		return;
+	ASSERT_EQ(ret_index_for(fd, 1, 0), 2, "first ALLOW");
+	ASSERT_EQ(ret_index_for(fd, 2, 0), 4, "second ALLOW, not merged into the last");
+	ASSERT_EQ(ret_index_for(fd, 3, 0), 10, "division by zero: the implicit return 0");
+	ASSERT_EQ(ret_index_for(fd, 4, 0), 9, "fall-through ALLOW");
+	close(fd);
+
+	/* With the search lowering too: every rule keeps its own index. */
+	linear[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	for (i = 0; i < 100; i++) {
+		linear[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)i, 0, 1);
+		linear[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	linear[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	fd = load_ret_index_frame(linear, n, C2E_EMIT_SEARCH);
+	if (fd < 0)
+		return;
+	for (i = 0; i < 100; i++)
+		if (!ASSERT_EQ(ret_index_for(fd, (uint32_t)i, 0), 2 + 2 * i, "rule's ret"))
+			break;
+	ASSERT_EQ(ret_index_for(fd, 500, 0), n - 1, "default ret");
+	close(fd);
+}
+
+TEST(translate_without_ret_index_emits_what_it_always_did)
+{
+	struct corpus c;
+	size_t i;
+
+	/* The option changes nothing unless asked for: the body without it
+	 * never writes r1 (the contract's "r1-r5 untouched"). */
+	if (!ASSERT_OK(corpus_build(&c), "corpus"))
+		return;
+	for (i = 0; i < c.n; i++) {
+		struct c2e_ebpf p = { 0 };
+		size_t k;
+
+		if (!ASSERT_OK(c2e_emit_body_flags(c.filters[i].insns, c.filters[i].len,
+						   64, C2E_EMIT_SEARCH, &p), c.filters[i].name))
+			break;
+		for (k = 0; k < p.len; k++)
+			if (!ASSERT_TRUE(p.insns[k].dst_reg != BPF_REG_1 ||
+					 BPF_CLASS(p.insns[k].code) == BPF_STX ||
+					 BPF_CLASS(p.insns[k].code) == BPF_ST,
+					 c.filters[i].name))
+				break;
+		c2e_ebpf_free(&p);
+	}
+	corpus_free(&c);
+}

@@ -4,13 +4,13 @@
  * Every command takes --json; the socket is --socket PATH, else
  * $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.
  *
- *   sfctl status | ps | show PID
+ *   sfctl status | ps | show PID [--hits]
  *   sfctl attach (--pid PID [--all-threads] | --cgroup PATH) --filter FILE
- *                [--complain] [--fallback kill|log] [--log]
+ *                [--complain | --shadow] [--count] [--fallback kill|log] [--log]
  *   sfctl detach ID | replace ID --filter FILE
  *   sfctl log [--follow]
  *   sfctl policy-from-log [--log FILE|-] [--pid PID] [--default ACTION]
- *                         [-o PREFIX]
+ *                         [-o PREFIX] [--format classic|oci]
  *
  * The daemon decides what a peer may do: attach, detach and replace need
  * uid 0 or CAP_SYS_ADMIN (else EPERM); ps, show and log show a non-admin
@@ -65,9 +65,12 @@ static void usage(FILE *out, int code)
 		"usage: sfctl [--json] [--socket PATH] COMMAND ...\n"
 		"  status                         tier, counts, versions\n"
 		"  ps                             confined tasks and their chains\n"
-		"  show PID                       PID's chain, each filter disassembled\n"
+		"  show PID [--hits]              PID's chain, each filter disassembled\n"
+		"                                 (--hits: per-rule counts of --count filters)\n"
 		"  attach --pid PID [--all-threads] | --cgroup PATH  --filter FILE\n"
-		"         [--complain] [--fallback kill|log] [--log]   (admin)\n"
+		"         [--complain | --shadow] [--count] [--fallback kill|log] [--log]\n"
+		"                                 (admin; --shadow: log where it would decide\n"
+		"                                 otherwise; --count: count hits per rule)\n"
 		"         [--abi seccomp|rfc2012|rfc2012-i386]  the filter's data: struct\n"
 		"                                 seccomp_data, or the 2012 interface's\n"
 		"                                 user_regs_struct (inheritable across exec)\n"
@@ -75,8 +78,10 @@ static void usage(FILE *out, int code)
 		"  replace ID --filter FILE [--abi ABI]  (admin; ABI: the replaced filter's)\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
 		"  policy-from-log [--log FILE|-] [--pid PID] [--default ACTION] [-o PREFIX]\n"
+		"                  [--format classic|oci]\n"
 		"                                 the (arch, syscall) pairs seen, as an\n"
-		"                                 allowlist: PREFIX.s (text) and PREFIX.bpf\n"
+		"                                 allowlist: PREFIX.s (text) and PREFIX.bpf,\n"
+		"                                 or PREFIX.json (an OCI seccomp profile)\n"
 		"The socket: --socket, else $%s, else %s.\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET);
 	exit(code);
@@ -338,7 +343,7 @@ static int cmd_ps(void)
 	return 0;
 }
 
-static int cmd_show(pid_t pid)
+static int cmd_show(pid_t pid, bool hits)
 {
 	struct sf_id_req req = { .id = (uint32_t)pid };
 	struct json_object *tasks, *filters = json_object_new_array(), *out;
@@ -368,6 +373,8 @@ static int cmd_show(pid_t pid)
 			fclose(m);
 			json_object_object_add(f, "disasm", json_object_new_string(dis));
 			free(dis);
+			if (hits)
+				hits_annotate(f, r.data, r.data_len / 8, abi);
 		}
 		if (get_int(f, "filter", 0) || r.id)
 			json_object_array_add(filters, f);
@@ -398,6 +405,8 @@ static int cmd_show(pid_t pid)
 			    json_object_array_length(fl))
 				printf(", flags %s", json_object_to_json_string_ext(fl, JSON_C_TO_STRING_PLAIN));
 			printf("\n%s", dis ? dis : "  (program unavailable)\n");
+			if (hits)
+				hits_print(f);
 		}
 	}
 	json_object_put(out);
@@ -553,14 +562,18 @@ static const struct option opts[] = {
 	{ "follow", no_argument, NULL, 'w' },
 	{ "default", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
+	{ "shadow", no_argument, NULL, 's' },
+	{ "count", no_argument, NULL, 'k' },
+	{ "hits", no_argument, NULL, 'H' },
+	{ "format", required_argument, NULL, 'm' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* What the options after the command say. */
 struct args {
-	const char *cgroup, *filter, *log, *dflt, *out;
-	bool follow, log_flag;
+	const char *cgroup, *filter, *log, *dflt, *out, *format;
+	bool follow, log_flag, hits;
 	uint32_t flags;
 	long pid;
 };
@@ -570,7 +583,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:A:h", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:A:skHm:h", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -607,7 +620,7 @@ static void command_options(int argc, char **argv, struct args *a)
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:A:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:A:skHm:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -616,6 +629,10 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'c': a->cgroup = optarg; break;
 		case 'f': a->filter = optarg; break;
 		case 'C': a->flags |= SF_FLAG_COMPLAIN; break;
+		case 's': a->flags |= SF_FLAG_SHADOW; break;
+		case 'k': a->flags |= SF_FLAG_COUNT; break;
+		case 'H': a->hits = true; break;
+		case 'm': a->format = optarg; break;
 		case 'A': a->flags |= abi_flags(optarg); break;
 		case 'F':
 			if (!strcmp(optarg, "log"))
@@ -636,7 +653,7 @@ static void command_options(int argc, char **argv, struct args *a)
 int main(int argc, char **argv)
 {
 	const char *env = getenv(SF_PROTO_SOCKET_ENV), *cmd;
-	struct args a = { .dflt = "KILL_PROCESS" };
+	struct args a = { .dflt = "KILL_PROCESS", .format = "classic" };
 	int first;
 
 	sock_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
@@ -654,7 +671,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "ps") == 0 && optind == argc)
 		return cmd_ps();
 	if (strcmp(cmd, "show") == 0 && optind + 1 == argc)
-		return cmd_show(number(argv[optind], "show PID"));
+		return cmd_show(number(argv[optind], "show PID"), a.hits);
 	if (strcmp(cmd, "attach") == 0 && optind == argc) {
 		if (!a.filter || (!a.pid == !a.cgroup))
 			die(2, "attach: --filter FILE and one of --pid PID, --cgroup PATH");
@@ -677,6 +694,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc)
-		return cmd_policy(a.log, a.pid, a.dflt, a.out);
+		return cmd_policy(a.log, a.pid, a.dflt, a.out, a.format);
 	usage(stderr, 2);
 }

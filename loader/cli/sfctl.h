@@ -5,9 +5,11 @@
 #define SF_SFCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct json_object;
+struct sock_filter;
 
 #define AUDIT_X86_64 0xc000003eU
 #define AUDIT_I386   0x40000003U
@@ -24,7 +26,24 @@ void print_json(struct json_object *o);
 typedef void (*event_fn)(void *ctx, const char *line);
 void read_log(bool follow, event_fn fn, void *ctx);
 
-/* sfctl policy-from-log: exit status. */
-int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix);
+/* An (arch, syscall) pair policy-from-log saw: AUDIT_ARCH_*, the number
+ * as the filter sees it (x32 bit included), its name ("x32 " first). */
+struct seen { uint32_t arch; int32_t nr; char name[48]; };
+/* policy-from-log --format oci (sfctl_oci.c): the profile to PREFIX.json
+ * (NULL: stdout). Exit status. */
+int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
+	       const char *prefix);
+
+/* sfctl policy-from-log: exit status. format: "classic" (PREFIX.s and
+ * PREFIX.bpf) or "oci" (PREFIX.json, an OCI seccomp profile). */
+int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
+	       const char *format);
+
+/* sfctl show --hits (sfctl_hits.c): f, a SHOW filter reply, gets "rets":
+ * every ret of its program (insns, len; abi: enum c2e_abi) with its count
+ * from the reply's "hits"; hits_print() lists them. */
+void hits_annotate(struct json_object *f, const struct sock_filter *insns, size_t len,
+		   int abi);
+void hits_print(struct json_object *f);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * sfctl policy-from-log: a filter that allows what a process was seen to
  * call (from the daemon's log, or a log file), in text form and validated
- * binary form.
+ * binary form, or as an OCI seccomp profile (sfctl_oci.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -16,7 +16,6 @@
 #include <string.h>
 #include <json-c/json.h>
 
-struct seen { uint32_t arch; int32_t nr; char name[48]; };
 struct policy {
 	struct seen *s;
 	size_t n, cap;
@@ -179,7 +178,8 @@ static void policy_json(const struct policy *p, const char *dflt, const char *pr
 	json_object_put(o);
 }
 
-int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix)
+int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
+	       const char *format)
 {
 	struct policy p = { .pid = pid };
 	struct sock_filter *insns;
@@ -190,10 +190,18 @@ int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix)
 
 	if (c2e_parse_action(dflt, &action) < 0)
 		die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
+	if (strcmp(format, "classic") && strcmp(format, "oci"))
+		die(2, "--format %s: classic or oci", format);
 	policy_read(&p, log);
 	if (!p.n)
 		die(1, "no syscall events%s in %s", pid ? " of that pid" : "",
 		    log ? log : "the daemon's log");
+	if (!strcmp(format, "oci")) {
+		int rc = policy_oci(p.s, p.n, p.used, dflt, prefix);
+
+		free(p.s);
+		return rc;
+	}
 	text = policy_text(&p, dflt);
 	memset(&err, 0, sizeof(err));
 	if (c2e_asm_parse(text, strlen(text), &insns, &n, &err) < 0 ||

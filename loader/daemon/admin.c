@@ -87,9 +87,9 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 	else
 		snprintf(target, sizeof(target), "%s %d", req->flags & SF_ATTACH_TSYNC ?
 			 "every thread of process" : "thread", req->pid);
-	if (req->flags & SF_ATTACH_COMPLAIN)
-		set_msg(msg, msz, "filter %u attached to %s (complain: logged, not enforced)",
-			id, target);
+	if (req->flags & (SF_ATTACH_COMPLAIN | SF_ATTACH_SHADOW))
+		set_msg(msg, msz, "filter %u attached to %s (%s: logged, not enforced)",
+			id, target, req->flags & SF_ATTACH_SHADOW ? "shadow" : "complain");
 	else
 		set_msg(msg, msz, "filter %u attached to %s%s%s", id, target,
 			note[0] ? "; " : "", note);

@@ -62,6 +62,9 @@ _Static_assert(SF_ATTACH_FALLBACK_LOG == 0x100 && SF_ATTACH_FALLBACK_LOG == SF_F
 	       "SF_ATTACH_FALLBACK_LOG is the wire's 0x100");
 _Static_assert(SF_ATTACH_COMPLAIN == 0x200 && SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN,
 	       "SF_ATTACH_COMPLAIN is the wire's 0x200");
+_Static_assert(SF_ATTACH_SHADOW == 0x2000 && SF_ATTACH_SHADOW == SF_FLAG_SHADOW &&
+	       SF_ATTACH_COUNT == 0x4000 && SF_ATTACH_COUNT == SF_FLAG_COUNT,
+	       "SF_ATTACH_SHADOW and SF_ATTACH_COUNT are the wire's 0x2000 and 0x4000");
 _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
 	       "SF_ATTACH_ARM is the daemon's own, never a flag a request may carry");
 

@@ -213,6 +213,37 @@ static void ps_tasks(struct client *c, uint32_t rid, bool admin, pid_t only,
 	}
 }
 
+/* A counted filter's hits, the rets taken at least once, by classic index:
+ * at most SHOW_HITS of them, so that the reply stays within a message with
+ * the largest program beside it. */
+#define SHOW_HITS 800
+static void show_hits(struct json_object *fo, uint32_t id)
+{
+	struct json_object *a;
+	uint64_t *counts;
+	int n = sf_runtime_filter_hits(d.rt, id, &counts), i, shown = 0;
+
+	if (n < 0)
+		return;
+	a = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		struct json_object *h;
+
+		if (!counts[i])
+			continue;
+		if (shown++ == SHOW_HITS) {
+			json_object_object_add(fo, "hits_truncated", json_object_new_boolean(1));
+			break;
+		}
+		h = json_object_new_object();
+		json_object_object_add(h, "insn", json_object_new_int(i));
+		json_object_object_add(h, "count", json_object_new_int64((int64_t)counts[i]));
+		json_object_array_add(a, h);
+	}
+	json_object_object_add(fo, "hits", a);
+	free(counts);
+}
+
 /* One filter of SHOW: its info as text, the classic program as data. */
 static void show_filter(struct client *c, uint32_t rid, uint32_t id, bool last)
 {
@@ -229,6 +260,7 @@ static void show_filter(struct client *c, uint32_t rid, uint32_t id, bool last)
 			c2e_abi_name((enum c2e_abi)SF_FLAGS_ABI(info.flags))));
 		json_object_object_add(fo, "owner", json_object_new_int64(info.owner));
 		json_object_object_add(fo, "len", json_object_new_int64(info.len));
+		show_hits(fo, id);
 	} else {
 		json_object_object_add(fo, "unavailable", json_object_new_string(strerror(-r)));
 	}

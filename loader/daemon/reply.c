@@ -82,6 +82,10 @@ struct json_object *flags_json(uint32_t flags)
 		json_object_array_add(a, json_object_new_string("fallback-log"));
 	if (flags & SF_ATTACH_COMPLAIN)
 		json_object_array_add(a, json_object_new_string("complain"));
+	if (flags & SF_ATTACH_SHADOW)
+		json_object_array_add(a, json_object_new_string("shadow"));
+	if (flags & SF_ATTACH_COUNT)
+		json_object_array_add(a, json_object_new_string("count"));
 	if (flags & SF_FLAG_RFC2012)
 		json_object_array_add(a, json_object_new_string(
 			c2e_abi_name((enum c2e_abi)SF_FLAGS_ABI(flags))));

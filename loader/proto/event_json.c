@@ -24,8 +24,34 @@ static const char *taken_name(unsigned int t)
 	case SF_TAKEN_FALLBACK_KILLED: return "fallback-killed";
 	case SF_TAKEN_FALLBACK_LOGGED: return "fallback-logged";
 	case SF_TAKEN_COMPLAIN: return "complain";
+	case SF_TAKEN_SHADOW: return "shadow";
 	default: return "none";
 	}
+}
+
+/* "ERRNO(1)", "ALLOW": a verdict as the policy text writes it. */
+static struct json_object *verdict_json(uint32_t ret)
+{
+	char buf[64];
+	const char *sp;
+
+	c2e_verdict_str(ret, buf, sizeof(buf));
+	sp = strchr(buf, ' ');
+	return json_object_new_string(sp ? sp + 1 : buf);
+}
+
+/* A shadow filter's event: what it would have done (and by which ret),
+ * beside what was enforced. */
+static void add_shadow(struct json_object *o, const struct sf_event *ev)
+{
+	char tmp[16];
+
+	json_object_object_add(o, "would", verdict_json(ev->ret));
+	if (ev->insn != SF_INSN_NONE)
+		json_object_object_add(o, "insn", json_object_new_int64(ev->insn));
+	json_object_object_add(o, "enforced", verdict_json(ev->enforced));
+	snprintf(tmp, sizeof(tmp), "0x%08x", ev->enforced);
+	json_object_object_add(o, "enforced_ret", json_object_new_string(tmp));
 }
 
 int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
@@ -85,6 +111,8 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 		json_object_object_add(o, "errno", json_object_new_int(ev->err));
 	if (ev->signal)
 		json_object_object_add(o, "signal", json_object_new_int(ev->signal));
+	if (ev->taken == SF_TAKEN_SHADOW)
+		add_shadow(o, ev);
 	if (ev->flags & SF_FLAG_LOG)
 		json_object_object_add(o, "log_flag", json_object_new_boolean(1));
 	/* A 2012-interface filter decided: it blocks (a kill) or refuses exec. */

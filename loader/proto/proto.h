@@ -125,7 +125,8 @@ struct sf_attach_req {
 /* ---- administration and introspection ---------------------------- */
 
 /* SF_MSG_ADMIN_ATTACH flags: SF_ATTACH_* of loader/runtime/runtime.h, including
- * SF_ATTACH_COMPLAIN (0x200); SF_ATTACH_TSYNC means "every thread of pid".
+ * SF_ATTACH_COMPLAIN (0x200), SF_ATTACH_SHADOW (0x2000) and SF_ATTACH_COUNT
+ * (0x4000); SF_ATTACH_TSYNC means "every thread of pid".
  * With path_len > 0 the target is the cgroup (v2) at path, and pid must
  * be 0. Otherwise the message carries one descriptor (SCM_RIGHTS): a
  * pidfd of pid's process, taken by the client, so that a pid reused since

@@ -16,6 +16,11 @@
  *   -248        the task's compat bit (chains with 2012-interface filters)
  *   -464 .. -249 struct user_regs_struct (216 bytes x86-64, or 68 i386),
  *               as ptrace(PTRACE_GETREGS) shows it at syscall entry
+ *   -468        a shadow filter's verdict that differs from the enforced one
+ *   -472        that shadow filter's id (0: none yet; the newest one logs)
+ *   -476        the classic index of its ret
+ *   -480        the ret index the last C2E_EMIT_RET_INDEX body left in w1
+ *   -484        the sf_hits key being counted
  * r9 holds the best verdict; the bodies preserve r6 (= &seccomp_data, or
  * &user_regs_struct while a 2012-interface body runs) and r9 and clobber
  * r0, r7, r8.
@@ -43,6 +48,11 @@
 #define OFF_CID     (-244)
 #define OFF_COMPAT  (-248)
 #define OFF_REGS    (-464)
+#define OFF_SRET    (-468)
+#define OFF_SID     (-472)
+#define OFF_SINSN   (-476)
+#define OFF_RETIDX  (-480)
+#define OFF_HITKEY  (-484)
 
 /* ---- emission ----------------------------------------------------------- */
 
@@ -71,7 +81,8 @@ static int emit(struct c2e_ebpf *p, uint8_t code, uint8_t dst, uint8_t src,
 /* struct seccomp_data on the stack, filled as populate_seccomp_data() does,
  * and the fold's start: r6 = &seccomp_data, r9 = ALLOW, rank ALLOW, no
  * winner (nor complain verdict) yet. */
-static int emit_seccomp_data(const struct sf_layout *l, bool complain, struct c2e_ebpf *out)
+static int emit_seccomp_data(const struct sf_layout *l, bool complain, bool shadow,
+			     struct c2e_ebpf *out)
 {
 	const int native[6] = { l->di, l->si, l->dx, l->r10, l->r8, l->r9 };
 	const int compat[6] = { l->bx, l->cx, l->dx, l->si, l->di, l->bp };
@@ -117,6 +128,8 @@ static int emit_seccomp_data(const struct sf_layout *l, bool complain, struct c2
 		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CRET, (int32_t)SECCOMP_RET_ALLOW);
 		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, 0);
 	}
+	if (shadow)
+		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SID, 0);
 	return 0;
 }
 
@@ -281,8 +294,96 @@ static int emit_exec_rule(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 	return emit_fold_one(id, flags, out);
 }
 
-/* Every filter's body, newest first as seccomp_run_filters() walks. */
-static int emit_fold(const struct sf_chain_filter *f, size_t n, struct c2e_ebpf *out)
+/* After a C2E_EMIT_RET_INDEX body: w1 (the ret's index) to the stack and,
+ * for a counted filter, sf_hits[base + index] += 1 on this CPU. w0, the
+ * verdict, is kept in r8 across the lookup (the body's clobbers are free
+ * here). */
+static int emit_count(const struct sf_chain_filter *f, int hits_fd,
+		      struct c2e_ebpf *out)
+{
+	int err;
+
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_RETIDX, 0);
+	if (!(f->flags & SF_FLAG_COUNT))
+		return 0;
+	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_8, BPF_REG_0, 0, 0);
+	E(BPF_ALU | BPF_ADD | BPF_K, BPF_REG_1, 0, 0, (int32_t)f->hits_base);
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_HITKEY, 0);
+	LD_MAP(BPF_REG_1, hits_fd);
+	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0);
+	E(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, OFF_HITKEY);
+	E(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem);
+	E(BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 3, 0);
+	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_0, 0, 0);
+	E(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_1, 0, 0, 1);
+	E(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_0, BPF_REG_1, 0, 0);
+	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_0, BPF_REG_8, 0, 0);
+	return 0;
+}
+
+/* A shadow filter's w0 against the enforced verdict r9: when no newer
+ * shadow filter differed yet and this one differs in action, or in the
+ * data of ERRNO, TRAP or TRACE, it is recorded (verdict, id, ret index). */
+static int emit_shadow_cmp(uint32_t id, struct c2e_ebpf *out)
+{
+	size_t j_seen, j_rec, j_errno, j_trap, j_other, j_same;
+	int err;
+
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_SID, 0);
+	j_seen = out->len;
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
+	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_9, 0, 0);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	j_rec = out->len;
+	E(BPF_JMP32 | BPF_JNE | BPF_X, BPF_REG_1, BPF_REG_2, 0, 0);
+	j_errno = out->len;
+	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ERRNO);
+	j_trap = out->len;
+	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_TRAP);
+	j_other = out->len;
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_TRACE);
+	JUMP_HERE(j_errno);
+	JUMP_HERE(j_trap);
+	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
+	E(BPF_ALU | BPF_XOR | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_DATA);
+	j_same = out->len;
+	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, 0);
+	JUMP_HERE(j_rec);
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_0, OFF_SRET, 0);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SID, (int32_t)id);
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_RETIDX, 0);
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_SINSN, 0);
+	JUMP_HERE(j_seen);
+	JUMP_HERE(j_other);
+	JUMP_HERE(j_same);
+	return 0;
+}
+
+/* One seccomp_data filter's body and what its flags add: counting, and
+ * the fold or (shadow) the comparison with the enforced verdict. */
+static int emit_filter(const struct sf_chain_filter *f, int hits_fd,
+		       struct c2e_ebpf *out)
+{
+	bool idx = f->flags & (SF_FLAG_COUNT | SF_FLAG_SHADOW);
+	int err;
+
+	err = c2e_emit_body_flags(f->insns, f->len, SCRATCH_OFF, C2E_EMIT_SEARCH |
+				  (idx ? C2E_EMIT_RET_INDEX : 0), out);
+	if (!err && idx)
+		err = emit_count(f, hits_fd, out);
+	if (err)
+		return err;
+	return f->flags & SF_FLAG_SHADOW ? emit_shadow_cmp(f->id, out) :
+	       emit_fold_one(f->id, f->flags, out);
+}
+
+/* Every filter's body, newest first as seccomp_run_filters() walks; the
+ * shadow filters after all the others, against the final verdict. */
+static int emit_fold(const struct sf_chain_filter *f, size_t n, int hits_fd,
+		     struct c2e_ebpf *out)
 {
 	size_t i;
 	int err;
@@ -295,38 +396,74 @@ static int emit_fold(const struct sf_chain_filter *f, size_t n, struct c2e_ebpf 
 			break;
 		}
 	for (i = n; i-- > 0;) {
-		if (f[i].flags & SF_FLAG_RFC2012)
+		if (f[i].flags & SF_FLAG_SHADOW)
+			continue;
+		if (f[i].flags & SF_FLAG_RFC2012) {
 			err = emit_rfc_filter(&f[i], out);
-		else
-			err = c2e_emit_body_flags(f[i].insns, f[i].len, SCRATCH_OFF,
-						  C2E_EMIT_SEARCH, out);
-		if (!err)
-			err = emit_fold_one(f[i].id, f[i].flags, out);
+			if (!err)
+				err = emit_fold_one(f[i].id, f[i].flags, out);
+		} else {
+			err = emit_filter(&f[i], hits_fd, out);
+		}
 		if (err)
 			return err;
 	}
+	for (i = n; i-- > 0;)
+		if ((f[i].flags & SF_FLAG_SHADOW) && (err = emit_filter(&f[i], hits_fd, out)))
+			return err;
 	return 0;
 }
 
-/* ALLOW (and, with complain filters, a complain ALLOW) returns; any other
- * verdict goes into the task's storage and tail-calls sf_enforce; a task
- * without storage, or a missing sf_enforce, is killed. */
-static int emit_verdict(bool complain, int tasks_fd, int progs_fd, struct c2e_ebpf *out)
+/* Enforced ALLOW with neither a complain verdict nor a differing shadow
+ * one: nothing to record (j_allow, a jump to patch to the exit). */
+static int emit_allow_test(bool complain, bool shadow, size_t *j_allow,
+			   struct c2e_ebpf *out)
 {
-	size_t j_allow, j_nostore, j_enf;
+	size_t j_enf, j_log = 0;
+	int err;
+
+	j_enf = out->len;
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
+	if (complain && shadow) {
+		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CID, 0);
+		j_log = out->len;
+		E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
+	}
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, shadow ? OFF_SID : OFF_CID, 0);
+	*j_allow = out->len;
+	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, 0);
+	JUMP_HERE(j_enf);
+	if (j_log)
+		JUMP_HERE(j_log);
+	return 0;
+}
+
+/* A side verdict (complain or shadow) from the stack into the task's storage
+ * at r0. */
+static int emit_store_side(int from, int to, struct c2e_ebpf *out)
+{
+	int err;
+
+	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, from, 0);
+	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1, to, 0);
+	return 0;
+}
+
+/* ALLOW (and, with complain or shadow filters, no side verdict to log)
+ * returns; any other verdict goes into the task's storage and tail-calls
+ * sf_enforce; a task without storage, or a missing sf_enforce, is killed. */
+static int emit_verdict(bool complain, bool shadow, int tasks_fd, int progs_fd,
+			struct c2e_ebpf *out)
+{
+	size_t j_allow, j_nostore;
 	int err;
 
 	/* ALLOW: nothing to record. */
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
 	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
-	if (complain) {
-		/* Enforced ALLOW and complain ALLOW: nothing to record. */
-		j_enf = out->len;
-		E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
-		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CID, 0);
-		j_allow = out->len;
-		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, 0);
-		JUMP_HERE(j_enf);
+	if (complain || shadow) {
+		if ((err = emit_allow_test(complain, shadow, &j_allow, out)))
+			return err;
 	} else {
 		j_allow = out->len;
 		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ALLOW);
@@ -347,14 +484,13 @@ static int emit_verdict(bool complain, int tasks_fd, int progs_fd, struct c2e_eb
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_WIN_FL, 0);
 	E(BPF_STX | BPF_MEM | BPF_H, BPF_REG_0, BPF_REG_1,
 	  offsetof(struct sf_task, flags), 0);
-	if (complain) {
-		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CRET, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1,
-		  offsetof(struct sf_task, cret), 0);
-		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_CID, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1,
-		  offsetof(struct sf_task, cfilter_id), 0);
-	}
+	if (complain && ((err = emit_store_side(OFF_CRET, offsetof(struct sf_task, cret), out)) ||
+			 (err = emit_store_side(OFF_CID, offsetof(struct sf_task, cfilter_id), out))))
+		return err;
+	if (shadow && ((err = emit_store_side(OFF_SRET, offsetof(struct sf_task, sret), out)) ||
+		       (err = emit_store_side(OFF_SID, offsetof(struct sf_task, sfilter_id), out)) ||
+		       (err = emit_store_side(OFF_SINSN, offsetof(struct sf_task, sinsn), out))))
+		return err;
 	E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_10, OFF_CTX, 0);
 	LD_MAP(BPF_REG_2, progs_fd);
 	E(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_3, 0, 0, SF_SLOT_ENFORCE);
@@ -370,9 +506,9 @@ static int emit_verdict(bool complain, int tasks_fd, int progs_fd, struct c2e_eb
 }
 
 int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
-		  size_t n, int tasks_fd, int progs_fd, struct c2e_ebpf *out)
+		  size_t n, const struct sf_chain_maps *m, struct c2e_ebpf *out)
 {
-	bool complain = false, rfc = false;
+	bool complain = false, shadow = false, rfc = false;
 	size_t i;
 	int err;
 
@@ -382,16 +518,20 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 	for (i = 0; i < n; i++) {
 		if (f[i].flags & SF_FLAG_COMPLAIN)
 			complain = true;
+		if (f[i].flags & SF_FLAG_SHADOW)
+			shadow = true;
 		if (f[i].flags & SF_FLAG_RFC2012)
 			rfc = true;
+		if (!SF_FLAGS_SIDE_OK(f[i].flags))
+			return -EINVAL;
 	}
-	err = emit_seccomp_data(l, complain, out);
+	err = emit_seccomp_data(l, complain, shadow, out);
 	if (!err && rfc)
 		err = l->rfc_ok ? emit_user_regs(l, out) : -EOPNOTSUPP;
 	if (!err)
-		err = emit_fold(f, n, out);
+		err = emit_fold(f, n, m->hits, out);
 	if (!err)
-		err = emit_verdict(complain, tasks_fd, progs_fd, out);
+		err = emit_verdict(complain, shadow, m->tasks, m->progs, out);
 	return err;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -187,7 +188,7 @@ _Static_assert(SF_FLAGS_ABI(0) == C2E_ABI_SECCOMP &&
 int sf_rt_filter_check(const struct sock_fprog *prog, unsigned int flags,
 		       struct c2e_error *err)
 {
-	if (!SF_FLAGS_RFC_OK(flags))
+	if (!SF_FLAGS_RFC_OK(flags) || !SF_FLAGS_SIDE_OK(flags))
 		return -EINVAL;
 	if (!prog || !prog->filter || prog->len == 0 || prog->len > C2E_MAX_INSNS) {
 		if (err) {
@@ -213,34 +214,37 @@ int sf_rt_filter_insns(const struct sock_filter *insns, size_t len,
 }
 
 /* A chain's filters as the action table reads them: all of them and, when
- * some are complain filters, split into enforcing ones (emap: each one's
- * index in the chain) and complain ones. */
+ * some are complain or shadow filters, split into enforcing ones (emap:
+ * each one's index in the chain), complain ones and shadow ones. */
 struct table_src {
 	const struct sf_chain_filter *cf;
 	const struct sock_fprog *fp;
 	size_t n;
-	struct sock_fprog *efp, *cfp;
-	size_t *emap, ne, nc;
+	struct sock_fprog *efp, *cfp, *sfp;
+	size_t *emap, ne, nc, ns;
 };
 
-/* Splits the filters when some complain. 0 or -ENOMEM. */
+/* Splits the filters when some complain or shadow. 0 or -ENOMEM. */
 static int table_split(struct table_src *s)
 {
 	size_t i;
 
 	for (i = 0; i < s->n; i++)
-		if (s->cf[i].flags & SF_FLAG_COMPLAIN)
+		if (s->cf[i].flags & (SF_FLAG_COMPLAIN | SF_FLAG_SHADOW))
 			s->nc++;
 	if (!s->nc)
 		return 0;
 	s->efp = calloc(s->n, sizeof(*s->efp));
 	s->cfp = calloc(s->n, sizeof(*s->cfp));
+	s->sfp = calloc(s->n, sizeof(*s->sfp));
 	s->emap = calloc(s->n, sizeof(*s->emap));
-	if (!s->efp || !s->cfp || !s->emap)
+	if (!s->efp || !s->cfp || !s->sfp || !s->emap)
 		return -ENOMEM;
 	s->nc = 0;
 	for (i = 0; i < s->n; i++) {
-		if (s->cf[i].flags & SF_FLAG_COMPLAIN) {
+		if (s->cf[i].flags & SF_FLAG_SHADOW) {
+			s->sfp[s->ns++] = s->fp[i];
+		} else if (s->cf[i].flags & SF_FLAG_COMPLAIN) {
 			s->cfp[s->nc++] = s->fp[i];
 		} else {
 			s->emap[s->ne] = i;
@@ -250,6 +254,34 @@ static int table_split(struct table_src *s)
 	return 0;
 }
 
+/* Whether verdicts a and b are the same as shadow mode compares them: the
+ * action, and the data of ERRNO, TRAP and TRACE. */
+static bool same_verdict(uint32_t a, uint32_t b)
+{
+	uint32_t act = a & C2E_RET_ACTION_FULL;
+
+	if (act != (b & C2E_RET_ACTION_FULL))
+		return false;
+	if (act == SECCOMP_RET_ERRNO || act == SECCOMP_RET_TRAP || act == SECCOMP_RET_TRACE)
+		return (a & C2E_RET_DATA) == (b & C2E_RET_DATA);
+	return true;
+}
+
+/* Whether every shadow filter's verdict for (arch, nr) is constant and the
+ * same as enforced: then no shadow event can come of the number. */
+static bool shadows_agree(const struct table_src *s, uint32_t arch, int snr,
+			  uint32_t enforced)
+{
+	uint32_t ret;
+	size_t i;
+
+	for (i = 0; i < s->ns; i++)
+		if (!c2e_const_verdict(&s->sfp[i], 1, arch, snr, &ret) ||
+		    !same_verdict(ret, enforced))
+			return false;
+	return true;
+}
+
 /* The entry for (arch, nr): the chain's verdict where it is constant. */
 static struct sf_const table_entry(const struct table_src *s, uint32_t arch, int snr)
 {
@@ -257,7 +289,7 @@ static struct sf_const table_entry(const struct table_src *s, uint32_t arch, int
 	uint32_t ret;
 	size_t w;
 
-	if (!s->nc) {
+	if (!s->nc && !s->ns) {
 		if (c2e_const_verdict_winner(s->fp, s->n, arch, snr, &ret, &w)) {
 			c.kind = SF_CONST_VALUE;
 			c.ret = ret;
@@ -266,8 +298,8 @@ static struct sf_const table_entry(const struct table_src *s, uint32_t arch, int
 				c.flags = s->cf[w].flags;
 			}
 		}
-	} else if (c2e_const_verdict_winner(s->cfp, s->nc, arch, snr, &ret, &w) &&
-		   (ret & C2E_RET_ACTION_FULL) == SECCOMP_RET_ALLOW) {
+	} else if (!s->nc || (c2e_const_verdict_winner(s->cfp, s->nc, arch, snr, &ret, &w) &&
+				(ret & C2E_RET_ACTION_FULL) == SECCOMP_RET_ALLOW)) {
 		if (!s->ne) {
 			c.kind = SF_CONST_VALUE;
 			c.ret = SECCOMP_RET_ALLOW;
@@ -279,14 +311,18 @@ static struct sf_const table_entry(const struct table_src *s, uint32_t arch, int
 				c.flags = s->cf[s->emap[w]].flags;
 			}
 		}
+		if (c.kind == SF_CONST_VALUE && !shadows_agree(s, arch, snr, c.ret))
+			c.kind = SF_CONST_RUN;
 	}
 	return c;
 }
 
-/* Fills the chain's rows of the action table. Complain filters never
- * decide: a number is constant only if the enforcing filters' verdict is
- * constant and every complain filter's is a constant ALLOW (else the chain
- * runs and logs). */
+/* Fills the chain's rows of the action table. Complain and shadow filters
+ * never decide: a number is constant only if the enforcing filters'
+ * verdict is constant, every complain filter's is a constant ALLOW and
+ * every shadow filter's a constant equal to it (else the chain runs and
+ * logs). A chain with a counted filter always runs, so that every call is
+ * counted where the filter's rets are. */
 static void fill_table(struct sf_runtime *rt, int slot,
 		       const struct sf_chain_filter *cf, const struct sock_fprog *fp,
 		       size_t n, int arch_from, int arch_to)
@@ -305,7 +341,7 @@ static void fill_table(struct sf_runtime *rt, int slot,
 	/* The constant-verdict analysis reads seccomp_data; a chain with a
 	 * 2012-interface filter always runs. */
 	for (i = 0; i < n; i++)
-		if (cf[i].flags & SF_FLAG_RFC2012)
+		if (cf[i].flags & (SF_FLAG_RFC2012 | SF_FLAG_COUNT))
 			rfc = true;
 	if (rfc || table_split(&s)) {
 		/* Run the chain for these arches. */
@@ -322,6 +358,7 @@ static void fill_table(struct sf_runtime *rt, int slot,
 	__sync_synchronize();
 	free(s.efp);
 	free(s.cfp);
+	free(s.sfp);
 	free(s.emap);
 }
 
@@ -341,26 +378,80 @@ static int node_filters(const struct sf_node *node, struct sf_chain_filter **cfp
 	for (w = node, i = n; w; w = w->parent) {
 		i--;
 		cf[i] = (struct sf_chain_filter){ w->insns, w->len, w->id,
-						  (uint16_t)w->flags };
+						  (uint16_t)w->flags, w->hits_base };
 		fp[i] = (struct sock_fprog){ (unsigned short)w->len, w->insns };
 	}
+	return 0;
+}
+
+/* Whether node's counters are in use: its program may still run. */
+static bool hits_live(const struct sf_node *n)
+{
+	return n->hits_base && (!n->dead || n->slot);
+}
+
+/* The counters a node of its id and program already has, or the first
+ * free range of sf_hits (zeroed: an earlier filter may have used it). */
+static int hits_alloc(struct sf_runtime *rt, struct sf_node *node)
+{
+	uint32_t need = (uint32_t)node->len + 1, base = 1;
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *zero;
+	bool moved = true;
+	size_t i;
+	struct sf_node *w;
+
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+		for (w = rt->buckets[i]; w; w = w->hnext)
+			if (hits_live(w) && w->id == node->id && w->len == node->len &&
+			    !memcmp(w->insns, node->insns, w->len * sizeof(*w->insns))) {
+				node->hits_base = w->hits_base;
+				return 0;
+			}
+	while (moved) {
+		moved = false;
+		for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+			for (w = rt->buckets[i]; w; w = w->hnext)
+				if (hits_live(w) && w->hits_base < base + need &&
+				    base < w->hits_base + w->len + 1) {
+					base = w->hits_base + (uint32_t)w->len + 1;
+					moved = true;
+				}
+	}
+	if (base + need > SF_HITS_MAX || ncpu <= 0)
+		return -ENOSPC;
+	zero = calloc((size_t)ncpu, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	for (i = 0; i < need; i++) {
+		uint32_t key = base + (uint32_t)i;
+
+		if (bpf_map_update_elem(rt->fd_hits, &key, zero, BPF_ANY)) {
+			free(zero);
+			return -errno;
+		}
+	}
+	free(zero);
+	node->hits_base = base;
 	return 0;
 }
 
 /* Generates, loads and installs the chain program of n. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node)
 {
-	struct sf_chain_filter *cf;
-	struct sock_fprog *fp;
+	struct sf_chain_maps maps = { rt->fd_tasks, rt->fd_progs, rt->fd_hits };
 	struct c2e_ebpf prog = { 0 };
+	struct sf_chain_filter *cf = NULL;
+	struct sock_fprog *fp = NULL;
 	size_t n = node->depth;
 	int slot, fd, err;
 
-	err = node_filters(node, &cf, &fp);
+	err = (node->flags & SF_FLAG_COUNT) && !node->hits_base ? hits_alloc(rt, node) : 0;
+	if (!err)
+		err = node_filters(node, &cf, &fp);
 	if (err)
 		goto out;
-	err = sf_chain_emit(&rt->layout, cf, n, rt->fd_tasks,
-			    rt->fd_progs, &prog);
+	err = sf_chain_emit(&rt->layout, cf, n, &maps, &prog);
 	if (err)
 		goto out;
 	fd = sf_chain_load(&rt->layout, &prog, rt->verbose);

@@ -100,6 +100,8 @@ struct sf_node {
 	uint8_t table_next_arch;     /* table_next_arch on are all "run" */
 	bool busy;                   /* not collectable (an operation uses it) */
 	int idx;                     /* state file index */
+	uint32_t hits_base;          /* SF_FLAG_COUNT: its first sf_hits key
+					(shared by the nodes of its id); 0: none */
 };
 
 struct sf_cg_app {                   /* one sf_cg_append entry */
@@ -122,7 +124,7 @@ struct sf_runtime {
 	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
 	/* What the runtime uses, from the skeleton or from the pins. */
 	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
-	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync;
+	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync, fd_hits;
 	bool own_fds;                /* adopted: the fds above are ours */
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	struct sfilter_bpf__bss *bss;
@@ -169,6 +171,12 @@ struct sf_chain_filter {
 	size_t len;
 	uint32_t id;
 	uint16_t flags;
+	uint32_t hits_base;          /* SF_FLAG_COUNT: its first sf_hits key */
+};
+
+/* The maps a chain program refers to. */
+struct sf_chain_maps {
+	int tasks, progs, hits;
 };
 
 /*
@@ -178,8 +186,7 @@ struct sf_chain_filter {
  * or records the verdict in the task's storage and tail-calls slot 0.
  */
 int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
-		  size_t n, int tasks_map_fd, int progs_map_fd,
-		  struct c2e_ebpf *out);
+		  size_t n, const struct sf_chain_maps *m, struct c2e_ebpf *out);
 /* Loads what sf_chain_emit() produced. Program fd or -errno; the verifier
  * log goes to stderr when verbose. */
 int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,

@@ -12,6 +12,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
 {
@@ -111,6 +113,54 @@ int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
 	}
 out:
 	pthread_mutex_unlock(&rt->lock);
+	return err;
+}
+
+int sf_runtime_filter_hits(struct sf_runtime *rt, uint32_t filter_id,
+			   uint64_t **counts)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	uint64_t *per_cpu = NULL;
+	struct sf_node *n;
+	uint32_t i, k;
+
+	*counts = NULL;
+	pthread_mutex_lock(&rt->lock);
+	n = node_by_id(rt, filter_id);
+	if (!n || !(n->flags & SF_FLAG_COUNT)) {
+		err = n ? -ENODATA : -ENOENT;
+		goto out;
+	}
+	if (!n->hits_base) {
+		/* not loaded yet: nothing counted */
+		*counts = calloc(n->len + 1, sizeof(**counts));
+		err = *counts ? (int)n->len + 1 : -ENOMEM;
+		goto out;
+	}
+	per_cpu = calloc(ncpu > 0 ? (size_t)ncpu : 1, sizeof(*per_cpu));
+	*counts = calloc(n->len + 1, sizeof(**counts));
+	if (ncpu <= 0 || !per_cpu || !*counts) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i <= n->len; i++) {
+		uint32_t key = n->hits_base + i;
+
+		if (bpf_map_lookup_elem(rt->fd_hits, &key, per_cpu)) {
+			err = -errno;
+			goto out;
+		}
+		for (k = 0; k < (uint32_t)ncpu; k++)
+			(*counts)[i] += per_cpu[k];
+	}
+	err = (int)n->len + 1;
+out:
+	pthread_mutex_unlock(&rt->lock);
+	free(per_cpu);
+	if (err < 0) {
+		free(*counts);
+		*counts = NULL;
+	}
 	return err;
 }
 

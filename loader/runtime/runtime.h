@@ -163,8 +163,16 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 #define SF_ATTACH_RFC2012      SF_FLAG_RFC2012
 #define SF_ATTACH_RFC_I386     SF_FLAG_RFC_I386
 #define SF_ATTACH_RFC_EXEC     SF_FLAG_RFC_EXEC
-#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC)
+/* Shadow mode: a candidate beside the enforced filters; a call where its
+ * verdict differs from the enforced one is logged (SF_TAKEN_SHADOW), with
+ * the classic index of its ret. Nothing else changes. */
+#define SF_ATTACH_SHADOW       0x2000
+/* Per-ret hit counters (sf_runtime_filter_hits()). */
+#define SF_ATTACH_COUNT        0x4000
+#define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC | \
+				SF_ATTACH_SHADOW | SF_ATTACH_COUNT)
 _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
+	       SF_ATTACH_SHADOW == SF_FLAG_SHADOW && SF_ATTACH_COUNT == SF_FLAG_COUNT &&
 	       SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
 	       !(SF_ATTACH_ARM & SF_FLAGS_ADMIN), "admin flags are bpf/sfilter.h's");
 
@@ -278,5 +286,14 @@ int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx);
 int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
 		      struct sf_filter_info *info, struct sock_filter **out);
 int sf_runtime_set_owner(struct sf_runtime *rt, uint32_t filter_id, uid_t owner);
+/* How often each ret of a filter attached with SF_ATTACH_COUNT was taken,
+ * summed over the CPUs: *counts (malloc'd) indexed by classic instruction,
+ * the filter's length last (the implicit return 0 of a division by zero or
+ * a failed load). Returns the number of entries (length + 1); -ENOENT for
+ * an unknown id, -ENODATA for a filter attached without counting. Calls
+ * answered by the action table are not counted: a chain with a counted
+ * filter does not use the table. */
+int sf_runtime_filter_hits(struct sf_runtime *rt, uint32_t filter_id,
+			   uint64_t **counts);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "sfilter.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,7 +56,7 @@ void sf_rt_state_remove(const char *pin_dir)
 
 /* State file: header, nodes, cgroups. */
 #define STATE_MAGIC 0x53465354u /* "SFST" */
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 
 struct st_head {
 	uint32_t magic, version, tier, next_id, n_nodes, n_cgroups;
@@ -63,6 +64,7 @@ struct st_head {
 struct st_node {
 	int32_t idx, parent;
 	uint32_t flags, id, owner, slot, len, dead, depth, path_insns;
+	uint32_t hits_base, pad;
 	uint64_t hash;
 };
 struct st_cg {
@@ -111,7 +113,7 @@ void sf_rt_save_state(struct sf_runtime *rt)
 				.flags = n->flags, .id = n->id, .owner = n->owner,
 				.slot = n->slot, .len = n->len, .dead = n->dead,
 				.depth = n->depth, .path_insns = n->path_insns,
-				.hash = n->hash,
+				.hits_base = n->hits_base, .hash = n->hash,
 			};
 
 			fwrite(&r, sizeof(r), 1, f);
@@ -179,6 +181,7 @@ static int read_nodes(struct sf_runtime *rt, FILE *f, uint32_t n_nodes, struct s
 		n->dead = r.dead;
 		n->depth = r.depth;
 		n->path_insns = r.path_insns;
+		n->hits_base = r.hits_base < SF_HITS_MAX ? r.hits_base : 0;
 		n->hash = r.hash;
 		n->idx = r.idx;
 		n->prog_fd = -1;

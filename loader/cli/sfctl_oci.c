@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfctl policy-from-log --format oci: the (arch, syscall) pairs seen as an
+ * OCI seccomp profile (runtime-spec linux.seccomp, the JSON moby and
+ * containers/common read): "defaultAction" from --default, the arches seen
+ * as SCMP_ARCH_*, and SCMP_ACT_ALLOW rules by name.
+ *
+ * A rule without "includes" holds on every listed arch. A name seen on
+ * only some of the arches gets a rule of its own whose
+ * "includes": {"arches": [...]} names them with the same SCMP_ARCH_* values
+ * as "architectures": the ABI the call was made through, so that it is
+ * allowed only where it was seen. (moby matches includes.arches against
+ * the host's Go arch name; such a rule never matches there, which fails
+ * closed.)
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "sfctl.h"
+#include "c2e.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <seccomp.h>
+
+#define ARCH_X86_64 0x1 /* arch bits of a name */
+#define ARCH_I386   0x2
+#define ARCH_X32    0x4
+
+static const struct { unsigned bit; uint32_t scmp; const char *name; } arches[] = {
+	{ ARCH_X86_64, SCMP_ARCH_X86_64, "SCMP_ARCH_X86_64" },
+	{ ARCH_I386, SCMP_ARCH_X86, "SCMP_ARCH_X86" },
+	{ ARCH_X32, SCMP_ARCH_X32, "SCMP_ARCH_X32" },
+};
+#define N_ARCHES (sizeof(arches) / sizeof(arches[0]))
+
+struct oci_name { char *name; unsigned arches; };
+
+/* The arch bit of a seen call: x32 calls carry the x32 bit in nr. */
+static unsigned arch_bit(const struct seen *s)
+{
+	if (s->arch == AUDIT_I386)
+		return ARCH_I386;
+	return (s->nr & 0x40000000) ? ARCH_X32 : ARCH_X86_64;
+}
+
+/* SCMP_ACT_* for an sfilter action (its data: errnoRet, for ERRNO and
+ * TRACE as runc reads it); NULL when OCI has none. */
+static const char *oci_action(uint32_t ret, bool *with_data)
+{
+	*with_data = false;
+	switch (ret & C2E_RET_ACTION_FULL) {
+	case SECCOMP_RET_KILL_PROCESS: return "SCMP_ACT_KILL_PROCESS";
+	case SECCOMP_RET_KILL_THREAD: return "SCMP_ACT_KILL_THREAD";
+	case SECCOMP_RET_TRAP: return "SCMP_ACT_TRAP";
+	case SECCOMP_RET_ERRNO: *with_data = true; return "SCMP_ACT_ERRNO";
+	case SECCOMP_RET_TRACE: *with_data = true; return "SCMP_ACT_TRACE";
+	case SECCOMP_RET_USER_NOTIF: return "SCMP_ACT_NOTIFY";
+	case SECCOMP_RET_LOG: return "SCMP_ACT_LOG";
+	case SECCOMP_RET_ALLOW: return "SCMP_ACT_ALLOW";
+	default: return NULL;
+	}
+}
+
+/* Every name seen, with the arches it was seen on (libseccomp's names for
+ * each arch: a number means another call on another arch). */
+static struct oci_name *oci_names(const struct seen *s, size_t n, size_t *count,
+				  unsigned *all)
+{
+	struct oci_name *names = calloc(n ? n : 1, sizeof(*names));
+	size_t i, k;
+
+	*count = 0;
+	*all = 0;
+	if (!names)
+		die(1, "out of memory");
+	for (i = 0; i < n; i++) {
+		unsigned bit = arch_bit(&s[i]);
+		char *name = NULL;
+
+		for (k = 0; k < N_ARCHES; k++)
+			if (arches[k].bit == bit)
+				name = seccomp_syscall_resolve_num_arch(arches[k].scmp, s[i].nr);
+		*all |= bit;
+		if (!name) {
+			fprintf(stderr, "sfctl: syscall %d has no name on its arch; "
+				"not in the profile\n", s[i].nr);
+			continue;
+		}
+		for (k = 0; k < *count && strcmp(names[k].name, name); k++)
+			;
+		if (k < *count) {
+			free(name);
+		} else {
+			names[k].name = name;
+			(*count)++;
+		}
+		names[k].arches |= bit;
+	}
+	return names;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct oci_name *)a)->name, ((const struct oci_name *)b)->name);
+}
+
+/* One SCMP_ACT_ALLOW rule for every name seen on exactly the arches of
+ * set (all: no "includes"). */
+static void oci_rule(struct json_object *rules, const struct oci_name *names, size_t n,
+		     unsigned set, unsigned all)
+{
+	struct json_object *rule, *list = json_object_new_array(), *inc, *arr;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i].arches == set)
+			json_object_array_add(list, json_object_new_string(names[i].name));
+	if (!json_object_array_length(list)) {
+		json_object_put(list);
+		return;
+	}
+	rule = json_object_new_object();
+	json_object_object_add(rule, "names", list);
+	json_object_object_add(rule, "action", json_object_new_string("SCMP_ACT_ALLOW"));
+	if (set != all) {
+		inc = json_object_new_object();
+		arr = json_object_new_array();
+		for (i = 0; i < N_ARCHES; i++)
+			if (set & arches[i].bit)
+				json_object_array_add(arr, json_object_new_string(arches[i].name));
+		json_object_object_add(inc, "arches", arr);
+		json_object_object_add(rule, "includes", inc);
+	}
+	json_object_array_add(rules, rule);
+}
+
+/* The profile as a json-c object. */
+static struct json_object *oci_profile(const struct seen *s, size_t n, uint32_t dflt)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *rules = json_object_new_array();
+	const char *act;
+	struct oci_name *names;
+	unsigned all, set;
+	size_t count, i;
+	bool with_data;
+
+	act = oci_action(dflt, &with_data);
+	if (!act)
+		die(2, "--default: no OCI action for 0x%08x", dflt);
+	json_object_object_add(o, "defaultAction", json_object_new_string(act));
+	if (with_data)
+		json_object_object_add(o, "defaultErrnoRet",
+				       json_object_new_int((int)(dflt & C2E_RET_DATA)));
+	names = oci_names(s, n, &count, &all);
+	qsort(names, count, sizeof(*names), cmp_name);
+	for (i = 0; i < N_ARCHES; i++)
+		if (all & arches[i].bit)
+			json_object_array_add(arr, json_object_new_string(arches[i].name));
+	json_object_object_add(o, "architectures", arr);
+	/* The names seen everywhere first, then each smaller arch set. */
+	oci_rule(rules, names, count, all, all);
+	for (set = 1; set < 8; set++)
+		if (set != all && (set & all) == set)
+			oci_rule(rules, names, count, set, all);
+	json_object_object_add(o, "syscalls", rules);
+	for (i = 0; i < count; i++)
+		free(names[i].name);
+	free(names);
+	return o;
+}
+
+int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
+	       const char *prefix)
+{
+	struct json_object *o;
+	const char *text;
+	char path[4096];
+	uint32_t ret;
+	FILE *f;
+
+	if (c2e_parse_action(dflt, &ret) < 0)
+		die(2, "--default %s: not an action", dflt);
+	o = oci_profile(s, n, ret);
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+					      JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!prefix) {
+		puts(text);
+	} else {
+		snprintf(path, sizeof(path), "%s.json", prefix);
+		f = fopen(path, "we");
+		if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
+			die(1, "%s: %s", path, strerror(errno));
+		if (json_out)
+			printf("{ \"events\": %zu, \"oci\": \"%s\" }\n", events, path);
+		else
+			printf("%zu syscalls from %zu events: %s (OCI seccomp profile)\n",
+			       n, events, path);
+	}
+	json_object_put(o);
+	return 0;
+}
