@@ -20,7 +20,7 @@
 #   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
-#   make install    binaries, libsfclient, sfclient.h, sfclient.pc, the interposers
+#   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
 #                   (LIBDIR/sfilter, where sfrun looks), man pages
 
 OUTPUT ?= build
@@ -405,6 +405,7 @@ install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
 	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
+	$(INSTALL) -m 644 $(LIBSFPROFILE) $(DESTDIR)$(LIBDIR)/libsfprofile.a
 	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
 	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
 	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
