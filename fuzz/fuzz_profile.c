@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "profile.h"
 #include "c2e.h"
+#include "fuzzseed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,19 +45,6 @@ static const char *const seeds[] = {
 	"\"op\":\"SCMP_CMP_LE\"}]}]}",
 };
 
-static void write_file(const char *dir, const char *name, const void *data, size_t len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fwrite(data, 1, len, f);
-	fclose(f);
-}
-
 static void write_seeds(const char *dir)
 {
 	char name[32], *buf;
@@ -65,7 +53,7 @@ static void write_seeds(const char *dir)
 
 	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
 		snprintf(name, sizeof(name), "seed-%zu.json", i);
-		write_file(dir, name, seeds[i], strlen(seeds[i]));
+		fuzz_seed_write(dir, name, seeds[i], strlen(seeds[i]));
 	}
 	f = fopen("/usr/share/containers/seccomp.json", "r");
 	if (!f)
@@ -73,7 +61,7 @@ static void write_seeds(const char *dir)
 	buf = malloc(1 << 20);
 	len = buf ? fread(buf, 1, 1 << 20, f) : 0;
 	if (len)
-		write_file(dir, "podman.json", buf, len);
+		fuzz_seed_write(dir, "podman.json", buf, len);
 	free(buf);
 	fclose(f);
 }
@@ -82,15 +70,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *dir = getenv("SF_FUZZ_SEED_DIR");
-
 	(void)argc;
 	(void)argv;
-	if (dir && *dir) {
-		write_seeds(dir);
-		fprintf(stderr, "fuzz_profile: seeds written to %s\n", dir);
-		exit(0);
-	}
+	fuzz_seed_from_env("fuzz_profile", write_seeds);
 	return 0;
 }
 
