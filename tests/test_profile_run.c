@@ -6,21 +6,25 @@
  * stopped as the tier can stop it: killed on the tracepoint tier (the
  * default fallback), refused with ENOSYS on the lsm tier, where creating
  * the key meets the key_alloc hook. sfrun names the tier once, from the
- * daemon's attach note. `sfctl compile` writes the library's bytes.
+ * daemon's attach note, as sfctl attach --profile does. `sfctl compile`
+ * writes the library's bytes; sf_attach_profile() attaches in-process.
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "daemon.h"
 #include "wstatus.h"
 #include "profile.h"
+#include "sfclient.h"
 #include "c2e.h"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #define PODMAN "/usr/share/containers/seccomp.json"
 #define PROBE_ARG "--sf-profile-probe"
@@ -153,4 +157,80 @@ TEST(sfctl_compile_writes_the_filter_the_library_compiles)
 	free(got);
 	sf_profile_free(&p);
 	unlink(path);
+}
+
+/* A process that waits to be killed. */
+static pid_t sleeper(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+TEST(sfctl_attach_profile_to_a_pid_judges_its_caps_and_says_the_tier)
+{
+	char sfctl[PATH_MAX], pid_s[16], out[4096], ws[64];
+	const char *argv[] = { NULL, "attach", "--pid", pid_s, "--profile", PODMAN, NULL };
+	SFD_AUTO;
+	pid_t pid;
+	int st;
+
+	if (!have_profile())
+		return;
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+		test_skip("no sfctl beside the test runner");
+		return;
+	}
+	if (!sfd_start_sfilterd(&dm, false))
+		return;
+	pid = sleeper();
+	if (!ASSERT_GE(pid, 1, "fork"))
+		return;
+	argv[0] = sfctl;
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)pid);
+	st = sfd_run(argv, true, 60, out, sizeof(out));
+	test_log("%s", out);
+	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, ws, sizeof(ws)));
+	ASSERT_TRUE(strstr(out, "attached") != NULL, "the daemon's note");
+	ASSERT_TRUE(strstr(out, "sfctl: tier ") != NULL, "the tier's behaviour, said once");
+	ASSERT_TRUE(sfd_ps_lists(dm.sock, pid, 0), "the process is confined");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+TEST(sf_attach_profile_attaches_a_profile_and_names_the_path_of_an_error)
+{
+	char bad[] = "/tmp/sftest-badprof-XXXXXX";
+	SFD_AUTO;
+	pid_t pid;
+	int fd, st;
+
+	if (!have_profile() || !sfd_start_sfilterd(&dm, false))
+		return;
+	fd = mkstemp(bad);
+	if (!ASSERT_GE(fd, 0, "mkstemp"))
+		return;
+	ASSERT_EQ(write(fd, "{\"defaultAction\":\"SCMP_ACT_BOO\"}", 32), 32, "write");
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		/* Every check is an exit code: the child is confined after. */
+		if (sf_attach_profile("/nonexistent/seccomp.json", 0) != -1 || errno != ENOENT)
+			_exit(10);
+		if (sf_attach_profile(bad, 0) != -1 || errno != EINVAL ||
+		    !strstr(sf_last_error(), "defaultAction: unknown action \"SCMP_ACT_BOO\""))
+			_exit(11);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach_profile(PODMAN, 0) != 0)
+			_exit(12);
+		if (!strstr(sf_last_error(), "attached to thread"))
+			_exit(13);
+		_exit(getppid() > 0 ? 0 : 14);
+	}
+	waitpid(pid, &st, 0);
+	ASSERT_EQ(st, 0, "child's checks (exit 10-14 names the failed one)");
+	unlink(bad);
 }
