@@ -152,7 +152,9 @@ TEST(profile_errors_name_their_json_path_and_produce_nothing)
 		  "defaultErrno: defaultErrno is 38, but defaultErrnoRet is 1" },
 		{ "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrno\":\"EFOO\"}",
 		  "defaultErrno: unknown errno \"EFOO\"" },
-		{ "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":70000}",
+		{ "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":12345}",
+		  "defaultErrnoRet: 12345 is above 4095" },
+		{ "{\"defaultAction\":\"SCMP_ACT_TRACE\",\"defaultErrnoRet\":70000}",
 		  "defaultErrnoRet: 70000 is above 65535" },
 		{ "{\"defaultAction\":\"SCMP_ACT_NOTIFY\"}", "defaultAction: SCMP_ACT_NOTIFY is not "
 		  "supported: sfilter has no user-space notifier (seccomp_unotify) to hand the call to" },
@@ -239,4 +241,32 @@ TEST(profile_caps_option_and_tier_text_read_as_documented)
 	p.actions = SF_PROFILE_ACT_ALLOW;
 	sf_profile_tier_text(&p, "", 0, t, sizeof(t));
 	ASSERT_STREQ(t, "", "nothing to say without ERRNO, TRAP or TRACE");
+}
+
+/* moby's way of giving one syscall different verdicts by caps and arch. */
+TEST(profile_entries_for_one_syscall_split_by_caps_and_arches_as_moby_writes_them)
+{
+	const char *json = "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"syscalls\":["
+		"{\"names\":[\"clone3\"],\"action\":\"SCMP_ACT_ALLOW\","
+		"\"includes\":{\"caps\":[\"CAP_SYS_ADMIN\"]}},"
+		"{\"names\":[\"clone3\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":38,"
+		"\"excludes\":{\"caps\":[\"CAP_SYS_ADMIN\"],\"arches\":[\"mips64\",\"mipsel\"]}},"
+		"{\"names\":[\"clone3\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":89,"
+		"\"includes\":{\"arches\":[\"mips64\",\"mipsel\"]},"
+		"\"excludes\":{\"caps\":[\"CAP_SYS_ADMIN\"]}},"
+		"{\"name\":\"syslog\",\"action\":\"SCMP_ACT_TRACE\",\"errnoRet\":12345}]}";
+	struct sf_profile p;
+	struct sf_profile_error e;
+
+	if (ASSERT_OK(compile(json, "none", NULL, &p, &e), e.msg)) {
+		ASSERT_EQ(verdict(&p, 435, 0), SECCOMP_RET_ERRNO | 38, "clone3 without caps");
+		ASSERT_EQ(verdict(&p, 103, 0), SECCOMP_RET_TRACE | 12345,
+			  "syslog: TRACE's message takes 16 bits");
+		ASSERT_EQ(verdict(&p, 39, 0), SECCOMP_RET_ERRNO | 1, "the default: EPERM");
+		sf_profile_free(&p);
+	}
+	if (ASSERT_OK(compile(json, "CAP_SYS_ADMIN", NULL, &p, &e), e.msg)) {
+		ASSERT_EQ(verdict(&p, 435, 0), SECCOMP_RET_ALLOW, "clone3 with CAP_SYS_ADMIN");
+		sf_profile_free(&p);
+	}
 }

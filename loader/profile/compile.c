@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #endif
 #include "pf_internal.h"
+#include "c2e.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,9 +35,11 @@
 
 /* An errno for an action that takes one: field (a number) or name_field
  * (containers/common's errno name), which must agree when both are
- * given; dflt when neither is. */
+ * given; EPERM when neither is. At most max: libseccomp takes ERRNO up
+ * to 4095 (MAX_ERRNO), TRACE's message up to 0xffff. */
 static int errno_of(struct pf *c, struct json_object *obj, const char *path,
-		    const char *field, const char *name_field, bool takes, uint64_t *e)
+		    const char *field, const char *name_field, bool takes, uint64_t max,
+		    uint64_t *e)
 {
 	struct json_object *num, *name;
 	char p[128];
@@ -50,7 +53,7 @@ static int errno_of(struct pf *c, struct json_object *obj, const char *path,
 	if ((num || name) && !takes)
 		return pf_fail(c, p, "only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno");
 	*e = EPERM;
-	if (num && (r = pf_uint(c, num, p, 0xffff, e)))
+	if (num && (r = pf_uint(c, num, p, max, e)))
 		return r;
 	if (!name)
 		return 0;
@@ -80,7 +83,8 @@ static int action_of(struct pf *c, struct json_object *obj, const char *path,
 	if (!v)
 		return pf_fail(c, p, "missing");
 	if ((r = pf_action(c, json_object_get_string(v), p, act, &takes)) ||
-	    (r = errno_of(c, obj, path, errno_key, name_key, takes, &e)))
+	    (r = errno_of(c, obj, path, errno_key, name_key, takes,
+			  *act == SCMP_ACT_TRACE(0) ? 0xffff : C2E_MAX_ERRNO, &e)))
 		return r;
 	if (takes)
 		*act |= (uint32_t)e;
