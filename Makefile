@@ -231,7 +231,7 @@ $(SFCLIENT_PC): Makefile
 		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
 		'Version: $(SFCLIENT_VERSION)' \
 		'Libs: -L$${libdir} -lsfclient' \
-		'Libs.private: -lseccomp -ljson-c' \
+		'Libs.private: -lsfprofile -lseccomp -ljson-c' \
 		'Cflags: -I$${includedir}' > $@
 
 # --- daemon: sfilterd -------------------------------------------------------------
