@@ -6,6 +6,7 @@
 # other (DEVELOPERS.md):
 #
 #   classic2ebpf -> bpf -> runtime -> proto -> daemon, client -> cli
+#   classic2ebpf -> profile -> client, cli
 #
 # Each layer's objects see only their own headers and those of the layers
 # below them (*_INC); tests/check-layers.sh, run by `make test`, checks the
@@ -19,7 +20,7 @@
 #   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
-#   make install    binaries, libsfclient, sfclient.h, sfclient.pc, the interposers
+#   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
 #                   (LIBDIR/sfilter, where sfrun looks), man pages
 
 OUTPUT ?= build
@@ -49,18 +50,20 @@ FUZZ_SHORT_SECONDS ?= 60
 DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
 	    busybox-static cpio gzip libclang-rt-14-dev \
-	    gcc-multilib libc6-dev-i386 bubblewrap
+	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
 BPF_INC     := -Ibpf
 RUNTIME_INC := -Iloader/runtime $(C2E_INC) $(BPF_INC) -I$(OUTPUT)
 PROTO_INC   := -Iloader/proto $(BPF_INC) $(C2E_INC)
-CLIENT_INC  := -Iloader/client $(PROTO_INC)
+PROFILE_INC := -Iloader/profile $(C2E_INC)
+CLIENT_INC  := -Iloader/client $(PROTO_INC) $(PROFILE_INC)
 DAEMON_INC  := -Iloader/daemon -Iloader/runtime $(PROTO_INC) $(C2E_INC) -I$(OUTPUT)
 CLI_INC     := -Iloader/cli $(CLIENT_INC) $(C2E_INC)
 # Tests, benches and fuzzers look at every layer.
-TEST_INC    := -Itests -Itests/lib -Iloader/runtime -Iloader/client $(PROTO_INC) \
+TEST_INC    := -Itests -Itests/lib -Iloader/runtime -Iloader/client -Iloader/profile \
+	       $(PROTO_INC) \
 	       $(C2E_INC) -I$(OUTPUT)
 
 obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
@@ -185,11 +188,23 @@ $(PROTO_OBJS) $(call pic,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
 $(LIBSFPROTO): $(PROTO_OBJS)
 	$(Q)$(archive)
 
+# --- profile: libsfprofile.a (container seccomp profiles, through libseccomp) ----
+PROFILE_SRCS := $(wildcard loader/profile/*.c)
+LIBSFPROFILE := $(OUTPUT)/libsfprofile.a
+
+$(call obj,$(PROFILE_SRCS)) $(call pic,$(PROFILE_SRCS)): LAYER_INC := $(PROFILE_INC)
+
+$(LIBSFPROFILE): $(call obj,$(PROFILE_SRCS))
+	$(Q)$(archive)
+
 # --- client: libsfclient (.a, .so, .pc) ------------------------------------------
-# The shared library holds the protocol's framing too, hidden; only the
-# symbols of loader/client/libsfclient.map are exported.
+# The shared library holds the protocol's framing and the profile compiler
+# (sf_attach_profile()) too, hidden; only the symbols of
+# loader/client/libsfclient.map are exported. Static users of
+# sf_attach_profile() link libsfprofile.a, -lseccomp and -ljson-c as well.
 CLIENT_SRCS := $(wildcard loader/client/*.c)
-CLIENT_PIC_SRCS := $(CLIENT_SRCS) loader/proto/framing.c
+CLIENT_PROFILE_SRCS := loader/client/profile.c
+CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
 LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
@@ -200,10 +215,12 @@ $(call obj,$(CLIENT_SRCS)) $(call pic,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC
 $(LIBSFCLIENT): $(call obj,$(CLIENT_SRCS))
 	$(Q)$(archive)
 
-$(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS)) loader/client/libsfclient.map
+$(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS)) \
+		  loader/client/libsfclient.map
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
-		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) -o $@
+		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) \
+		-lseccomp -ljson-c -o $@
 	$(Q)ln -sf libsfclient.so $@.0
 
 $(SFCLIENT_PC): Makefile
@@ -214,6 +231,7 @@ $(SFCLIENT_PC): Makefile
 		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
 		'Version: $(SFCLIENT_VERSION)' \
 		'Libs: -L$${libdir} -lsfclient' \
+		'Libs.private: -lsfprofile -lseccomp -ljson-c' \
 		'Cflags: -I$${includedir}' > $@
 
 # --- daemon: sfilterd -------------------------------------------------------------
@@ -234,10 +252,10 @@ SFRUN := $(OUTPUT)/sfrun
 
 $(call obj,$(wildcard loader/cli/*.c)): LAYER_INC := $(CLI_INC)
 
-$(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROTO) $(LIBC2E)
+$(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
-$(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROTO) $(LIBC2E)
+$(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # --- cli: libsfprctl, the interposer sfrun --prctl / --take-seccomp preloads ----
@@ -280,7 +298,7 @@ BENCH_UTIL_SRCS := bench/bench_util.c
 BENCH_SRCS := $(filter-out $(BENCH_UTIL_SRCS),$(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 # The order of a static link: what calls, then what is called.
-USER_LIBS := $(LIBSFCLIENT) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
+USER_LIBS := $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
 
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): LAYER_INC := $(TEST_INC)
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): | $(BPF_SKELS)
@@ -304,7 +322,7 @@ FUZZ_SRCS := $(wildcard fuzz/*.c)
 FUZZERS := $(patsubst fuzz/%.c,$(OUTPUT)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB := $(OUTPUT)/fuzz/libsf-fuzz.a
 FUZZ_LIB_OBJS := $(call fobj,$(C2E_SRCS) $(TESTLIB_SRCS) loader/proto/checks.c \
-				loader/proto/framing.c loader/client/reply.c)
+				loader/proto/framing.c loader/client/reply.c $(PROFILE_SRCS))
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	       $(WARNINGS) $(TEST_INC) -MMD -MP
 
@@ -318,7 +336,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 
 $(OUTPUT)/fuzz/%: $(OUTPUT)/fuzz/obj/fuzz/%.o $(FUZZ_LIB)
 	$(call msg,FUZZER,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lseccomp -lbpf -lelf -lz -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ -lseccomp -lbpf -lelf -lz -ljson-c -o $@
 
 fuzz-bins: deps $(FUZZERS)
 
@@ -351,7 +369,7 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ -lseccomp -lbpf -lelf -lz -ljson-c -lpthread -o $@
 
 # --- all -----------------------------------------------------------------------------
-all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) \
+all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
      $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) \
      $(LIBSFPRCTL) $(LIBSFPRCTL32) \
      $(SFTEST) $(BENCHES)
@@ -387,6 +405,7 @@ install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
 	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
+	$(INSTALL) -m 644 $(LIBSFPROFILE) $(DESTDIR)$(LIBDIR)/libsfprofile.a
 	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
 	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
 	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h

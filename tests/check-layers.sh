@@ -5,6 +5,7 @@
 #
 #   classic2ebpf -> bpf -> loader/runtime -> loader/proto -> loader/daemon,
 #   loader/client -> loader/cli
+#   classic2ebpf -> loader/profile -> loader/client, loader/cli
 #
 # Each layer may include only the layers listed for it in ALLOWED below
 # (and itself, and system headers). An include is resolved the way the
@@ -25,9 +26,10 @@ declare -A ALLOWED=(
 	[bpf]=""
 	[loader/runtime]="classic2ebpf bpf"
 	[loader/proto]="bpf classic2ebpf"
-	[loader/client]="loader/proto bpf"
+	[loader/profile]="classic2ebpf"
+	[loader/client]="loader/proto loader/profile bpf"
 	[loader/daemon]="loader/runtime loader/proto classic2ebpf bpf"
-	[loader/cli]="loader/client loader/proto classic2ebpf bpf"
+	[loader/cli]="loader/client loader/profile loader/proto classic2ebpf bpf"
 )
 
 # The layer of a path: the longest ALLOWED key it is under; "" for none.

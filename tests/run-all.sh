@@ -135,6 +135,10 @@ else
 	done
 	# take_seccomp_* runs Debian's bubblewrap, with its libraries.
 	[[ -x /usr/bin/bwrap ]] && extra+=(-f /usr/bin/bwrap:/usr/bin/bwrap)
+	# tests/test_profile*.c read Podman's default profile where it lives
+	# (package golang-github-containers-common).
+	[[ -r /usr/share/containers/seccomp.json ]] &&
+		extra+=(-f /usr/share/containers/seccomp.json:/usr/share/containers/seccomp.json)
 	for f in build/seed/example32* build/seed/example64* build/seed/SKIP-*; do
 		[[ -e $f && $f != *.c ]] && extra+=(-f "$f:/sf/seed/${f##*/}")
 	done

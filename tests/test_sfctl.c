@@ -454,7 +454,7 @@ static const char *str_of(struct json_object *o, const char *key)
 TEST(sfctl_policy_from_log_as_an_oci_profile)
 {
 	char sfctl[PATH_MAX], dir[] = "/tmp/sftest-oci-XXXXXX", path[128], cmd[PATH_MAX * 2];
-	struct json_object *o, *arr, *rule, *names, *inc;
+	struct json_object *o, *arr, *rule, *names;
 	FILE *f = policy_log(sfctl, sizeof(sfctl), dir, path, sizeof(path));
 
 	if (!f)
@@ -480,21 +480,15 @@ TEST(sfctl_policy_from_log_as_an_oci_profile)
 	ASSERT_STREQ(json_object_get_string(json_object_array_get_idx(arr, 0)),
 		     "SCMP_ARCH_X86_64", "x86-64 first");
 	ASSERT_TRUE(json_object_object_get_ex(o, "syscalls", &arr) &&
-		    json_object_array_length(arr) == 3, "three rules: every arch, x86-64, i386");
+		    json_object_array_length(arr) == 1, "one rule");
 	rule = json_object_array_get_idx(arr, 0);
-	ASSERT_STREQ(str_of(rule, "action"), "SCMP_ACT_ALLOW", "rules allow");
+	ASSERT_STREQ(str_of(rule, "action"), "SCMP_ACT_ALLOW", "it allows");
 	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
-		    json_object_array_length(names) == 1 &&
-		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getpid"),
-		    "getpid, seen everywhere");
-	ASSERT_FALSE(json_object_object_get_ex(rule, "includes", NULL), "on every arch");
-	rule = json_object_array_get_idx(arr, 2);
-	ASSERT_TRUE(json_object_object_get_ex(rule, "names", &names) &&
-		    !strcmp(json_object_get_string(json_object_array_get_idx(names, 0)), "getppid"),
-		    "getppid, seen on i386");
-	ASSERT_TRUE(json_object_object_get_ex(rule, "includes", &inc) &&
-		    !strcmp(json_object_to_json_string_ext(inc, JSON_C_TO_STRING_PLAIN),
-			    "{\"arches\":[\"SCMP_ARCH_X86\"]}"), "only where it was seen");
+		    strstr(json_object_to_json_string(names), "\"getpid\"") &&
+		    strstr(json_object_to_json_string(names), "\"getppid\""),
+		    "every name seen, on any arch");
+	ASSERT_FALSE(json_object_object_get_ex(rule, "includes", NULL),
+		     "no includes: moby's arches name the host, not the ABI");
 	ASSERT_TRUE(strstr(json_object_to_json_string(o), "mkdir") == NULL,
 		    "another pid's calls are not in it");
 	json_object_put(o);

@@ -7,6 +7,8 @@
  *   sfctl status | ps | show PID [--hits]
  *   sfctl attach (--pid PID [--all-threads] | --cgroup PATH) --filter FILE
  *                [--complain | --shadow] [--count] [--fallback kill|log] [--log]
+ *   sfctl attach (--pid PID | --cgroup PATH) --profile JSON [--caps LIST] ...
+ *   sfctl compile --profile JSON [--caps LIST] -o OUT.bpf  (sfctl_profile.c)
  *   sfctl detach ID | replace ID --filter FILE
  *   sfctl log [--follow]
  *   sfctl policy-from-log [--log FILE|-] [--pid PID] [--default ACTION]
@@ -71,11 +73,16 @@ static void usage(FILE *out, int code)
 		"         [--complain | --shadow] [--count] [--fallback kill|log] [--log]\n"
 		"                                 (admin; --shadow: log where it would decide\n"
 		"                                 otherwise; --count: count hits per rule)\n"
+		"         or --profile JSON [--caps LIST]  a container seccomp profile (OCI,\n"
+		"                                 Docker, Podman); caps: --pid's effective set,\n"
+		"                                 none for --cgroup, or LIST (all, none, CAP_X,..)\n"
 		"         [--abi seccomp|rfc2012|rfc2012-i386]  the filter's data: struct\n"
 		"                                 seccomp_data, or the 2012 interface's\n"
 		"                                 user_regs_struct (inheritable across exec)\n"
 		"  detach ID                      (admin)\n"
 		"  replace ID --filter FILE [--abi ABI]  (admin; ABI: the replaced filter's)\n"
+		"  compile --profile JSON [--caps LIST] -o OUT.bpf  the profile as a classic\n"
+		"                                 filter (seccomp_export_bpf's bytes; caps: none)\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
 		"  policy-from-log [--log FILE|-] [--pid PID] [--default ACTION] [-o PREFIX]\n"
 		"                  [--format classic|oci]\n"
@@ -413,7 +420,9 @@ static int cmd_show(pid_t pid, bool hits)
 	return 0;
 }
 
-static int admin_reply(int fd, const char *what)
+/* The daemon's reply to an admin request, printed; its message is copied
+ * to note too when note is not NULL. */
+static int admin_reply(int fd, const char *what, char *note, size_t nsz)
 {
 	struct json_object *o;
 	struct reply r;
@@ -427,6 +436,8 @@ static int admin_reply(int fd, const char *what)
 		print_json(o);
 	else
 		printf("%s\n", get_str(o, "message") ? get_str(o, "message") : r.text);
+	if (note)
+		snprintf(note, nsz, "%s", get_str(o, "message") ? get_str(o, "message") : "");
 	json_object_put(o);
 	return 0;
 }
@@ -454,10 +465,10 @@ static int pidfd_of(pid_t tid)
 	return fd;
 }
 
-static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t flags)
+int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns, size_t n,
+		 uint32_t flags, char *note, size_t nsz)
 {
-	size_t n, plen = cgroup ? strlen(cgroup) + 1 : 0, len;
-	struct sock_filter *insns = load_filter(file, (enum c2e_abi)SF_FLAGS_ABI(flags), &n);
+	size_t plen = cgroup ? strlen(cgroup) + 1 : 0, len;
 	struct sf_admin_attach_req *req;
 	int fd, pidfd;
 
@@ -478,8 +489,17 @@ static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t 
 	if (pidfd >= 0)
 		close(pidfd);
 	free(req);
+	return admin_reply(fd, "attach", note, nsz);
+}
+
+static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t flags)
+{
+	size_t n;
+	struct sock_filter *insns = load_filter(file, (enum c2e_abi)SF_FLAGS_ABI(flags), &n);
+	int r = attach_insns(pid, cgroup, insns, n, flags, NULL, 0);
+
 	free(insns);
-	return admin_reply(fd, "attach");
+	return r;
 }
 
 static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
@@ -491,7 +511,7 @@ static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
 
 		fd = connect_daemon();
 		send_req(fd, &req, SF_MSG_DETACH, sizeof(req));
-		return admin_reply(fd, "detach");
+		return admin_reply(fd, "detach", NULL, 0);
 	} else {
 		size_t n;
 		struct sock_filter *insns = load_filter(file, abi, &n);
@@ -505,7 +525,7 @@ static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
 		send_req(fd, req, SF_MSG_REPLACE, len);
 		free(req);
 		free(insns);
-		return admin_reply(fd, "replace");
+		return admin_reply(fd, "replace", NULL, 0);
 	}
 }
 
@@ -555,6 +575,8 @@ static const struct option opts[] = {
 	{ "all-threads", no_argument, NULL, 'a' },
 	{ "cgroup", required_argument, NULL, 'c' },
 	{ "filter", required_argument, NULL, 'f' },
+	{ "profile", required_argument, NULL, 'P' },
+	{ "caps", required_argument, NULL, 'K' },
 	{ "complain", no_argument, NULL, 'C' },
 	{ "abi", required_argument, NULL, 'A' },
 	{ "fallback", required_argument, NULL, 'F' },
@@ -572,7 +594,7 @@ static const struct option opts[] = {
 
 /* What the options after the command say. */
 struct args {
-	const char *cgroup, *filter, *log, *dflt, *out, *format;
+	const char *cgroup, *filter, *log, *dflt, *out, *format, *profile, *caps;
 	bool follow, log_flag, hits;
 	uint32_t flags;
 	long pid;
@@ -583,7 +605,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:CF:wd:o:A:skHm:h", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:h", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -620,7 +642,7 @@ static void command_options(int argc, char **argv, struct args *a)
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:CF:wd:o:A:skHm:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -628,6 +650,8 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'a': a->flags |= SF_FLAG_TSYNC; break;
 		case 'c': a->cgroup = optarg; break;
 		case 'f': a->filter = optarg; break;
+		case 'P': a->profile = optarg; break;
+		case 'K': a->caps = optarg; break;
 		case 'C': a->flags |= SF_FLAG_COMPLAIN; break;
 		case 's': a->flags |= SF_FLAG_SHADOW; break;
 		case 'k': a->flags |= SF_FLAG_COUNT; break;
@@ -673,14 +697,19 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "show") == 0 && optind + 1 == argc)
 		return cmd_show(number(argv[optind], "show PID"), a.hits);
 	if (strcmp(cmd, "attach") == 0 && optind == argc) {
-		if (!a.filter || (!a.pid == !a.cgroup))
-			die(2, "attach: --filter FILE and one of --pid PID, --cgroup PATH");
+		if (!a.filter == !a.profile || (!a.pid == !a.cgroup))
+			die(2, "attach: --filter FILE or --profile JSON, and one of --pid PID, "
+			    "--cgroup PATH");
 		if (a.cgroup && (a.flags & SF_FLAG_TSYNC))
 			die(2, "attach: --all-threads goes with --pid");
 		if (a.log_flag)
 			a.flags |= SF_FLAG_LOG;
+		if (a.profile)
+			return cmd_attach_profile(a.pid, a.cgroup, a.profile, a.caps, a.flags);
 		return cmd_attach(a.pid, a.cgroup, a.filter, a.flags);
 	}
+	if (strcmp(cmd, "compile") == 0 && optind == argc)
+		return cmd_compile(a.profile, a.caps, a.out);
 	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)
 		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL, 0);
 	if (strcmp(cmd, "replace") == 0 && optind + 1 == argc) {

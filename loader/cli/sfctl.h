@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by sfctl's files: sfctl.c (the connection, the commands, main)
- * and sfctl_policy.c (policy-from-log). */
+/* Shared by sfctl's files: sfctl.c (the connection, the commands, main),
+ * sfctl_policy.c (policy-from-log) and sfctl_profile.c (compile, attach
+ * --profile). */
 #ifndef SF_SFCTL_H
 #define SF_SFCTL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <linux/filter.h>
 
 struct json_object;
 struct sock_filter;
@@ -45,5 +48,15 @@ int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
 void hits_annotate(struct json_object *f, const struct sock_filter *insns, size_t len,
 		   int abi);
 void hits_print(struct json_object *f);
+
+/* ADMIN_ATTACH of a classic filter to pid (or cgroup); prints the
+ * daemon's message and copies it to note (when not NULL); exit status. */
+int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns, size_t n,
+		 uint32_t flags, char *note, size_t nsz);
+
+/* sfctl compile and attach --profile: exit status. */
+int cmd_compile(const char *profile, const char *caps, const char *out);
+int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const char *caps,
+		       uint32_t flags);
 
 #endif

@@ -5,13 +5,11 @@
  * containers/common read): "defaultAction" from --default, the arches seen
  * as SCMP_ARCH_*, and SCMP_ACT_ALLOW rules by name.
  *
- * A rule without "includes" holds on every listed arch. A name seen on
- * only some of the arches gets a rule of its own whose
- * "includes": {"arches": [...]} names them with the same SCMP_ARCH_* values
- * as "architectures": the ABI the call was made through, so that it is
- * allowed only where it was seen. (moby matches includes.arches against
- * the host's Go arch name; such a rule never matches there, which fails
- * closed.)
+ * One rule allows every name seen, on every arch listed: a name seen
+ * through one ABI only is allowed through the others too. The format has
+ * no per-ABI rule: moby's "includes": {"arches"} names the host's
+ * architecture (amd64), not the ABI of a call, so sfilter's profile
+ * compiler, runc and Podman all read it that way.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -108,33 +106,17 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(((const struct oci_name *)a)->name, ((const struct oci_name *)b)->name);
 }
 
-/* One SCMP_ACT_ALLOW rule for every name seen on exactly the arches of
- * set (all: no "includes"). */
-static void oci_rule(struct json_object *rules, const struct oci_name *names, size_t n,
-		     unsigned set, unsigned all)
+/* One SCMP_ACT_ALLOW rule for every name seen. */
+static void oci_rule(struct json_object *rules, const struct oci_name *names, size_t n)
 {
-	struct json_object *rule, *list = json_object_new_array(), *inc, *arr;
+	struct json_object *rule, *list = json_object_new_array();
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (names[i].arches == set)
-			json_object_array_add(list, json_object_new_string(names[i].name));
-	if (!json_object_array_length(list)) {
-		json_object_put(list);
-		return;
-	}
+		json_object_array_add(list, json_object_new_string(names[i].name));
 	rule = json_object_new_object();
 	json_object_object_add(rule, "names", list);
 	json_object_object_add(rule, "action", json_object_new_string("SCMP_ACT_ALLOW"));
-	if (set != all) {
-		inc = json_object_new_object();
-		arr = json_object_new_array();
-		for (i = 0; i < N_ARCHES; i++)
-			if (set & arches[i].bit)
-				json_object_array_add(arr, json_object_new_string(arches[i].name));
-		json_object_object_add(inc, "arches", arr);
-		json_object_object_add(rule, "includes", inc);
-	}
 	json_object_array_add(rules, rule);
 }
 
@@ -145,7 +127,7 @@ static struct json_object *oci_profile(const struct seen *s, size_t n, uint32_t 
 	struct json_object *rules = json_object_new_array();
 	const char *act;
 	struct oci_name *names;
-	unsigned all, set;
+	unsigned all;
 	size_t count, i;
 	bool with_data;
 
@@ -162,11 +144,7 @@ static struct json_object *oci_profile(const struct seen *s, size_t n, uint32_t 
 		if (all & arches[i].bit)
 			json_object_array_add(arr, json_object_new_string(arches[i].name));
 	json_object_object_add(o, "architectures", arr);
-	/* The names seen everywhere first, then each smaller arch set. */
-	oci_rule(rules, names, count, all, all);
-	for (set = 1; set < 8; set++)
-		if (set != all && (set & all) == set)
-			oci_rule(rules, names, count, set, all);
+	oci_rule(rules, names, count);
 	json_object_object_add(o, "syscalls", rules);
 	for (i = 0; i < count; i++)
 		free(names[i].name);

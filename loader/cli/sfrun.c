@@ -2,14 +2,21 @@
 /*
  * sfrun: run a command under sfilter filters.
  *
- *   sfrun [--filter FILE]... [--fallback kill|log] [--tsync] [--log]
- *         [--prctl] [--take-seccomp] -- CMD [ARGS...]
+ *   sfrun [--filter FILE]... [--profile JSON] [--fallback kill|log] [--tsync]
+ *         [--log] [--prctl] [--take-seccomp] -- CMD [ARGS...]
  *
  * Loads every FILE (raw struct sock_filter[] or the text form) and checks
  * it first, so a bad second filter never leaves sfrun half-confined; sets
  * no_new_privs; attaches the filters in order through sfilterd (the last
  * one given is the newest); then execs CMD, whose exit status becomes
  * sfrun's (128+N in a shell when CMD dies by signal N).
+ *
+ * --profile compiles a container seccomp profile (OCI linux.seccomp, Docker's
+ * or Podman's seccomp.json; loader/profile) before anything is attached,
+ * judging its caps conditions against sfrun's own effective set (sfrun
+ * is the task that receives the filter, and exec keeps it), and attaches
+ * it after the --filter ones. The line on how the tier enforces its ERRNO
+ * rules is written after that attach, under the profile.
  *
  * sfrun itself is confined from the first attach on, exactly like a
  * process calling seccomp(2) before execve(2): each filter must allow
@@ -33,6 +40,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sfclient.h"
+#include "profile.h"
 #include "c2e.h"
 
 #include <errno.h>
@@ -67,15 +75,19 @@ struct opts {
 	size_t n;
 	unsigned int flags;
 	unsigned int route;
+	const char *profile_path;
+	struct sf_profile profile;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sfrun [--filter FILE]... [--fallback kill|log] [--tsync] [--log]\n"
-		"             [--prctl] [--take-seccomp] -- CMD [ARGS...]\n"
+		"usage: sfrun [--filter FILE]... [--profile JSON] [--fallback kill|log] [--tsync]\n"
+		"             [--log] [--prctl] [--take-seccomp] -- CMD [ARGS...]\n"
 		"  --filter FILE    a classic seccomp filter: raw .bpf bytes or the text\n"
 		"                   form; repeatable, attached in order (last = newest)\n"
+		"  --profile JSON   a container seccomp profile (OCI, Docker, Podman), its\n"
+		"                   caps conditions judged against sfrun's own; attached last\n"
 		"  --fallback MODE  actions this kernel cannot reproduce: kill (default) or log\n"
 		"  --tsync          attach to every thread (SECCOMP_FILTER_FLAG_TSYNC)\n"
 		"  --log            log every action but ALLOW (SECCOMP_FILTER_FLAG_LOG)\n"
@@ -107,6 +119,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "filter", required_argument, NULL, 'f' },
+		{ "profile", required_argument, NULL, 'p' },
 		{ "fallback", required_argument, NULL, 'F' },
 		{ "tsync", no_argument, NULL, 't' },
 		{ "log", no_argument, NULL, 'l' },
@@ -124,6 +137,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	while ((opt = getopt_long(argc, argv, "+f:F:tlh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filters[o->n++].path = optarg; break;
+		case 'p': o->profile_path = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "kill") == 0)
 				o->flags &= ~SF_ATTACH_FALLBACK_LOG;
@@ -140,8 +154,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		default: usage(stderr); exit(EXIT_FAIL);
 		}
 	}
-	if (o->n == 0 && !o->route) {
-		fprintf(stderr, "sfrun: no --filter, --prctl or --take-seccomp given\n");
+	if (o->n == 0 && !o->route && !o->profile_path) {
+		fprintf(stderr, "sfrun: no --filter, --profile, --prctl or --take-seccomp given\n");
 		usage(stderr);
 		exit(EXIT_FAIL);
 	}
@@ -151,6 +165,41 @@ static int parse(int argc, char **argv, struct opts *o)
 		exit(EXIT_FAIL);
 	}
 	return optind;
+}
+
+/* Compiles --profile against sfrun's own capabilities (0: this thread). */
+static void load_profile(struct opts *o)
+{
+	struct sf_profile_opts popts = { .caps_pid = 0 };
+	struct sf_profile_error err;
+	size_t i;
+
+	if (!o->profile_path)
+		return;
+	if (sf_profile_compile_file(o->profile_path, &popts, &o->profile, &err) < 0)
+		die("%s: %s", o->profile_path, err.msg);
+	for (i = 0; i < o->profile.n_warnings; i++)
+		fprintf(stderr, "sfrun: warning: %s: %s\n", o->profile_path,
+			o->profile.warnings[i]);
+}
+
+/* Attaches one filter; dies when it is refused. */
+static void attach_one(const char *path, const struct sock_filter *insns, size_t len,
+		       unsigned int flags)
+{
+	struct sock_fprog prog = { .len = (unsigned short)len,
+				   .filter = (struct sock_filter *)insns };
+	int r = sf_attach(&prog, flags);
+
+	if (r > 0)
+		die("%s: TSYNC: thread %d could not be synchronized: %s",
+		    path, r, sf_last_error());
+	if (r < 0) {
+		const char *why = sf_last_error();
+
+		die("%s: %s%s%s%s", path, strerror(errno),
+		    why[0] ? " (" : "", why, why[0] ? ")" : "");
+	}
 }
 
 /* Reads and checks every filter before any is attached. */
@@ -171,31 +220,32 @@ static void load_filters(struct opts *o)
 		if (c2e_validate(f->insns, f->len, &err) < 0)
 			die("%s: %s", f->path, c2e_error_str(&err, buf, sizeof(buf)));
 	}
+	load_profile(o);
 }
 
 static void attach_filters(struct opts *o)
 {
 	size_t i;
 
-	if (o->n && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+	if ((o->n || o->profile_path) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
 	for (i = 0; i < o->n; i++) {
-		struct filter *f = &o->filters[i];
-		struct sock_fprog prog = { .len = (unsigned short)f->len, .filter = f->insns };
-		int r = sf_attach(&prog, o->flags);
-
-		if (r > 0)
-			die("%s: TSYNC: thread %d could not be synchronized: %s",
-			    f->path, r, sf_last_error());
-		if (r < 0) {
-			const char *why = sf_last_error();
-
-			die("%s: %s%s%s%s", f->path, strerror(errno),
-			    why[0] ? " (" : "", why, why[0] ? ")" : "");
-		}
-		free(f->insns);
+		attach_one(o->filters[i].path, o->filters[i].insns, o->filters[i].len, o->flags);
+		free(o->filters[i].insns);
 	}
 	free(o->filters);
+	if (o->profile_path) {
+		char text[400];
+
+		attach_one(o->profile_path, o->profile.insns, o->profile.len,
+			   o->flags | o->profile.flags);
+		/* The tier, from the attach note (loader/daemon/reply.c). */
+		sf_profile_tier_text(&o->profile, sf_last_error(),
+				     !!(o->flags & SF_ATTACH_FALLBACK_LOG), text, sizeof(text));
+		if (text[0])
+			fprintf(stderr, "sfrun: %s\n", text);
+		sf_profile_free(&o->profile);
+	}
 }
 
 /* The file execvp() would run for cmd, or NULL. */

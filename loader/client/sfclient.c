@@ -73,6 +73,13 @@ SF_EXPORT const char *sf_last_error(void)
 	return last_error;
 }
 
+/* For profile.c: the calling thread's sf_last_error() buffer. */
+char *sf_client_error_buf(size_t *size)
+{
+	*size = sizeof(last_error);
+	return last_error;
+}
+
 static const char *socket_path(void)
 {
 	const char *p = getenv(SF_PROTO_SOCKET_ENV);

@@ -94,6 +94,23 @@ int sf_attach(const struct sock_fprog *prog, unsigned int flags);
 int sf_prctl_attach(const struct sock_fprog *prog);
 
 /*
+ * A container seccomp profile: the OCI runtime-spec's linux.seccomp object,
+ * or a Docker (moby) or Podman seccomp.json (archMap, includes/excludes),
+ * compiled by libseccomp into a classic filter and attached by sf_attach()
+ * with flags and the profile's own flags (SECCOMP_FILTER_FLAG_TSYNC,
+ * SECCOMP_FILTER_FLAG_LOG). Caps conditions are judged against the calling
+ * thread's effective capabilities, minKernel against uname(); unknown
+ * syscall names are skipped, as runc skips them. See sfctl(8) for the
+ * fields.
+ *
+ * Returns what sf_attach() returns; besides its errors, -1 with errno
+ * EINVAL for a profile in error (sf_last_error() names the file and the
+ * JSON path: "p.json: syscalls[3].action: unknown action ...") and the
+ * errno of reading the file (ENOENT, EACCES, ...).
+ */
+int sf_attach_profile(const char *path, unsigned int flags);
+
+/*
  * The reason for the calling thread's last failed sf_attach(): the
  * daemon's message (e.g. "insn 3 (code 0x0025): ...") or a local one.
  * After a success, the daemon's note: "filter 7 attached to thread 1234",

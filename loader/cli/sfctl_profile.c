@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfctl compile and sfctl attach --profile: container seccomp profiles
+ * (OCI linux.seccomp, Docker's and Podman's seccomp.json) through
+ * libsfprofile.
+ *
+ * Whose capabilities a profile's caps conditions are judged against: the
+ * task that receives the filter. attach --pid: that process's effective
+ * set, from capget(2) on it; attach --cgroup: no single task receives it,
+ * so none unless --caps names them; compile: none unless --caps names
+ * them (the output must not depend on who runs sfctl).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "sfctl.h"
+#include "sfclient.h"
+#include "profile.h"
+#include "c2e.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Compiles path or dies (exit 2), printing its warnings. */
+static void compile_or_die(const char *path, const char *caps, pid_t pid, struct sf_profile *p)
+{
+	struct sf_profile_opts opts = { .caps = caps, .caps_pid = pid };
+	struct sf_profile_error err;
+	size_t i;
+
+	if (!path)
+		die(2, "--profile JSON is needed");
+	if (sf_profile_compile_file(path, &opts, p, &err) < 0)
+		die(2, "%s: %s", path, err.msg);
+	for (i = 0; i < p->n_warnings; i++)
+		fprintf(stderr, "sfctl: warning: %s: %s\n", path, p->warnings[i]);
+}
+
+int cmd_compile(const char *profile, const char *caps, const char *out)
+{
+	struct sf_profile p;
+	int r;
+
+	if (!out)
+		die(2, "compile: -o OUT.bpf is needed");
+	compile_or_die(profile, caps ? caps : "none", 0, &p);
+	r = c2e_save_raw(out, p.insns, p.len);
+	if (r < 0)
+		die(1, "%s: %s", out, strerror(-r));
+	if (!json_out)
+		fprintf(stderr, "sfctl: %s: %zu instructions, %u syscalls with a rule\n",
+			out, p.len, p.n_rules);
+	sf_profile_free(&p);
+	return 0;
+}
+
+int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const char *caps,
+		       uint32_t flags)
+{
+	char note[512], text[400];
+	struct sf_profile p;
+	int r;
+
+	compile_or_die(profile, caps ? caps : cgroup ? "none" : NULL, cgroup ? 0 : pid, &p);
+	/* A cgroup's tasks each get the filter: TSYNC has nothing to add. */
+	flags |= cgroup ? p.flags & ~SF_PROFILE_FLAG_TSYNC : p.flags;
+	r = attach_insns(pid, cgroup, p.insns, p.len, flags, note, sizeof(note));
+	/* The tier, from the attach note (loader/daemon/reply.c). */
+	sf_profile_tier_text(&p, note, !!(flags & SF_ATTACH_FALLBACK_LOG), text, sizeof(text));
+	if (text[0] && !json_out)
+		fprintf(stderr, "sfctl: %s\n", text);
+	sf_profile_free(&p);
+	return r;
+}

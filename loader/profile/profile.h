@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libsfprofile: container seccomp profiles (the OCI runtime-spec's
+ * linux.seccomp object, with moby's and containers/common's extensions)
+ * compiled to a classic seccomp filter by libseccomp, the way runc and
+ * crun compile them.
+ *
+ *   struct sf_profile p;
+ *   struct sf_profile_error e;
+ *   if (sf_profile_compile_file("seccomp.json", NULL, &p, &e) < 0)
+ *           errx(1, "%s", e.msg);   // "syscalls[12].args[0].op: unknown op ..."
+ *   ... p.insns, p.len ...
+ *   sf_profile_free(&p);
+ *
+ * The filter is exactly what seccomp_export_bpf() writes. Functions return
+ * 0 or a negative errno (-EINVAL for a profile in error: e.msg names the
+ * JSON path); nothing is produced when there is any error.
+ *
+ * What a profile's entries are judged against, as moby does it:
+ *   includes/excludes.caps     the capabilities of the task that receives
+ *                              the filter: its effective set, as capget(2)
+ *                              reports it for opts->caps_pid (0: the
+ *                              calling thread), unless opts->caps names
+ *                              them ("CAP_SYS_ADMIN,CAP_NET_RAW", "all",
+ *                              "none"); includes needs every listed cap,
+ *                              excludes skips the entry on any of them
+ *   includes/excludes.arches   the native architecture in moby's naming
+ *                              ("amd64" on x86-64, "x86" on i386)
+ *   includes/excludes.minKernel  uname()'s release (major.minor), unless
+ *                              opts->kernel gives one
+ * Unknown syscall names are skipped with a warning (as runc does).
+ */
+#ifndef SF_PROFILE_H
+#define SF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/filter.h> /* struct sock_filter */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sf_profile_opts {
+	const char *caps;    /* NULL: capget() of caps_pid */
+	pid_t caps_pid;      /* 0: the calling thread */
+	const char *kernel;  /* "5.10"; NULL: uname()'s release */
+};
+
+/* The profile's "flags", as seccomp(2)'s flag values; sfilter's
+ * SF_ATTACH_TSYNC and SF_ATTACH_LOG are these. */
+#define SF_PROFILE_FLAG_TSYNC 0x1  /* SECCOMP_FILTER_FLAG_TSYNC */
+#define SF_PROFILE_FLAG_LOG   0x2  /* SECCOMP_FILTER_FLAG_LOG */
+
+/* Which actions the filter may return (struct sf_profile.actions). */
+enum sf_profile_act {
+	SF_PROFILE_ACT_KILL_PROCESS = 1 << 0,
+	SF_PROFILE_ACT_KILL_THREAD  = 1 << 1,
+	SF_PROFILE_ACT_TRAP         = 1 << 2,
+	SF_PROFILE_ACT_ERRNO        = 1 << 3,
+	SF_PROFILE_ACT_TRACE        = 1 << 4,
+	SF_PROFILE_ACT_LOG          = 1 << 5,
+	SF_PROFILE_ACT_ALLOW        = 1 << 6,
+};
+/* The actions the tracepoint tier cannot reproduce (its fallback). */
+#define SF_PROFILE_ACT_GAPS (SF_PROFILE_ACT_TRAP | SF_PROFILE_ACT_ERRNO | SF_PROFILE_ACT_TRACE)
+
+struct sf_profile {
+	struct sock_filter *insns;  /* what seccomp_export_bpf() wrote */
+	size_t len;
+	unsigned int flags;         /* SF_PROFILE_FLAG_* */
+	uint32_t default_action;    /* SECCOMP_RET_* | data */
+	unsigned int actions;       /* SF_PROFILE_ACT_*: the default's and the rules' */
+	unsigned int n_rules;       /* syscall names with a rule in the filter */
+	unsigned int n_gap_rules;   /* of them, with an action of SF_PROFILE_ACT_GAPS */
+	char **warnings;            /* "syscalls[3].names[1]: unknown syscall ..." */
+	size_t n_warnings;
+};
+
+struct sf_profile_error {
+	char path[96];   /* "syscalls[12].args[0].op", "" for the document */
+	char msg[320];   /* "PATH: why" */
+};
+
+int sf_profile_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
+		       struct sf_profile *out, struct sf_profile_error *err);
+int sf_profile_compile_file(const char *path, const struct sf_profile_opts *opts,
+			    struct sf_profile *out, struct sf_profile_error *err);
+void sf_profile_free(struct sf_profile *p);
+
+/* The capability set a caps option names ("all", "none", or a comma list
+ * of CAP_ names, case-insensitive, "CAP_" optional): 0 or -EINVAL. */
+int sf_profile_parse_caps(const char *list, uint64_t *caps);
+/* The effective set of task tid (0: the calling thread): 0 or -errno. */
+int sf_profile_task_caps(pid_t tid, uint64_t *caps);
+
+/*
+ * One line on how the running tier enforces the profile's ERRNO, TRAP and
+ * TRACE rules, for a caller that has attached it: tier is the daemon's
+ * (its attach note names the tracepoint tier; an attach without a note
+ * ran on a tier that reproduces them, lsm). "" when the profile has none.
+ */
+void sf_profile_tier_text(const struct sf_profile *p, const char *note, int fallback_log,
+			  char *out, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SF_PROFILE_H */

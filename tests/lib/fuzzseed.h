@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Seed corpora for the libFuzzer targets (fuzz/): tests/run-fuzz.sh runs a
+ * fuzzer once with SF_FUZZ_SEED_DIR=DIR when its corpus is empty.
+ */
+#ifndef SF_TEST_FUZZSEED_H
+#define SF_TEST_FUZZSEED_H
+
+#include <stddef.h>
+
+/* From LLVMFuzzerInitialize(): when SF_FUZZ_SEED_DIR is set, calls
+ * write_seeds(dir), says so on stderr under name, and exits 0. */
+void fuzz_seed_from_env(const char *name, void (*write_seeds)(const char *dir));
+/* Writes DIR/file with len bytes of data (best effort: a seed). */
+void fuzz_seed_write(const char *dir, const char *file, const void *data, size_t len);
+
+#endif
