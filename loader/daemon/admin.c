@@ -88,11 +88,10 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 		snprintf(target, sizeof(target), "%s %d", req->flags & SF_ATTACH_TSYNC ?
 			 "every thread of process" : "thread", req->pid);
 	if (req->flags & (SF_ATTACH_COMPLAIN | SF_ATTACH_SHADOW))
-		set_msg(msg, msz, "filter %u attached to %s (%s: logged, not enforced)",
-			id, target, req->flags & SF_ATTACH_SHADOW ? "shadow" : "complain");
+		set_msg(msg, msz, "filter %u attached to %s (%s: logged, not enforced); %s",
+			id, target, req->flags & SF_ATTACH_SHADOW ? "shadow" : "complain", note);
 	else
-		set_msg(msg, msz, "filter %u attached to %s%s%s", id, target,
-			note[0] ? "; " : "", note);
+		set_msg(msg, msz, "filter %u attached to %s; %s", id, target, note);
 }
 
 static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int pidfd,

@@ -126,7 +126,6 @@ int attach_request(struct client *c, const struct ucred *sender,
 	if (!admin)
 		limits_account(*filter_id, sender->uid, req->n_insns);
 	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
-	snprintf(msg, msz, "filter %u attached to thread %d%s%s", *filter_id, tg.tid,
-		 note[0] ? "; " : "", note);
+	snprintf(msg, msz, "filter %u attached to thread %d; %s", *filter_id, tg.tid, note);
 	return 0;
 }

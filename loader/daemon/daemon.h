@@ -203,9 +203,9 @@ void reply_error_text(int error, const char *msg, char *out, size_t size);
 struct json_object *flags_json(uint32_t flags);
 /* A runtime call's -errno r as the reply's error, with its message. */
 int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz);
-/* For the reply's note ("" when none): on the tracepoint tier, the actions
- * a filter may return that the tier cannot reproduce and what they do
- * instead, or for a 2012-interface filter how execve fails. */
+/* For the reply's note, starting "tier NAME": on the tracepoint tier, the
+ * actions a filter may return that the tier cannot reproduce and what they
+ * do instead, or for a 2012-interface filter how execve fails. */
 void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags,
 	       char *out, size_t size);
 

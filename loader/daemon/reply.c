@@ -160,7 +160,9 @@ void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags
 	const char *tier = sf_tier_name(sf_runtime_tier(d.rt));
 	char actions[128];
 
-	out[0] = '\0';
+	/* The tier is always named: a client that prints what a policy's
+	 * actions do (sfrun --profile) reads it from here. */
+	snprintf(out, size, "tier %s", tier);
 	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
 		return;
 	/* A 2012-interface filter only allows or kills; what the proposal
