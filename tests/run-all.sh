@@ -10,7 +10,7 @@
 #
 #   tests/run-all.sh [build/fuzz/NAME...]
 #
-# Environment: FUZZ_SHORT_SECONDS (default 40) per fuzzer; SF_NO_GUEST=1
+# Environment: FUZZ_SHORT_SECONDS (default 25) per fuzzer; SF_NO_GUEST=1
 # leaves the guest out (reported as a SKIP, for quick local runs only).
 # A guest that does not boot, or a run without its closing line, is a FAIL.
 set -uo pipefail
@@ -119,7 +119,7 @@ run_part "host: " 1 "$sftest" -p "host: "
 
 if [[ $# -gt 0 ]]; then
 	run_part "host: " 0 env SF_PREFIX="host: " \
-		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-40}" "$@"
+		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-25}" "$@"
 fi
 
 if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
