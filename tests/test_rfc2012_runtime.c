@@ -53,6 +53,21 @@ struct kid {
 	int go;
 };
 
+static void drop_cap_sys_admin(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) == 0) {
+		d[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
+		syscall(SYS_capset, &h, d);
+	}
+}
+
+/* Set: the next child drops CAP_SYS_ADMIN before it waits to be released,
+ * so that an attach to it is judged without the capability. */
+static bool kid_drop_first;
+
 static bool kid_start(struct kid *k, void (*fn)(long), long arg)
 {
 	int p[2];
@@ -72,6 +87,8 @@ static bool kid_start(struct kid *k, void (*fn)(long), long arg)
 	k->pid = fork();
 	if (k->pid == 0) {
 		close(p[1]);
+		if (kid_drop_first)
+			drop_cap_sys_admin();
 		while (read(p[0], &b, 1) < 0 && errno == EINTR)
 			;
 		fn(arg);
@@ -318,21 +335,10 @@ __attribute__((constructor)) static void rfc_exec_probe(int argc, char **argv)
 	_exit(7);
 }
 
-static void drop_cap_sys_admin(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
 
-	if (syscall(SYS_capget, &h, d) == 0) {
-		d[CAP_SYS_ADMIN / 32].effective &= ~(1U << (CAP_SYS_ADMIN % 32));
-		syscall(SYS_capset, &h, d);
-	}
-}
-
-static void exec_probe_child(long drop)
+static void exec_probe_child(long arg)
 {
-	if (drop)
-		drop_cap_sys_admin();
+	(void)arg;
 	atomic_store(&R->step, 1);
 	execl("/proc/self/exe", "sftest-rfc-exec-probe", RFC_EXEC_PROBE_ARG, (char *)NULL);
 	atomic_store(&R->ret, -errno);
@@ -385,8 +391,9 @@ TEST(rfc2012_execve_fails_unless_each_filter_was_attached_with_cap_sys_admin)
 	killed_on_getppid(f);
 
 	/* Without CAP_SYS_ADMIN: exec refused (lsm: EPERM; else killed). */
-	if (kid_start(&k, exec_probe_child, 1)) {
-		usleep(20000); /* (the capability is dropped after release) */
+	kid_drop_first = true;
+	if (kid_start(&k, exec_probe_child, 0)) {
+		usleep(50000); /* the child drops the capability before it waits */
 		err = self_attach(rt, k.pid, f, 6, RFC);
 		ASSERT_OK(err, "an unprivileged task attaches a 2012 filter without no_new_privs");
 		st = kid_finish(&k);
@@ -397,6 +404,7 @@ TEST(rfc2012_execve_fails_unless_each_filter_was_attached_with_cap_sys_admin)
 			ASSERT_TRUE(wstatus_killed_by(st, SIGKILL) && atomic_load(&R->step) == 1,
 				    "tracepoint tier: execve is blocked by killing");
 	}
+	kid_drop_first = false;
 	/* With CAP_SYS_ADMIN, marked: exec runs and the filter goes with it. */
 	if (kid_start(&k, exec_probe_child, 0)) {
 		err = self_attach(rt, k.pid, f, 6, RFC | SF_ATTACH_RFC_EXEC);
