@@ -29,8 +29,10 @@
  * 6: 2012-interface filters (SF_FLAG_RFC*, SF_GUARD_IMAGE/CAP), i386
  *    reply recvs (sf_reply_exit_i386).
  * 7: shadow filters (sf_task.s*, sf_event.enforced/insn, SF_TAKEN_SHADOW),
- *    hit counts (sf_hits). */
-#define SF_ABI_VERSION  7
+ *    hit counts (sf_hits).
+ * 8: arm at exec (sf_task.at_exec, sf_orphan.at_exec, sf_iter_rec.at_exec,
+ *    SF_PENDING_EXEC, sf_exec). */
+#define SF_ABI_VERSION  8
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -74,6 +76,11 @@
  * from the base the runtime gives the filter); the chain then skips the
  * action table (admin). */
 #define SF_FLAG_COUNT        0x4000
+/* Arm at exec: the filter is put on the task now but judges nothing until
+ * the task's next successful execve (children forked meanwhile wait for
+ * their own). For a task with no filter, or one whose filters all wait
+ * for its exec: a task already judged is never suspended (admin). */
+#define SF_FLAG_AT_EXEC      0x8000
 /* Neither applies to a 2012-interface filter, and shadow excludes complain. */
 #define SF_FLAGS_SIDE_OK(f) (!((f) & (SF_FLAG_SHADOW | SF_FLAG_COUNT)) || \
 			     (!((f) & SF_FLAG_RFC2012) && \
@@ -83,7 +90,7 @@
  * admin may ask. */
 #define SF_FLAGS_SELF  (SF_FLAG_TSYNC | SF_FLAG_LOG | SF_FLAG_FALLBACK_LOG)
 #define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN | SF_FLAGS_RFC | \
-			SF_FLAG_SHADOW | SF_FLAG_COUNT)
+			SF_FLAG_SHADOW | SF_FLAG_COUNT | SF_FLAG_AT_EXEC)
 /* The filter ABI of a filter's flags: 0 seccomp_data, 1 x86-64 user_regs,
  * 2 i386 user_regs (classic2ebpf's enum c2e_abi, asserted in the runtime). */
 #define SF_FLAGS_ABI(f) (!((f) & SF_FLAG_RFC2012) ? 0 : ((f) & SF_FLAG_RFC_I386) ? 2 : 1)
@@ -116,7 +123,9 @@ struct sf_task {
 	__u32 sfilter_id;/* that shadow filter; 0: no shadow event pending
 			    (cleared by sf_enforce) */
 	__u32 sinsn;     /* the classic index of its ret */
-	__u32 pad;
+	__u32 at_exec;   /* chain judges nothing until the task's next
+			    successful execve (SF_FLAG_AT_EXEC); inherited
+			    at fork; cleared by sf_exec */
 };
 
 /* x86_64 and i386 numbers of the calls sf_attach() waits for its reply in
@@ -206,7 +215,7 @@ struct sf_iter_rec {
 			       another; de_thread() keeps it across exec) */
 	__u32 euid;       /* its effective uid: who may see it */
 	char comm[16];
-	__u32 pad;
+	__u32 at_exec;    /* its chain waits for its next execve */
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the
@@ -227,6 +236,10 @@ struct sf_pending {
 /* chain == SF_PENDING_SETTLE: an armed chain takes effect now (expect
  * is ignored). */
 #define SF_PENDING_SETTLE 0x40000000U
+/* | SF_PENDING_EXEC: the chain waits for the task's next execve; applied
+ * only to a task with no chain or one that waits too (else EBUSY). A
+ * plain entry keeps a waiting task waiting. */
+#define SF_PENDING_EXEC   0x20000000U
 #define SF_GUARD_SELF     0x1 /* no_new_privs or CAP_SYS_ADMIN; same image */
 #define SF_GUARD_IMAGE    0x2 /* same image only (the 2012 prctl: exec is
 				 refused instead, unless RFC_EXEC) */
@@ -238,7 +251,7 @@ struct sf_orphan {
 	__u64 start_time; /* task->start_time: a later task with the same tid
 			     is not this one */
 	__u32 chain;
-	__u32 pad;
+	__u32 at_exec;    /* the parent's sf_task.at_exec */
 };
 
 /*

@@ -169,8 +169,13 @@ int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 #define SF_ATTACH_SHADOW       0x2000
 /* Per-ret hit counters (sf_runtime_filter_hits()). */
 #define SF_ATTACH_COUNT        0x4000
+/* Arm at exec: the filter is on the task (and on children it forks) from
+ * now, and judges from the task's next successful execve on. Refused
+ * (-EBUSY) for a task a filter already judges, and for a cgroup. The
+ * flag is the attach's, not the filter's: the chain does not keep it. */
+#define SF_ATTACH_AT_EXEC      SF_FLAG_AT_EXEC
 #define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC | \
-				SF_ATTACH_SHADOW | SF_ATTACH_COUNT)
+				SF_ATTACH_SHADOW | SF_ATTACH_COUNT | SF_ATTACH_AT_EXEC)
 _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
 	       SF_ATTACH_SHADOW == SF_FLAG_SHADOW && SF_ATTACH_COUNT == SF_FLAG_COUNT &&
 	       SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
