@@ -25,6 +25,7 @@
 #endif
 #include "sfctl.h"
 #include "sfclient.h"
+#include "admin.h"
 #include "proto.h"
 #include "c2e.h"
 
@@ -112,21 +113,15 @@ static int connect_daemon(void)
 	return fd;
 }
 
-/* Sends one request, with a descriptor when fd_pass >= 0. */
-static void send_req_fd(int fd, void *msg, uint16_t type, uint32_t len, int fd_pass)
+static void send_req(int fd, void *msg, uint16_t type, uint32_t len)
 {
 	struct iovec iov = { msg, len };
 	int r;
 
 	sf_proto_header(msg, type, len, next_id++);
-	r = sf_proto_send(fd, &iov, 1, &fd_pass, fd_pass >= 0 ? 1 : 0);
+	r = sf_proto_send(fd, &iov, 1, NULL, 0);
 	if (r < 0)
 		die(3, "send: %s", strerror(-r));
-}
-
-static void send_req(int fd, void *msg, uint16_t type, uint32_t len)
-{
-	send_req_fd(fd, msg, type, len, -1);
 }
 
 struct reply {
@@ -420,25 +415,32 @@ static int cmd_show(pid_t pid, bool hits)
 	return 0;
 }
 
-/* The daemon's reply to an admin request, printed; its message is copied
- * to note too when note is not NULL. */
-static int admin_reply(int fd, const char *what, char *note, size_t nsz)
+/* The daemon's answer to an admin request, printed (a refusal: exit 1);
+ * its message is copied to note too when note is not NULL. */
+static void show_admin_reply(const char *what, const struct reply *r, char *note, size_t nsz)
 {
 	struct json_object *o;
+
+	if (r->error)
+		refused(what, r);
+	o = parse_text(r->text);
+	if (json_out)
+		print_json(o);
+	else
+		printf("%s\n", get_str(o, "message") ? get_str(o, "message") : r->text);
+	if (note)
+		snprintf(note, nsz, "%s", get_str(o, "message") ? get_str(o, "message") : "");
+	json_object_put(o);
+}
+
+/* Reads the daemon's reply to an admin request and shows it. */
+static int admin_reply(int fd, const char *what, char *note, size_t nsz)
+{
 	struct reply r;
 
 	if (!recv_reply(fd, &r))
 		die(3, "%s: no reply", what);
-	if (r.error)
-		refused(what, &r);
-	o = parse_text(r.text);
-	if (json_out)
-		print_json(o);
-	else
-		printf("%s\n", get_str(o, "message") ? get_str(o, "message") : r.text);
-	if (note)
-		snprintf(note, nsz, "%s", get_str(o, "message") ? get_str(o, "message") : "");
-	json_object_put(o);
+	show_admin_reply(what, &r, note, nsz);
 	return 0;
 }
 
@@ -465,31 +467,27 @@ static int pidfd_of(pid_t tid)
 	return fd;
 }
 
+/* ADMIN_ATTACH through libsfclient's administration client (admin.h). */
 int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns, size_t n,
 		 uint32_t flags, char *note, size_t nsz)
 {
-	size_t plen = cgroup ? strlen(cgroup) + 1 : 0, len;
-	struct sf_admin_attach_req *req;
-	int fd, pidfd;
+	struct sf_client_reply *rep = malloc(sizeof(*rep));
+	int fd, pidfd, r;
 
-	len = SF_PROTO_ADMIN_ATTACH_SIZE + n * 8 + plen;
-	if (len > SF_PROTO_MAX_MSG)
-		die(2, "request too large");
-	req = calloc(1, len);
-	req->flags = flags;
-	req->pid = cgroup ? 0 : pid;
-	req->n_insns = n;
-	req->path_len = plen;
-	memcpy(req->insns, insns, n * 8);
-	if (plen)
-		memcpy((char *)req->insns + n * 8, cgroup, plen);
+	if (!rep)
+		die(1, "%s", strerror(ENOMEM));
 	fd = connect_daemon();
 	pidfd = cgroup ? -1 : pidfd_of(pid);
-	send_req_fd(fd, req, SF_MSG_ADMIN_ATTACH, len, pidfd);
+	r = sf_client_admin_attach_fd(fd, pid, pidfd, cgroup, insns, n, flags, rep);
 	if (pidfd >= 0)
 		close(pidfd);
-	free(req);
-	return admin_reply(fd, "attach", note, nsz);
+	close(fd);
+	if (!rep->answered)
+		die(r == -EMSGSIZE ? 2 : 3, "%s", rep->message);
+	show_admin_reply("attach", &(struct reply){ .error = rep->error, .id = rep->filter,
+						    .text = rep->text }, note, nsz);
+	free(rep);
+	return 0;
 }
 
 static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t flags)
@@ -676,11 +674,11 @@ static void command_options(int argc, char **argv, struct args *a)
 
 int main(int argc, char **argv)
 {
-	const char *env = getenv(SF_PROTO_SOCKET_ENV), *cmd;
+	const char *cmd;
 	struct args a = { .dflt = "KILL_PROCESS", .format = "classic" };
 	int first;
 
-	sock_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
+	sock_path = sf_client_socket_path();
 	signal(SIGPIPE, SIG_IGN);
 	first = global_options(argc, argv);
 	cmd = argv[first];

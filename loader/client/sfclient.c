@@ -18,6 +18,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sfclient.h"
+#include "admin.h" /* sf_client_socket_path() */
 #include "proto.h"
 
 /* The public header writes the values out (it is installed alone). */
@@ -78,13 +79,6 @@ char *sf_client_error_buf(size_t *size)
 {
 	*size = sizeof(last_error);
 	return last_error;
-}
-
-static const char *socket_path(void)
-{
-	const char *p = getenv(SF_PROTO_SOCKET_ENV);
-
-	return p && *p ? p : SF_PROTO_DEFAULT_SOCKET;
 }
 
 /* How long a caller waits for the daemon's hello. */
@@ -195,7 +189,7 @@ static ssize_t exchange(const struct sock_fprog *prog, unsigned int flags,
 retry:
 	reused = kept_fd >= 0;
 	if (kept_fd < 0) {
-		kept_fd = connect_daemon(socket_path());
+		kept_fd = connect_daemon(sf_client_socket_path());
 		kept_pid = getpid();
 	}
 	fd = kept_fd;
