@@ -13,7 +13,7 @@
 # include edges.
 #
 #   make            deps, the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
-#                   build/tests/sftest, build/bench/*
+#                   sfilter-oci-hook, build/tests/sftest, build/bench/*
 #   make test       all + fuzzers + the ASan daemon, then the suite on the
 #                   host, the fuzzers for FUZZ_SHORT_SECONDS each, and the
 #                   suite in the 6.1 guest
@@ -245,10 +245,13 @@ $(DAEMON_OBJS): | $(BPF_SKELS)
 $(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
-# --- cli: sfctl and sfrun -----------------------------------------------------------
-SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c,$(wildcard loader/cli/*.c))
+# --- cli: sfctl, sfrun and sfilter-oci-hook -----------------------------------------
+OCI_HOOK_SRCS := $(wildcard loader/cli/oci_hook*.c)
+SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c $(OCI_HOOK_SRCS),\
+		$(wildcard loader/cli/*.c))
 SFCTL := $(OUTPUT)/sfctl
 SFRUN := $(OUTPUT)/sfrun
+SFOCIHOOK := $(OUTPUT)/sfilter-oci-hook
 
 $(call obj,$(wildcard loader/cli/*.c)): LAYER_INC := $(CLI_INC)
 
@@ -256,6 +259,10 @@ $(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO)
 	$(Q)$(link_static)
 
 $(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
+	$(Q)$(link_static)
+
+# The OCI runtime hook: a createRuntime hook that attaches through sfilterd.
+$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # --- cli: libsfprctl, the interposer sfrun --prctl / --take-seccomp preloads ----
@@ -370,7 +377,7 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 
 # --- all -----------------------------------------------------------------------------
 all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
-     $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) \
+     $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
      $(LIBSFPRCTL) $(LIBSFPRCTL32) \
      $(SFTEST) $(BENCHES)
 
@@ -403,7 +410,7 @@ MAN_PAGES := $(wildcard man/*.[0-9])
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
-	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
 	$(INSTALL) -m 644 $(LIBSFPROFILE) $(DESTDIR)$(LIBDIR)/libsfprofile.a
 	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0

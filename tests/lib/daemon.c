@@ -324,34 +324,27 @@ void sfd_cleanup(struct sfd *dm)
 	unsetenv(SF_PROTO_SOCKET_ENV);
 }
 
-int sfd_run(const char *const argv[], bool with_stdout, int timeout_s,
-	    char *out, size_t size)
+/* Runs argv in a process group of its own with in, out and err as its
+ * stdin, stdout and stderr (-1: /dev/null); the wait status. */
+static int run_fds(const char *const argv[], int in, int out, int err, int timeout_s)
 {
-	int fd = memfd_create("sfd_run", MFD_CLOEXEC), status = -1, ms = 0;
-	size_t got = 0;
-	ssize_t n;
+	int status = -1, ms = 0;
 	pid_t pid;
 
-	if (size)
-		out[0] = '\0';
-	if (!ASSERT_TRUE(fd >= 0, "memfd_create"))
-		return -1;
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
 		setpgid(0, 0);
-		dup2(null, 0);
-		dup2(with_stdout ? fd : null, 1);
-		dup2(fd, 2);
+		dup2(in >= 0 ? in : null, 0);
+		dup2(out >= 0 ? out : null, 1);
+		dup2(err >= 0 ? err : null, 2);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	if (!ASSERT_TRUE(pid > 0, "fork")) {
-		close(fd);
+	if (!ASSERT_TRUE(pid > 0, "fork"))
 		return -1;
-	}
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		if (ms >= timeout_s * 1000) {
 			test_fail(__FILE__, __LINE__, "%s still running after %d s", argv[0],
@@ -366,12 +359,58 @@ int sfd_run(const char *const argv[], bool with_stdout, int timeout_s,
 		usleep(50000);
 		ms += 50;
 	}
+	return status;
+}
+
+/* What was written to the memfd fd, into buf (cut to size); closes fd. */
+static void read_back(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return;
 	lseek(fd, 0, SEEK_SET);
-	while (size && got < size - 1 && (n = read(fd, out + got, size - 1 - got)) > 0)
+	while (size && got < size - 1 && (n = read(fd, buf + got, size - 1 - got)) > 0)
 		got += n;
 	if (size)
-		out[got] = '\0';
+		buf[got] = '\0';
 	close(fd);
+}
+
+int sfd_run(const char *const argv[], bool with_stdout, int timeout_s,
+	    char *out, size_t size)
+{
+	int fd = memfd_create("sfd_run", MFD_CLOEXEC), status;
+
+	if (size)
+		out[0] = '\0';
+	if (!ASSERT_TRUE(fd >= 0, "memfd_create"))
+		return -1;
+	status = run_fds(argv, -1, with_stdout ? fd : -1, fd, timeout_s);
+	read_back(fd, out, size);
+	return status;
+}
+
+int sfd_run_io(const char *const argv[], const struct sfd_io *io, int timeout_s)
+{
+	int in = io->in ? memfd_create("sfd_in", MFD_CLOEXEC) : -1;
+	int out = io->out_size ? memfd_create("sfd_out", MFD_CLOEXEC) : -1;
+	int err = io->err_size ? memfd_create("sfd_err", MFD_CLOEXEC) : -1;
+	int status = -1;
+
+	if (ASSERT_TRUE(!(io->in && in < 0) && !(io->out_size && out < 0) &&
+			!(io->err_size && err < 0), "memfd_create") &&
+	    ASSERT_TRUE(!io->in || write(in, io->in, io->in_len) == (ssize_t)io->in_len,
+			"stdin written")) {
+		if (in >= 0)
+			lseek(in, 0, SEEK_SET);
+		status = run_fds(argv, in, out, err, timeout_s);
+	}
+	if (in >= 0)
+		close(in);
+	read_back(out, io->out, io->out_size);
+	read_back(err, io->err, io->err_size);
 	return status;
 }
 

@@ -7,7 +7,7 @@
  *
  * Binaries are found beside the test runner (../NAME from
  * build/tests/sftest, or ./NAME beside it in the guest); an environment
- * variable overrides (SF_SFILTERD, SF_SFCTL, SF_SFILTERD_ASAN).
+ * variable overrides (SF_SFILTERD, SF_SFCTL, SF_SFILTERD_ASAN, SF_OCI_HOOK).
  */
 #ifndef SF_TEST_DAEMON_H
 #define SF_TEST_DAEMON_H
@@ -88,6 +88,19 @@ bool sfd_log_wait(const struct sfd *dm, const char *needle);
  * Returns the wait status, or -1 when it could not run. */
 int sfd_run(const char *const argv[], bool with_stdout, int timeout_s,
 	    char *out, size_t size);
+
+/* sfd_run() with stdin from in (in_len bytes; NULL: /dev/null), and
+ * stdout and stderr apart, each into its buffer (cut to its size, NUL-
+ * terminated; size 0: /dev/null). */
+struct sfd_io {
+	const char *in;
+	size_t in_len;
+	char *out;
+	size_t out_size;
+	char *err;
+	size_t err_size;
+};
+int sfd_run_io(const char *const argv[], const struct sfd_io *io, int timeout_s);
 
 /* Counts the open descriptors of pid (/proc/PID/fd); -1 on error. */
 int sfd_count_fds(pid_t pid);

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilter-oci-hook: an OCI runtime-spec createRuntime hook (config.md,
+ * "POSIX-platform Hooks") that confines a container's process through
+ * sfilterd as the container's annotations ask:
+ *
+ *   io.sfilter.profile       a container seccomp profile (JSON) or a
+ *                            classic filter file
+ *   io.sfilter.take-seccomp  "true": config.json's linux.seccomp instead
+ *   io.sfilter.mode          enforce (default), shadow, complain
+ *   io.sfilter.arm           exec (default), now
+ *
+ * The runtime writes the container's state (runtime.md, "State":
+ * ociVersion, id, status, pid, bundle, annotations) on stdin. The hook
+ * reads it whole before anything else, takes a pidfd of pid, compiles the
+ * policy (oci_hook_policy.c) and asks sfilterd for an admin attach to
+ * every thread of that process over libsfclient's administration client,
+ * as `sfctl attach --pid` does. A container that asks for none of it is
+ * left alone: the hook may be installed for every container.
+ *
+ * Why arm at exec by default: at createRuntime the container's process is
+ * still the runtime's init (runc's is multi-threaded Go, hence TSYNC),
+ * which has its own set-up to finish; the filter judges the workload from
+ * its execve on, as the kernel's seccomp filter installed by the runtime
+ * just before that execve would.
+ *
+ * Exit status 0 with nothing on stdout; else 1 and one line on stderr
+ * saying what failed. -v or SFILTER_HOOK_VERBOSE=1: after an attach, the
+ * daemon's note on stderr.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "oci_hook.h"
+#include "admin.h"
+#include "sfilter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <json-c/json.h>
+
+/* A state is a few hundred bytes; the bound stops a runaway writer. */
+#define STATE_MAX (1 << 20)
+
+void hook_fail(const char *fmt, ...)
+{
+	char line[2048], *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* One line, whatever a path or a daemon's message holds. */
+	for (p = line; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+	fprintf(stderr, "sfilter-oci-hook: %s\n", line);
+	exit(1);
+}
+
+/* The whole of fd, at most cap bytes (NUL-terminated, malloc'd): 0,
+ * -EFBIG when there is more, or the read's -errno. */
+static int read_fd(int fd, size_t cap, char **buf, size_t *len)
+{
+	size_t size = 0, got = 0;
+	char *b = NULL, *nb;
+	ssize_t n;
+	int e;
+
+	for (;;) {
+		/* Room for one byte past cap (to know there is more) and the NUL. */
+		if (got + 1 >= size) {
+			size = size ? 2 * size : 65536;
+			size = size > cap + 2 ? cap + 2 : size;
+			if (!(nb = realloc(b, size))) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		n = read(fd, b + got, size - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if ((got += (size_t)n) > cap) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	if (n < 0) {
+		e = errno;
+		free(b);
+		return -e;
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+/* The JSON object at buf, or NULL with why in msg: json-c's message for
+ * a text that is not JSON. */
+static struct json_object *parse_object(const char *buf, size_t len, char *msg, size_t msz)
+{
+	const char *nul = memchr(buf, '\0', len);
+	struct json_tokener *tok;
+	struct json_object *o;
+	enum json_tokener_error e;
+	size_t end;
+
+	/* json-c would take a NUL for the end of the text. */
+	if (nul) {
+		snprintf(msg, msz, "not JSON: a NUL byte at byte %zu", (size_t)(nul - buf));
+		return NULL;
+	}
+	if (len > INT_MAX || !(tok = json_tokener_new())) {
+		snprintf(msg, msz, "%s", strerror(len > INT_MAX ? EFBIG : ENOMEM));
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	end += strspn(buf + end, " \t\r\n");
+	/* Text cut short leaves the tokener waiting for more: for a whole
+	 * document, that is the end of data. */
+	if (e == json_tokener_continue)
+		e = json_tokener_error_parse_eof;
+	if (!o || e != json_tokener_success)
+		snprintf(msg, msz, "not JSON: %s", json_tokener_error_desc(e));
+	else if (end < len)
+		snprintf(msg, msz, "not JSON: text after the value at byte %zu", end);
+	else if (json_object_get_type(o) != json_type_object)
+		snprintf(msg, msz, "not a JSON object");
+	else
+		return o;
+	json_object_put(o);
+	return NULL;
+}
+
+char *hook_slurp(const char *what, const char *path, size_t cap, size_t *len)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0, r;
+	char *buf = NULL;
+
+	if (fd < 0)
+		hook_fail("%s: %s: %s", what, path, strerror(errno));
+	r = read_fd(fd, cap, &buf, len);
+	if (path)
+		close(fd);
+	if (r == -EFBIG)
+		hook_fail("%s%s%s: more than %zu bytes", what, path ? ": " : "",
+			  path ? path : "", cap);
+	if (r < 0)
+		hook_fail("%s%s%s: %s", what, path ? ": " : "", path ? path : "", strerror(-r));
+	return buf;
+}
+
+struct json_object *hook_read_object(const char *what, const char *path, size_t cap)
+{
+	struct json_object *o;
+	char msg[256], *buf;
+	size_t len;
+
+	buf = hook_slurp(what, path, cap, &len);
+	o = parse_object(buf, len, msg, sizeof(msg));
+	free(buf);
+	if (!o)
+		hook_fail("%s: %s", what, msg);
+	return o;
+}
+
+/* The state's string key: NULL when absent (or null). */
+static const char *state_string(struct json_object *state, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(state, key, &v) || !v)
+		return NULL;
+	if (!json_object_is_type(v, json_type_string))
+		hook_fail("stdin: \"%s\": not a string", key);
+	return json_object_get_string(v);
+}
+
+static const char *bundle_of(struct json_object *state)
+{
+	const char *b = state_string(state, "bundle");
+
+	if (!b || !*b)
+		hook_fail("stdin: no \"bundle\"");
+	return b;
+}
+
+static pid_t pid_of(struct json_object *state)
+{
+	struct json_object *v;
+	int64_t pid;
+
+	if (!json_object_object_get_ex(state, "pid", &v) || !v)
+		hook_fail("stdin: no \"pid\"");
+	pid = json_object_get_int64(v);
+	if (!json_object_is_type(v, json_type_int) || pid <= 0 || pid > INT_MAX)
+		hook_fail("stdin: \"pid\": not a positive integer");
+	return (pid_t)pid;
+}
+
+/* The annotations: the state's, which the runtime copies from
+ * config.json; config.json's own when the state carries none (a runtime
+ * may leave them out). *config is read then. */
+static struct json_object *annotations_of(struct json_object *state,
+					  struct json_object **config)
+{
+	struct json_object *a;
+	const char *where = "stdin";
+
+	if (!json_object_object_get_ex(state, "annotations", &a)) {
+		*config = hook_read_config(bundle_of(state));
+		where = "config.json";
+		if (!json_object_object_get_ex(*config, "annotations", &a))
+			return NULL;
+	}
+	if (a && !json_object_is_type(a, json_type_object))
+		hook_fail("%s: \"annotations\": not an object", where);
+	return a;
+}
+
+/* A name under io.sfilter. that is none of the hook's is refused: a
+ * misspelt io.sfilter.profile would leave the container unconfined
+ * without a word. */
+static void check_names(struct json_object *ann)
+{
+	static const char *const known[] = { ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM };
+	size_t i, n = sizeof(known) / sizeof(known[0]);
+
+	if (!ann)
+		return;
+	json_object_object_foreach(ann, name, val) {
+		(void)val;
+		if (strncmp(name, ANN_PREFIX, strlen(ANN_PREFIX)))
+			continue;
+		for (i = 0; i < n && strcmp(name, known[i]); i++)
+			;
+		if (i == n)
+			hook_fail("%s: unknown annotation (known: %s, %s, %s, %s)", name,
+				  ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM);
+	}
+}
+
+/* An annotation's value; NULL when absent. OCI annotations are strings. */
+static const char *annotation(struct json_object *ann, const char *key)
+{
+	struct json_object *v;
+
+	if (!ann || !json_object_object_get_ex(ann, key, &v) || !v)
+		return NULL;
+	if (!json_object_is_type(v, json_type_string))
+		hook_fail("%s: not a string", key);
+	return json_object_get_string(v);
+}
+
+struct choice {
+	const char *name;
+	unsigned int flags;
+};
+
+static const struct choice modes[] = {
+	{ "enforce", 0 }, { "shadow", SF_FLAG_SHADOW }, { "complain", SF_FLAG_COMPLAIN },
+	{ NULL, 0 },
+};
+static const struct choice arms[] = {
+	{ "exec", SF_FLAG_AT_EXEC }, { "now", 0 }, { NULL, 0 },
+};
+static const struct choice takes[] = {
+	{ "false", 0 }, { "true", 1 }, { NULL, 0 },
+};
+
+/* The flags of annotation key's value, one of c's names (the first when
+ * it is absent); any other value fails, naming those (said). */
+static unsigned int choose(struct json_object *ann, const char *key, const struct choice *c,
+			   const char *said)
+{
+	const char *v = annotation(ann, key);
+	size_t i;
+
+	if (!v)
+		return c[0].flags;
+	for (i = 0; c[i].name; i++)
+		if (!strcmp(v, c[i].name))
+			return c[i].flags;
+	hook_fail("%s: \"%s\": not %s", key, v, said);
+}
+
+/* A pidfd of the container's process, taken before the policy is
+ * compiled: the daemon attaches to that process and to no other that
+ * gets its pid later. */
+static int pidfd_of(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0 && errno == ESRCH)
+		hook_fail("pid %d: no such process", (int)pid);
+	if (fd < 0)
+		hook_fail("pid %d: pidfd_open: %s", (int)pid, strerror(errno));
+	return fd;
+}
+
+/* The admin attach to every thread of the process (flags has TSYNC). */
+static void attach(const char *id, pid_t pid, int pidfd, const struct hook_policy *p,
+		   unsigned int flags, bool verbose)
+{
+	const char *sock = sf_client_socket_path();
+	struct sf_client_reply *rep = malloc(sizeof(*rep));
+	int r;
+
+	if (!rep)
+		hook_fail("%s", strerror(ENOMEM));
+	r = sf_client_admin_attach(sock, pid, pidfd, NULL, p->insns, p->len, flags, rep);
+	if (!rep->answered)
+		hook_fail("sfilterd at %s: %s", sock, rep->message);
+	if (r > 0) /* a TSYNC conflict: the message names the thread */
+		hook_fail("sfilterd at %s: %s", sock, rep->message);
+	if (r < 0)
+		hook_fail("sfilterd at %s: %s%s%s", sock, strerror(-r),
+			  rep->message[0] ? ": " : "", rep->message);
+	if (verbose)
+		fprintf(stderr, "sfilter-oci-hook: container %s: %s\n", id ? id : "(no id)",
+			rep->message);
+	free(rep);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: sfilter-oci-hook [-v|--verbose] < STATE\n"
+		"An OCI createRuntime hook: STATE is the container's state (JSON). The\n"
+		"container's annotations choose what is attached through sfilterd:\n"
+		"  %-24s a seccomp profile (JSON) or a classic filter file\n"
+		"  %-24s true: config.json's linux.seccomp\n"
+		"  %-24s enforce (default), shadow or complain\n"
+		"  %-24s exec (default: from the workload's execve) or now\n"
+		"With neither of the first two, nothing is done. The socket: $%s, else %s.\n"
+		"-v, or %s=1: the daemon's note on stderr.\n",
+		ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM, SF_PROTO_SOCKET_ENV,
+		SF_PROTO_DEFAULT_SOCKET, "SFILTER_HOOK_VERBOSE");
+}
+
+/* The options: whether to be verbose. */
+static bool options(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *env = getenv("SFILTER_HOOK_VERBOSE");
+	bool verbose = env && !strcmp(env, "1");
+	int o;
+
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		if (o == 'v') {
+			verbose = true;
+		} else if (o == 'h') {
+			usage(stdout);
+			exit(0);
+		} else if (optopt) {
+			hook_fail("unknown option -%c (see --help)", optopt);
+		} else {
+			hook_fail("unknown option %s (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		hook_fail("unexpected argument '%s' (see --help)", argv[optind]);
+	return verbose;
+}
+
+int main(int argc, char **argv)
+{
+	struct json_object *state, *config = NULL, *ann;
+	struct hook_policy policy;
+	const char *profile;
+	unsigned int flags;
+	bool verbose = options(argc, argv), take;
+	pid_t pid;
+	int pidfd;
+
+	signal(SIGPIPE, SIG_IGN);
+	state = hook_read_object("stdin", NULL, STATE_MAX);
+	ann = annotations_of(state, &config);
+	check_names(ann);
+	profile = annotation(ann, ANN_PROFILE);
+	take = choose(ann, ANN_TAKE, takes, "true or false");
+	if (!profile && !take)
+		return 0; /* not asked: this container is not the hook's */
+	if (profile && take)
+		hook_fail("%s and %s=true: set one of them, not both", ANN_PROFILE, ANN_TAKE);
+	if (profile && !*profile)
+		hook_fail("%s: empty", ANN_PROFILE);
+	flags = choose(ann, ANN_MODE, modes, "enforce, shadow or complain") |
+		choose(ann, ANN_ARM, arms, "exec or now") | SF_FLAG_TSYNC;
+	pid = pid_of(state);
+	pidfd = pidfd_of(pid);
+	if (!config)
+		config = hook_read_config(bundle_of(state));
+	hook_compile(config, bundle_of(state), profile, take, &policy);
+	attach(state_string(state, "id"), pid, pidfd, &policy, flags | policy.flags, verbose);
+	close(pidfd);
+	free(policy.insns);
+	json_object_put(config);
+	json_object_put(state);
+	return 0;
+}

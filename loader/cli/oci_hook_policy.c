@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilter-oci-hook's policy (oci_hook.h): config.json, the capability set
+ * a profile's caps conditions are judged against, and the filter, from a
+ * profile (libsfprofile), a classic filter file (classic2ebpf) or
+ * config.json's linux.seccomp. Every failure ends the hook with one line
+ * that names the annotation or the file and the JSON path.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "oci_hook.h"
+#include "profile.h"
+#include "c2e.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+/* config.json and profiles: tens of kilobytes; the bound stops a file
+ * that is not one from being read whole. */
+#define FILE_MAX (16 << 20)
+
+struct json_object *hook_read_config(const char *bundle)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/config.json", bundle) >= (int)sizeof(path))
+		hook_fail("config.json: the bundle's path is longer than %d bytes", PATH_MAX);
+	return hook_read_object("config.json", path, FILE_MAX);
+}
+
+/* config's member at path (a.b.c); NULL when any step is absent or null.
+ * A step that is there but not an object fails. */
+static struct json_object *member(struct json_object *config, const char *path)
+{
+	char step[64], seen[128] = "";
+	struct json_object *o = config;
+	const char *p = path, *dot;
+	size_t n;
+
+	while (o && *p) {
+		if (!json_object_is_type(o, json_type_object))
+			hook_fail("config.json: %s: not an object", seen);
+		dot = strchrnul(p, '.');
+		n = (size_t)(dot - p) < sizeof(step) ? (size_t)(dot - p) : sizeof(step) - 1;
+		memcpy(step, p, n);
+		step[n] = '\0';
+		snprintf(seen, sizeof(seen), "%.*s", (int)(dot - path), path);
+		if (!json_object_object_get_ex(o, step, &o))
+			o = NULL;
+		p = *dot ? dot + 1 : dot;
+	}
+	return o;
+}
+
+/*
+ * The capabilities a profile's includes/excludes.caps are judged against:
+ * process.capabilities.bounding, the set moby's setupSeccomp() judges
+ * them by (profiles/seccomp/seccomp_linux.go: rs.Process.Capabilities.
+ * Bounding), as a comma list for libsfprofile; "none" without one. A name
+ * libsfprofile does not know is left out: no profile condition it can
+ * read could name it.
+ */
+static void caps_of(struct json_object *config, char *list, size_t size)
+{
+	struct json_object *b = member(config, "process.capabilities.bounding"), *e;
+	uint64_t all = 0, one;
+	size_t i, used = 0;
+	const char *name;
+
+	snprintf(list, size, "none");
+	if (!b)
+		return;
+	if (!json_object_is_type(b, json_type_array))
+		hook_fail("config.json: process.capabilities.bounding: not an array");
+	for (i = 0; i < json_object_array_length(b); i++) {
+		e = json_object_array_get_idx(b, i);
+		if (!e || !json_object_is_type(e, json_type_string))
+			hook_fail("config.json: process.capabilities.bounding[%zu]: not a string",
+				  i);
+		name = json_object_get_string(e);
+		if (strpbrk(name, ", ") || sf_profile_parse_caps(name, &one) < 0 ||
+		    (one & all) || !one || used + strlen(name) + 2 > size)
+			continue;
+		all |= one;
+		used += (size_t)snprintf(list + used, size - used, "%s%s",
+					 used ? "," : "", name);
+	}
+}
+
+/* A profile's text compiled; what names it in errors. */
+static void compile_profile(const char *what, const char *json, size_t len, const char *caps,
+			    struct hook_policy *out)
+{
+	struct sf_profile_opts opts = { .caps = caps };
+	struct sf_profile_error err;
+	struct sf_profile p;
+
+	if (sf_profile_compile(json, len, &opts, &p, &err) < 0)
+		hook_fail("%s: %s", what, err.msg);
+	out->insns = p.insns;
+	out->len = p.len;
+	out->flags = p.flags;
+	p.insns = NULL;
+	sf_profile_free(&p);
+}
+
+/* A classic filter file (raw or text), validated as seccomp(2) would. */
+static void load_classic(const char *path, struct hook_policy *out)
+{
+	struct c2e_error err;
+	char ebuf[300];
+	int r;
+
+	memset(&err, 0, sizeof(err));
+	memset(out, 0, sizeof(*out));
+	r = c2e_load_file_abi(path, C2E_ABI_SECCOMP, &out->insns, &out->len, &err);
+	if (r < 0)
+		hook_fail("%s: %s: %s", ANN_PROFILE, path, err.msg[0] ?
+			  c2e_error_str(&err, ebuf, sizeof(ebuf)) : strerror(-r));
+	if (c2e_validate_abi(out->insns, out->len, C2E_ABI_SECCOMP, &err) < 0)
+		hook_fail("%s: %s: %s", ANN_PROFILE, path,
+			  c2e_error_str(&err, ebuf, sizeof(ebuf)));
+}
+
+void hook_compile(struct json_object *config, const char *bundle, const char *path,
+		  bool take_seccomp, struct hook_policy *out)
+{
+	char caps[1024], full[PATH_MAX], what[PATH_MAX + 32], *buf;
+	struct json_object *seccomp;
+	const char *text;
+	size_t len;
+
+	caps_of(config, caps, sizeof(caps));
+	if (take_seccomp) {
+		seccomp = member(config, "linux.seccomp");
+		if (!seccomp)
+			hook_fail("config.json: no linux.seccomp (%s is true)", ANN_TAKE);
+		text = json_object_to_json_string_ext(seccomp, JSON_C_TO_STRING_PLAIN);
+		compile_profile("config.json: linux.seccomp", text, strlen(text), caps, out);
+		return;
+	}
+	if (snprintf(full, sizeof(full), "%s%s%s", path[0] == '/' ? "" : bundle,
+		     path[0] == '/' ? "" : "/", path) >= (int)sizeof(full))
+		hook_fail("%s: %s: a path is at most %d bytes", ANN_PROFILE, path, PATH_MAX);
+	buf = hook_slurp(ANN_PROFILE, full, FILE_MAX, &len);
+	snprintf(what, sizeof(what), "%s: %s", ANN_PROFILE, full);
+	/* JSON or a filter: a raw filter's first code byte is never '{' and
+	 * no text form starts with one. */
+	if (buf[strspn(buf, " \t\r\n")] == '{')
+		compile_profile(what, buf, len, caps, out);
+	else
+		load_classic(full, out);
+	free(buf);
+}
