@@ -306,9 +306,14 @@ $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): | $(BPF_SKELS)
 $(LIBTEST): $(call obj,$(TESTLIB_SRCS))
 	$(Q)$(archive)
 
-$(SFTEST): $(TEST_OBJS) $(USER_LIBS)
+$(SFTEST): $(TEST_OBJS) $(USER_LIBS) $(OUTPUT)/tests/sf-first-call
 	$(Q)mkdir -p $(@D)
 	$(Q)$(link_static)
+
+# An image whose first system call is its own (tests/test_at_exec.c).
+$(OUTPUT)/tests/sf-first-call: tests/progs/first_call.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -nostdlib -static -fno-stack-protector -fno-pie -no-pie $< -o $@
 
 $(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(call obj,$(BENCH_UTIL_SRCS)) $(LIBTEST) $(USER_LIBS)
 	$(Q)mkdir -p $(@D)

@@ -71,8 +71,9 @@ static void usage(FILE *out, int code)
 		"                                 (--hits: per-rule counts of --count filters)\n"
 		"  attach --pid PID [--all-threads] | --cgroup PATH  --filter FILE\n"
 		"         [--complain | --shadow] [--count] [--fallback kill|log] [--log]\n"
-		"                                 (admin; --shadow: log where it would decide\n"
-		"                                 otherwise; --count: count hits per rule)\n"
+		"         [--at-exec]             (admin; --shadow: log where it would decide\n"
+		"                                 otherwise; --count: count hits per rule;\n"
+		"                                 --at-exec: judge from PID's next execve)\n"
 		"         or --profile JSON [--caps LIST]  a container seccomp profile (OCI,\n"
 		"                                 Docker, Podman); caps: --pid's effective set,\n"
 		"                                 none for --cgroup, or LIST (all, none, CAP_X,..)\n"
@@ -322,6 +323,8 @@ static void print_task(struct json_object *t)
 			       json_object_get_int64(json_object_array_get_idx(ids, i)));
 	if (get_int(t, "n_filters", 0) > 64)
 		printf(",... (%" PRId64 ")", get_int(t, "n_filters", 0));
+	if (get_int(t, "at_exec", 0))
+		printf(" (from its next execve)");
 	putchar('\n');
 }
 
@@ -588,6 +591,7 @@ static const struct option opts[] = {
 	{ "count", no_argument, NULL, 'k' },
 	{ "hits", no_argument, NULL, 'H' },
 	{ "format", required_argument, NULL, 'm' },
+	{ "at-exec", no_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -605,7 +609,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:h", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xh", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -642,7 +646,7 @@ static void command_options(int argc, char **argv, struct args *a)
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -655,6 +659,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'C': a->flags |= SF_FLAG_COMPLAIN; break;
 		case 's': a->flags |= SF_FLAG_SHADOW; break;
 		case 'k': a->flags |= SF_FLAG_COUNT; break;
+		case 'X': a->flags |= SF_FLAG_AT_EXEC; break;
 		case 'H': a->hits = true; break;
 		case 'm': a->format = optarg; break;
 		case 'A': a->flags |= abi_flags(optarg); break;

@@ -55,6 +55,8 @@ static struct json_object *task_json(const struct sf_task_info *t)
 	for (i = 0; i < n; i++)
 		json_object_array_add(ids, json_object_new_int64(t->filter_ids[i]));
 	json_object_object_add(o, "filters", ids);
+	if (t->at_exec)
+		json_object_object_add(o, "at_exec", json_object_new_boolean(1));
 	return o;
 }
 
