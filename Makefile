@@ -178,7 +178,7 @@ $(RUNTIME_OBJS): | $(BPF_SKELS)
 $(LIBSFRUNTIME): $(RUNTIME_OBJS)
 	$(Q)$(archive)
 
-# --- proto: libsfproto.a (messages, request checks, framing, event JSON) --------
+# --- proto: libsfproto.a (messages, request checks, framing, event JSON, container ids)
 PROTO_SRCS := $(wildcard loader/proto/*.c)
 PROTO_OBJS := $(call obj,$(PROTO_SRCS))
 LIBSFPROTO := $(OUTPUT)/libsfproto.a

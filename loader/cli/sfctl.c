@@ -310,13 +310,23 @@ static struct json_object *read_tasks(int fd, const char *what, struct reply *la
 	return all;
 }
 
+/* The columns of ps and show; CONTAINER is the id's first 12 digits, as
+ * docker ps and crictl ps print it (--json carries all 64). */
+static void print_task_header(void)
+{
+	printf("%7s %7s %6s  %-16s %-12s %s\n", "TID", "PID", "UID", "COMM", "CONTAINER",
+	       "CHAIN (oldest first)");
+}
+
 static void print_task(struct json_object *t)
 {
 	struct json_object *ids;
+	const char *container = get_str(t, "container");
 	size_t i;
 
-	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s ", get_int(t, "tid", 0),
-	       get_int(t, "tgid", 0), get_int(t, "uid", 0), get_str(t, "comm"));
+	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s %-12.12s ", get_int(t, "tid", 0),
+	       get_int(t, "tgid", 0), get_int(t, "uid", 0), get_str(t, "comm"),
+	       container && *container ? container : "-");
 	if (json_object_object_get_ex(t, "filters", &ids))
 		for (i = 0; i < json_object_array_length(ids); i++)
 			printf("%s%" PRId64, i ? "," : "",
@@ -346,7 +356,7 @@ static int cmd_ps(void)
 		json_object_put(o);
 		return 0;
 	}
-	printf("%7s %7s %6s  %-16s %s\n", "TID", "PID", "UID", "COMM", "CHAIN (oldest first)");
+	print_task_header();
 	for (i = 0; i < json_object_array_length(tasks); i++)
 		print_task(json_object_array_get_idx(tasks, i));
 	json_object_put(tasks);
@@ -400,7 +410,7 @@ static int cmd_show(pid_t pid, bool hits)
 	} else if (json_object_array_length(tasks) == 0) {
 		printf("process %d is not confined\n", pid);
 	} else {
-		printf("%7s %7s %6s  %-16s %s\n", "TID", "PID", "UID", "COMM", "CHAIN (oldest first)");
+		print_task_header();
 		for (i = 0; i < json_object_array_length(tasks); i++)
 			print_task(json_object_array_get_idx(tasks, i));
 		for (i = 0; i < json_object_array_length(filters); i++) {
