@@ -50,7 +50,8 @@ FUZZ_SHORT_SECONDS ?= 25
 DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
 	    busybox-static cpio gzip libclang-rt-14-dev \
-	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common
+	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
+	    python3-yaml
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
