@@ -51,7 +51,7 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
 	    busybox-static cpio gzip libclang-rt-14-dev \
 	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
-	    python3-yaml
+	    python3-yaml runc crun
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
