@@ -50,7 +50,8 @@ FUZZ_SHORT_SECONDS ?= 25
 DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
 	    busybox-static cpio gzip libclang-rt-14-dev \
-	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common
+	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
+	    python3-yaml runc crun
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
@@ -86,7 +87,7 @@ endif
 .PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/obj/%.pic.o $(OUTPUT)/obj32/%.pic.o $(OUTPUT)/fuzz/obj/%.o $(OUTPUT)/asan/%.o
 .DEFAULT_GOAL := all
 .PHONY: all deps bpf test demo fuzz fuzz-bins fuzz-short sfilterd-asan vmlinux \
-	guest-kernel guest-shell install install-systemd clean
+	guest-kernel guest-shell install install-systemd install-hooks clean
 
 # --- packages ----------------------------------------------------------------
 # A stamp per package list: a changed list, or a fresh clone, checks again.
@@ -178,7 +179,7 @@ $(RUNTIME_OBJS): | $(BPF_SKELS)
 $(LIBSFRUNTIME): $(RUNTIME_OBJS)
 	$(Q)$(archive)
 
-# --- proto: libsfproto.a (messages, request checks, framing, event JSON) --------
+# --- proto: libsfproto.a (messages, request checks, framing, event JSON, container ids)
 PROTO_SRCS := $(wildcard loader/proto/*.c)
 PROTO_OBJS := $(call obj,$(PROTO_SRCS))
 LIBSFPROTO := $(OUTPUT)/libsfproto.a
@@ -313,9 +314,14 @@ $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): | $(BPF_SKELS)
 $(LIBTEST): $(call obj,$(TESTLIB_SRCS))
 	$(Q)$(archive)
 
-$(SFTEST): $(TEST_OBJS) $(USER_LIBS)
+$(SFTEST): $(TEST_OBJS) $(USER_LIBS) $(OUTPUT)/tests/sf-first-call
 	$(Q)mkdir -p $(@D)
 	$(Q)$(link_static)
+
+# An image whose first system call is its own (tests/test_at_exec.c).
+$(OUTPUT)/tests/sf-first-call: tests/progs/first_call.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -nostdlib -static -fno-stack-protector -fno-pie -no-pie $< -o $@
 
 $(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(call obj,$(BENCH_UTIL_SRCS)) $(LIBTEST) $(USER_LIBS)
 	$(Q)mkdir -p $(@D)
@@ -405,6 +411,7 @@ INCDIR ?= $(PREFIX)/include
 PCDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
+HOOKSDIR ?= /usr/share/containers/oci/hooks.d
 INSTALL ?= install
 MAN_PAGES := $(wildcard man/*.[0-9])
 
@@ -432,6 +439,16 @@ install-systemd: install
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null; then \
 		systemctl daemon-reload || true; \
 		echo "enable with: systemctl enable --now sfilterd.service"; fi
+
+# The hooks.d file (oci-hooks(5)) makes CRI-O and Podman add
+# $(BINDIR)/sfilter-oci-hook, which `install` puts there, to containers
+# annotated io.sfilter.profile or io.sfilter.take-seccomp. CRI-O rereads the
+# directory on every change: the file goes in whole, by rename.
+install-hooks: install
+	$(INSTALL) -d $(DESTDIR)$(HOOKSDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
+	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
+	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -31,6 +31,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define SIGSYS  31
 #define EPERM   1
 #define EACCES  13
+#define EBUSY   16
 #define ENOSYS  38
 #define MAX_ERRNO 4095
 /* A recv that returns these is restarted or retried, not finished. */
@@ -200,7 +201,7 @@ static __always_inline struct sf_task *tracked(struct task_struct *t)
  * if the storage still cannot be had, it dies. Never unjudged. */
 static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
 {
-	__u32 tid = t->pid, chain;
+	__u32 tid = t->pid, chain, at_exec;
 	struct sf_orphan *o = bpf_map_lookup_elem(&sf_orphans, &tid);
 	struct sf_task *s = NULL;
 	bool stale;
@@ -208,6 +209,7 @@ static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
 	if (!o)
 		return 0;
 	chain = o->chain;
+	at_exec = o->at_exec;
 	stale = o->start_time != t->start_time; /* a dead orphan's tid, reused */
 	if (bpf_map_delete_elem(&sf_orphans, &tid) == 0)
 		__sync_fetch_and_add(&sf_orphans_pending, -1);
@@ -217,6 +219,7 @@ static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
 		s = bpf_task_storage_get(&sf_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (s) {
 		s->chain = chain;
+		s->at_exec = at_exec;
 		return s;
 	}
 	__sync_fetch_and_add(&sf_orphans_killed, 1);
@@ -260,7 +263,7 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 	}
 	if (s->deny)
 		s->deny = 0;
-	if (sf_stopped)
+	if (sf_stopped || s->at_exec)
 		return 0;
 	chain = s->chain;
 	if (s->armed) {
@@ -607,9 +610,10 @@ int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
  * syscall (adopt_orphan()). With nowhere to record it (16384 orphans none
  * of which has made a call yet), the forking thread group is killed,
  * which takes a new thread with it (docs/security.md). */
-static __always_inline void orphan(struct task_struct *child, __u32 chain)
+static __always_inline void orphan(struct task_struct *child, __u32 chain, __u32 at_exec)
 {
-	struct sf_orphan o = { .start_time = child->start_time, .chain = chain };
+	struct sf_orphan o = { .start_time = child->start_time, .chain = chain,
+			       .at_exec = at_exec };
 	__u32 tid = child->pid;
 	bool had = bpf_map_lookup_elem(&sf_orphans, &tid) != 0;
 
@@ -645,10 +649,14 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 		if (!sf_test_no_storage)
 			c = bpf_task_storage_get(&sf_tasks, child, 0,
 						 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (c)
+		/* A chain waiting for the parent's exec waits for the
+		 * child's own. */
+		if (c) {
 			c->chain = chain;
-		else
-			orphan(child, chain);
+			c->at_exec = s ? s->at_exec : 0;
+		} else {
+			orphan(child, chain, s ? s->at_exec : 0);
+		}
 	}
 	/* clone3(CLONE_INTO_CGROUP) puts the child in another cgroup without
 	 * cgroup_attach_task(): the only way a new task's cgroup differs
@@ -657,6 +665,20 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 	ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
 	if (pcg != ccg)
 		cg_join(child, ccg, false);
+	return 0;
+}
+
+/* Fires in exec_binprm() once the new image is loaded, past the point of
+ * no return and before the task returns to user space: a chain that waited
+ * for this exec judges the new image's first syscall. A failed execve
+ * never gets here, and keeps waiting. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(sf_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct sf_task *s = tracked(bpf_get_current_task_btf());
+
+	if (s && s->at_exec)
+		s->at_exec = 0;
 	return 0;
 }
 
@@ -699,6 +721,42 @@ static __always_inline __u32 guard_refuses(struct task_struct *t, __u32 guard,
 	return 0;
 }
 
+/* Applies p to s (compare and set on the chain), into rec. */
+static __always_inline void apply_pending(struct sf_task *s, const struct sf_pending *p,
+					  struct sf_iter_rec *rec)
+{
+	__u32 chain = p->chain & ~(SF_PENDING_ARM | SF_PENDING_EXEC);
+
+	if (p->chain == SF_PENDING_SETTLE) {
+		if (s->armed) {
+			s->chain = s->armed;
+			disarm(s);
+		}
+		rec->applied = 1;
+		return;
+	}
+	if (SF_TASK_CHAIN(s) != p->expect)
+		return;
+	if (p->chain & SF_PENDING_EXEC) {
+		/* Never suspends a chain that judges the task already. */
+		if (p->expect && !s->at_exec) {
+			rec->refused = EBUSY;
+			return;
+		}
+		s->chain = chain;
+		s->at_exec = chain != 0;
+	} else if (p->chain & SF_PENDING_ARM) {
+		if (!s->armed)
+			__sync_fetch_and_add(&sf_armed, 1);
+		s->armed = chain;
+		s->armed_fd = p->armed_fd;
+	} else {
+		s->chain = chain;
+		disarm(s);
+	}
+	rec->applied = 1;
+}
+
 SEC("iter/task")
 int sf_iter(struct bpf_iter__task *ctx)
 {
@@ -726,29 +784,14 @@ int sf_iter(struct bpf_iter__task *ctx)
 	if (p && !rec.refused) {
 		s = bpf_task_storage_get(&sf_tasks, t, 0,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
-		if (s && p->chain == SF_PENDING_SETTLE) {
-			if (s->armed) {
-				s->chain = s->armed;
-				disarm(s);
-			}
-			rec.applied = 1;
-		} else if (s && SF_TASK_CHAIN(s) == p->expect) {
-			if (p->chain & SF_PENDING_ARM) {
-				if (!s->armed)
-					__sync_fetch_and_add(&sf_armed, 1);
-				s->armed = p->chain & ~SF_PENDING_ARM;
-				s->armed_fd = p->armed_fd;
-			} else {
-				s->chain = p->chain;
-				disarm(s);
-			}
-			rec.applied = 1;
-		}
+		if (s)
+			apply_pending(s, p, &rec);
 	} else {
 		s = bpf_task_storage_get(&sf_tasks, t, 0, 0);
 	}
 	rec.chain = s ? SF_TASK_CHAIN(s) : 0;
 	rec.old = s && s->armed ? s->chain : 0;
+	rec.at_exec = s ? s->at_exec : 0;
 	rec.exec_id = BPF_CORE_READ(t, self_exec_id);
 	rec.euid = BPF_CORE_READ(t, real_cred, euid.val);
 	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);

@@ -115,6 +115,9 @@ if ! tests/seed/build-examples.sh \
 fi
 
 run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
+# Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
+# not for whatever python3 comes first on PATH.
+run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
 run_part "host: " 1 "$sftest" -p "host: "
 
 if [[ $# -gt 0 ]]; then
@@ -130,7 +133,7 @@ else
 	# tests/test_demo.c for the demo in /sf/demo.
 	extra=()
 	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan \
-		   build/libsfprctl.so build/libsfprctl32.so; do
+		   build/libsfprctl.so build/libsfprctl32.so build/tests/sf-first-call; do
 		[[ -e $bin ]] && extra+=(-f "$bin")
 	done
 	# take_seccomp_* runs Debian's bubblewrap, with its libraries.

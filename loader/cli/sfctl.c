@@ -72,8 +72,9 @@ static void usage(FILE *out, int code)
 		"                                 (--hits: per-rule counts of --count filters)\n"
 		"  attach --pid PID [--all-threads] | --cgroup PATH  --filter FILE\n"
 		"         [--complain | --shadow] [--count] [--fallback kill|log] [--log]\n"
-		"                                 (admin; --shadow: log where it would decide\n"
-		"                                 otherwise; --count: count hits per rule)\n"
+		"         [--at-exec]             (admin; --shadow: log where it would decide\n"
+		"                                 otherwise; --count: count hits per rule;\n"
+		"                                 --at-exec: judge from PID's next execve)\n"
 		"         or --profile JSON [--caps LIST]  a container seccomp profile (OCI,\n"
 		"                                 Docker, Podman); caps: --pid's effective set,\n"
 		"                                 none for --cgroup, or LIST (all, none, CAP_X,..)\n"
@@ -304,19 +305,31 @@ static struct json_object *read_tasks(int fd, const char *what, struct reply *la
 	return all;
 }
 
+/* The columns of ps and show; CONTAINER is the id's first 12 digits, as
+ * docker ps and crictl ps print it (--json carries all 64). */
+static void print_task_header(void)
+{
+	printf("%7s %7s %6s  %-16s %-12s %s\n", "TID", "PID", "UID", "COMM", "CONTAINER",
+	       "CHAIN (oldest first)");
+}
+
 static void print_task(struct json_object *t)
 {
 	struct json_object *ids;
+	const char *container = get_str(t, "container");
 	size_t i;
 
-	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s ", get_int(t, "tid", 0),
-	       get_int(t, "tgid", 0), get_int(t, "uid", 0), get_str(t, "comm"));
+	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s %-12.12s ", get_int(t, "tid", 0),
+	       get_int(t, "tgid", 0), get_int(t, "uid", 0), get_str(t, "comm"),
+	       container && *container ? container : "-");
 	if (json_object_object_get_ex(t, "filters", &ids))
 		for (i = 0; i < json_object_array_length(ids); i++)
 			printf("%s%" PRId64, i ? "," : "",
 			       json_object_get_int64(json_object_array_get_idx(ids, i)));
 	if (get_int(t, "n_filters", 0) > 64)
 		printf(",... (%" PRId64 ")", get_int(t, "n_filters", 0));
+	if (get_int(t, "at_exec", 0))
+		printf(" (from its next execve)");
 	putchar('\n');
 }
 
@@ -338,7 +351,7 @@ static int cmd_ps(void)
 		json_object_put(o);
 		return 0;
 	}
-	printf("%7s %7s %6s  %-16s %s\n", "TID", "PID", "UID", "COMM", "CHAIN (oldest first)");
+	print_task_header();
 	for (i = 0; i < json_object_array_length(tasks); i++)
 		print_task(json_object_array_get_idx(tasks, i));
 	json_object_put(tasks);
@@ -392,7 +405,7 @@ static int cmd_show(pid_t pid, bool hits)
 	} else if (json_object_array_length(tasks) == 0) {
 		printf("process %d is not confined\n", pid);
 	} else {
-		printf("%7s %7s %6s  %-16s %s\n", "TID", "PID", "UID", "COMM", "CHAIN (oldest first)");
+		print_task_header();
 		for (i = 0; i < json_object_array_length(tasks); i++)
 			print_task(json_object_array_get_idx(tasks, i));
 		for (i = 0; i < json_object_array_length(filters); i++) {
@@ -586,6 +599,7 @@ static const struct option opts[] = {
 	{ "count", no_argument, NULL, 'k' },
 	{ "hits", no_argument, NULL, 'H' },
 	{ "format", required_argument, NULL, 'm' },
+	{ "at-exec", no_argument, NULL, 'X' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -603,7 +617,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:h", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xh", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -640,7 +654,7 @@ static void command_options(int argc, char **argv, struct args *a)
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -653,6 +667,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'C': a->flags |= SF_FLAG_COMPLAIN; break;
 		case 's': a->flags |= SF_FLAG_SHADOW; break;
 		case 'k': a->flags |= SF_FLAG_COUNT; break;
+		case 'X': a->flags |= SF_FLAG_AT_EXEC; break;
 		case 'H': a->hits = true; break;
 		case 'm': a->format = optarg; break;
 		case 'A': a->flags |= abi_flags(optarg); break;

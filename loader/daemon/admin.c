@@ -85,8 +85,9 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 	if (path)
 		snprintf(target, sizeof(target), "cgroup %s", path);
 	else
-		snprintf(target, sizeof(target), "%s %d", req->flags & SF_ATTACH_TSYNC ?
-			 "every thread of process" : "thread", req->pid);
+		snprintf(target, sizeof(target), "%s %d%s", req->flags & SF_ATTACH_TSYNC ?
+			 "every thread of process" : "thread", req->pid,
+			 req->flags & SF_ATTACH_AT_EXEC ? ", judging from its next execve" : "");
 	if (req->flags & (SF_ATTACH_COMPLAIN | SF_ATTACH_SHADOW))
 		set_msg(msg, msz, "filter %u attached to %s (%s: logged, not enforced); %s",
 			id, target, req->flags & SF_ATTACH_SHADOW ? "shadow" : "complain", note);
@@ -109,6 +110,11 @@ static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int
 		return r;
 	if ((r = validate_msg(req->insns, req->n_insns, req->flags, true, msg, msz)) != 0)
 		return r;
+	if (path && (req->flags & SF_ATTACH_AT_EXEC)) {
+		set_msg(msg, msz, "arm at exec is for a process: a cgroup's filters judge "
+			"a task from the moment it joins");
+		return EINVAL;
+	}
 	if ((r = admin_target(req, path, pidfd, &ident, msg, msz)) != 0)
 		return r;
 	tg.tid = req->pid;
@@ -128,6 +134,14 @@ static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int
 		set_msg(msg, msz, "TSYNC: thread %d has a filter chain that is not an "
 			"ancestor of thread %d's", r, req->pid);
 		return -r;
+	}
+	if (r == -EBUSY && !path) {
+		set_msg(msg, msz, req->flags & SF_ATTACH_AT_EXEC ?
+			"thread %d already runs under filters that judge it: arming at "
+			"exec would suspend them until then; attach without it" :
+			"thread %d's filters wait for its next execve: attach with arm at "
+			"exec too, or after that exec", req->pid);
+		return EBUSY;
 	}
 	if (r < 0)
 		return runtime_err(r, &cerr, msg, msz);

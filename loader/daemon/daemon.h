@@ -9,6 +9,7 @@
  *   attach.c      ATTACH (a process's own threads, through libsfclient)
  *   admin.c       ADMIN_ATTACH, DETACH, REPLACE
  *   introspect.c  STATUS, PS, SHOW, LOG
+ *   container.c   the container a task's process runs in (PS, SHOW)
  *   peer.c        who asks: the hello, the pidfd's identity, credentials
  *                 and descriptors that came along, the admin decision
  *   limits.c      per-uid accounting of non-admin filters, the attach rate
@@ -31,6 +32,7 @@
 
 #include "runtime.h"
 #include "proto.h"
+#include "container_id.h"
 #include "c2e.h"
 #include "conn.h"
 
@@ -137,6 +139,12 @@ void admin_record(uint32_t type, const struct client *c, uid_t by, const char *m
  * see everything); else the error the caller answers with. */
 int introspect_request(struct client *c, uint32_t rid, uint32_t type, const void *req,
 		       size_t n, bool admin, char *msg, size_t msz);
+
+/* ---- container.c -------------------------------------------------------- */
+
+/* The container of process tgid, from /proc/<tgid>/cgroup (display only):
+ * true with its 64-digit id in id, else false and id "". */
+bool container_of(pid_t tgid, char id[SF_CONTAINER_ID_LEN + 1]);
 
 /* ---- peer.c ------------------------------------------------------------- */
 

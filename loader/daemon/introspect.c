@@ -39,7 +39,9 @@ static int collect_tasks(void *ctx, const struct sf_task_info *t)
 	return 0;
 }
 
-static struct json_object *task_json(const struct sf_task_info *t)
+/* One task of PS and SHOW; container: its process's container id, or
+ * NULL for none (the field is left out). */
+static struct json_object *task_json(const struct sf_task_info *t, const char *container)
 {
 	struct json_object *o = json_object_new_object(), *ids = json_object_new_array();
 	char comm[17];
@@ -55,6 +57,10 @@ static struct json_object *task_json(const struct sf_task_info *t)
 	for (i = 0; i < n; i++)
 		json_object_array_add(ids, json_object_new_int64(t->filter_ids[i]));
 	json_object_object_add(o, "filters", ids);
+	if (t->at_exec)
+		json_object_object_add(o, "at_exec", json_object_new_boolean(1));
+	if (container)
+		json_object_object_add(o, "container", json_object_new_string(container));
 	return o;
 }
 
@@ -178,6 +184,20 @@ static bool shown(const struct sf_task_info *t, const struct client *c, bool adm
 	return admin || t->uid == c->uid;
 }
 
+/* The container of t's process. The threads of a process mostly come one
+ * after another (the iterator walks tids in order, and a process's are
+ * mostly adjacent), so the last process's answer saves most re-reads. */
+struct container_memo { pid_t tgid; bool found; char id[SF_CONTAINER_ID_LEN + 1]; };
+
+static const char *task_container(const struct sf_task_info *t, struct container_memo *m)
+{
+	if (m->tgid != t->tgid) {
+		m->tgid = t->tgid;
+		m->found = container_of(t->tgid, m->id);
+	}
+	return m->found ? m->id : NULL;
+}
+
 /* The tasks in chunks of at most ~48 KiB of JSON, each {"tasks":[...]}
  * with SF_REPLY_MORE; the last one with "total", and MORE only for SHOW
  * (its filters follow). */
@@ -185,6 +205,7 @@ static void ps_tasks(struct client *c, uint32_t rid, bool admin, pid_t only,
 		     const struct task_list *l)
 {
 	struct json_object *o = NULL, *arr = NULL;
+	struct container_memo memo = { 0 };
 	size_t i, shown_n = 0, bytes = 0;
 
 	for (i = 0; i <= l->n; i++) {
@@ -199,8 +220,10 @@ static void ps_tasks(struct client *c, uint32_t rid, bool admin, pid_t only,
 
 			if (!shown(t, c, admin, only))
 				continue;
-			json_object_array_add(arr, task_json(t));
-			bytes += 200 + 12 * TASK_FILTERS(t);
+			json_object_array_add(arr, task_json(t, task_container(t, &memo)));
+			/* At most: the fixed fields with comm escaped, 80 for
+			 * the container, 12 a filter id. */
+			bytes += 280 + 12 * TASK_FILTERS(t);
 			shown_n++;
 			if (bytes < PS_CHUNK_BYTES)
 				continue;

@@ -91,6 +91,8 @@ struct json_object *flags_json(uint32_t flags)
 			c2e_abi_name((enum c2e_abi)SF_FLAGS_ABI(flags))));
 	if (flags & SF_FLAG_RFC_EXEC)
 		json_object_array_add(a, json_object_new_string("exec-inheritable"));
+	if (flags & SF_ATTACH_AT_EXEC)
+		json_object_array_add(a, json_object_new_string("at-exec"));
 	return a;
 }
 

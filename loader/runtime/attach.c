@@ -127,6 +127,7 @@ struct want {
 	pid_t tid;
 	uint32_t from;
 	bool arm;
+	bool at_exec; /* the chain waits for the task's next execve */
 };
 
 /* Writes the pending entries for want[0..n), runs one iterator pass over
@@ -141,7 +142,8 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 
 	for (i = 0; i < n; i++) {
 		struct sf_pending p = {
-			.chain = (uint32_t)slot | (want[i].arm ? SF_PENDING_ARM : 0),
+			.chain = (uint32_t)slot | (want[i].arm ? SF_PENDING_ARM : 0) |
+				 (want[i].at_exec ? SF_PENDING_EXEC : 0),
 			.expect = want[i].from,
 			.guard = guard,
 			.armed_fd = tg->reply_fd,
@@ -175,7 +177,7 @@ static void roll_back(struct sf_runtime *rt, pid_t tgid, const struct want *move
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct want back = { moved[i].tid, (uint32_t)slot, false };
+		struct want back = { moved[i].tid, (uint32_t)slot, false, moved[i].at_exec };
 		struct sf_rt_recs after = { 0 };
 
 		apply(rt, tgid, &plain, 0, &back, 1, (int)moved[i].from, &after);
@@ -242,6 +244,11 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 		if (!parent)
 			return -EIO; /* a chain this runtime did not make */
 	}
+	/* A filter that waits for the exec and one that judges now never
+	 * share a task: either would change when the other takes effect.
+	 * The iterator checks the first case again when it applies. */
+	if (me->chain && !me->at_exec != !(op->flags & SF_ATTACH_AT_EXEC))
+		return -EBUSY;
 
 	/* seccomp_attach_filter(): the size rule first, then TSYNC. */
 	kcount = sf_rt_filter_insns(prog->filter, prog->len, op->flags);
@@ -254,7 +261,7 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 		return err;
 
 	op->node = sf_rt_node_get(rt, parent, prog->filter, prog->len,
-				  op->flags & ~SF_ATTACH_ARM, 0, kcount);
+				  op->flags & ~(SF_ATTACH_ARM | SF_ATTACH_AT_EXEC), 0, kcount);
 	if (!op->node)
 		return -ENOMEM;
 	if (!op->node->slot) {
@@ -295,7 +302,8 @@ static size_t round_wants(struct attach_op *op)
 		if ((pid_t)g->tid != tid && !op->tsync)
 			continue;
 		op->want[n++] = (struct want){ (pid_t)g->tid, g->chain,
-					       (op->flags & SF_ATTACH_ARM) && (pid_t)g->tid == tid };
+					       (op->flags & SF_ATTACH_ARM) && (pid_t)g->tid == tid,
+					       !!(op->flags & SF_ATTACH_AT_EXEC) };
 	}
 	return n;
 }

@@ -418,7 +418,7 @@ int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 {
 	int err;
 
-	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS & ~SF_ATTACH_AT_EXEC))
 		return -EINVAL;
 	if (sf_rt_filter_check(prog, flags, cerr))
 		return -EINVAL;

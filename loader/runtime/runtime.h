@@ -282,6 +282,7 @@ struct sf_task_info {
 	pid_t tid, tgid;
 	uid_t uid;
 	char comm[16];
+	bool at_exec;              /* its filters wait for its next execve */
 	uint32_t n_filters;        /* chain length, oldest first below */
 	uint32_t filter_ids[64];   /* first 64 */
 };

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * OCI bundles for container tests: a rootfs made of Debian's static
+ * busybox, and a config.json from the runtime's own `spec`, changed to
+ * run the test's command with sfilter-oci-hook as its createRuntime hook.
+ * The runtimes are the real runc and crun, with their state under the
+ * bundle so that nothing is left on the machine.
+ */
+#ifndef SF_TESTS_OCI_H
+#define SF_TESTS_OCI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct oci_bundle {
+	char dir[256];      /* the bundle: config.json, rootfs/, state/, sync/ */
+	char runtime[256];  /* the runtime binary */
+	char id[64];        /* the container id */
+	bool no_pivot;      /* root on an initramfs: pivot_root(2) is refused */
+};
+
+/* The path of runtime name ("runc", "crun") into out; false when it is
+ * not installed. */
+bool oci_find_runtime(const char *name, char *out, size_t size);
+/* Debian's static busybox (package busybox-static): false with why when
+ * there is none (a dynamic one cannot run in a rootfs without its libc). */
+bool oci_find_busybox(char *out, size_t size, char *why, size_t wsize);
+
+/* Makes a bundle in a new temporary directory for runtime: rootfs,
+ * config.json from `runtime spec`, process.args = argv (NULL-terminated),
+ * a read-write bind of dir/sync at /sync. false (test failed) on error. */
+bool oci_bundle_make(struct oci_bundle *b, const char *runtime, const char *busybox,
+		     const char *const *argv);
+/* Sets annotation key to value in config.json (value NULL: removes it). */
+bool oci_annotate(struct oci_bundle *b, const char *key, const char *value);
+/* Adds hook (with env, NULL-terminated) as a createRuntime hook. */
+bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *env);
+/* Writes text to dir/name; its path into out. */
+bool oci_write_file(struct oci_bundle *b, const char *name, const char *text,
+		    char *out, size_t size);
+
+/* `runtime run` of the bundle, in the foreground: returns its wait status
+ * and its stdout and stderr in out. */
+int oci_run(struct oci_bundle *b, int timeout_s, char *out, size_t size);
+/* The same in the background: its pid, its output going to dir/out.txt. */
+pid_t oci_run_start(struct oci_bundle *b);
+/* Waits for a background run: its wait status; its output into out. */
+int oci_run_wait(struct oci_bundle *b, pid_t pid, int timeout_s, char *out, size_t size);
+
+/* Deletes the container (if left) and the bundle. */
+void oci_bundle_remove(struct oci_bundle *b);
+
+#endif

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Arm at exec (SF_ATTACH_AT_EXEC), through the runtime: a filter put on a
+ * task judges nothing until the task's next successful execve, and then
+ * judges the new image's very first call. Children forked before the exec
+ * wait for their own exec. A task a filter already judges is never
+ * suspended, and a waiting task takes no filter that would judge at once.
+ *
+ * The exec'd image is build/tests/sf-first-call, whose first system call
+ * is getppid(): the filters here kill on getppid.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "c2e.h"
+#include "daemon.h"
+#include "runtime.h"
+#include "wstatus.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NR_GETPPID 110
+#define NR_UNAME   63
+#define OFF_NR     0
+#define RET_ALLOW        0x7fff0000U
+#define RET_KILL_PROCESS 0x80000000U
+
+/* ret on syscall nr, ALLOW on the rest. */
+static struct sock_fprog on_nr(struct sock_filter f[4], uint32_t nr, uint32_t ret)
+{
+	f[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR);
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
+	f[2] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
+	f[3] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, RET_ALLOW);
+	return (struct sock_fprog){ .len = 4, .filter = f };
+}
+
+/* Kills on getppid: the one verdict both tiers carry out alike. */
+static struct sock_fprog kill_getppid(struct sock_filter f[4])
+{
+	return on_nr(f, NR_GETPPID, RET_KILL_PROCESS);
+}
+
+/* How a killed image ends: SIGSYS where the kernel's own action runs
+ * (lsm tier), SIGKILL from bpf_send_signal() (tracepoint tier). */
+static bool killed(int st)
+{
+	return wstatus_killed_by(st, SIGKILL) || wstatus_killed_by(st, SIGSYS);
+}
+
+static int attach(struct sf_runtime *rt, pid_t tid, struct sock_fprog p, unsigned int flags,
+		  uint32_t *id)
+{
+	struct c2e_error e;
+
+	return sf_runtime_attach(rt, tid, &p, flags, id, &e);
+}
+
+struct waiting { pid_t tid; int n_filters; bool at_exec; };
+
+static int find_task(void *ctx, const struct sf_task_info *t)
+{
+	struct waiting *w = ctx;
+
+	if (t->tid == w->tid) {
+		w->n_filters = (int)t->n_filters;
+		w->at_exec = t->at_exec;
+	}
+	return 0;
+}
+
+static struct waiting task_state(struct sf_runtime *rt, pid_t tid)
+{
+	struct waiting w = { tid, 0, false };
+
+	sf_runtime_for_each_task(rt, find_task, &w);
+	return w;
+}
+
+/* A child that waits for a byte on go, then runs steps(): its exit status
+ * is what the steps report. */
+struct kid { pid_t pid; int go; };
+
+static bool kid_start(struct kid *k, int (*steps)(const char *), const char *image)
+{
+	int p[2];
+	char c;
+
+	if (pipe(p))
+		return false;
+	k->pid = fork();
+	if (k->pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(100);
+		_exit(steps(image));
+	}
+	close(p[0]);
+	k->go = p[1];
+	return k->pid > 0;
+}
+
+/* Releases the child and returns its wait status. */
+static int kid_finish(struct kid *k)
+{
+	int status = -1;
+
+	if (write(k->go, "g", 1) != 1)
+		kill(k->pid, SIGKILL);
+	close(k->go);
+	if (waitpid(k->pid, &status, 0) != k->pid)
+		return -1;
+	return status;
+}
+
+static void kid_kill(struct kid *k)
+{
+	kill(k->pid, SIGKILL);
+	close(k->go);
+	waitpid(k->pid, NULL, 0);
+}
+
+/* Before the exec nothing is judged, not even after a failed execve; a
+ * child forked before it is killed at its own image's first call; then
+ * the exec'd image is killed at its first call. An exit code names the
+ * step that went wrong. */
+static volatile int *progress; /* shared: the last step the child passed */
+
+static int before_and_after(const char *image)
+{
+	char *const argv[] = { (char *)image, NULL };
+	pid_t g;
+	int st;
+
+	if (syscall(SYS_getppid) < 0)
+		return 1;
+	execve("/nonexistent/sf-first-call", argv, environ);
+	if (syscall(SYS_getppid) < 0)
+		return 2;
+	g = fork();
+	if (g == 0) {
+		execve(image, argv, environ);
+		_exit(3);
+	}
+	if (g < 0 || waitpid(g, &st, 0) != g || !killed(st))
+		return 4;
+	*progress = 1;
+	execve(image, argv, environ);
+	return 5;
+}
+
+static bool find_image(char *image, size_t size)
+{
+	if (sfd_find_bin("tests/sf-first-call", NULL, image, size) ||
+	    sfd_find_bin("sf-first-call", NULL, image, size))
+		return true;
+	test_fail(__FILE__, __LINE__, "no sf-first-call beside the runner (make %s)",
+		  "build/tests/sf-first-call");
+	return false;
+}
+
+static struct sf_runtime *open_rt(void)
+{
+	struct sf_runtime *rt = NULL;
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+
+	if (!ASSERT_OK(sf_runtime_open(&rt, &o), "sf_runtime_open"))
+		return NULL;
+	return rt;
+}
+
+TEST(at_exec_filter_waits_for_the_exec_and_judges_the_first_call_after_it)
+{
+	struct sock_filter f[4];
+	struct sf_runtime *rt;
+	struct kid k;
+	char image[4096], buf[64];
+	uint32_t id;
+	struct waiting w;
+	int st;
+
+	progress = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(progress != MAP_FAILED, "mmap") || !find_image(image, sizeof(image)) ||
+	    !(rt = open_rt()))
+		return;
+	*progress = 0;
+	if (!ASSERT_TRUE(kid_start(&k, before_and_after, image), "fork"))
+		goto out;
+	if (!ASSERT_OK(attach(rt, k.pid, kill_getppid(f), SF_ATTACH_AT_EXEC, &id),
+		       "attach at exec")) {
+		kid_kill(&k);
+		goto out;
+	}
+	w = task_state(rt, k.pid);
+	ASSERT_EQ(w.n_filters, 1, "filters on the waiting task");
+	ASSERT_TRUE(w.at_exec, "the task is listed as waiting for its exec");
+	st = kid_finish(&k);
+	test_log("the child: %s (exit 1-2: judged before its exec; 4: its fork child "
+		 "was not killed; 5: no exec)\n", wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_EQ(*progress, 1, "the child's steps before its exec ran unjudged");
+	ASSERT_TRUE(killed(st), "the exec'd image is killed at its first call");
+out:
+	sf_runtime_close(rt);
+}
+
+/* Waits for the go byte only; the test decides what happens to it. */
+static int idle(const char *image)
+{
+	char *const argv[] = { (char *)image, NULL };
+
+	execve(image, argv, environ);
+	return 9;
+}
+
+TEST(at_exec_never_suspends_a_judged_task_nor_adds_a_filter_that_judges_now)
+{
+	struct sock_filter f1[4], f2[4], f3[4];
+	struct sock_fprog repl;
+	struct c2e_error e;
+	struct sf_runtime *rt;
+	struct kid judged, waiting;
+	char image[4096], buf[64];
+	uint32_t id1, id2, id3;
+	int st;
+
+	if (!find_image(image, sizeof(image)) || !(rt = open_rt()))
+		return;
+	if (!ASSERT_TRUE(kid_start(&judged, idle, image), "fork") ||
+	    !ASSERT_TRUE(kid_start(&waiting, idle, image), "fork"))
+		goto out;
+	ASSERT_OK(attach(rt, judged.pid, kill_getppid(f1), 0, &id1), "plain attach");
+	ASSERT_EQ(attach(rt, judged.pid, on_nr(f2, NR_UNAME, RET_KILL_PROCESS),
+			 SF_ATTACH_AT_EXEC, &id2), -EBUSY, "at-exec attach to a judged task");
+	ASSERT_OK(attach(rt, waiting.pid, on_nr(f1, NR_UNAME, RET_ALLOW), SF_ATTACH_AT_EXEC,
+			 &id1), "at-exec attach");
+	ASSERT_EQ(attach(rt, waiting.pid, on_nr(f2, NR_UNAME, RET_KILL_PROCESS), 0, &id2),
+		  -EBUSY, "plain attach to a waiting task");
+	ASSERT_OK(attach(rt, waiting.pid, on_nr(f3, NR_UNAME, RET_KILL_PROCESS),
+			 SF_ATTACH_AT_EXEC, &id3), "a second at-exec attach");
+	ASSERT_EQ(task_state(rt, waiting.pid).n_filters, 2, "filters on the waiting task");
+	/* Replaced while it waits: it still waits, and then the new program
+	 * judges (the only one that kills on getppid). */
+	repl = kill_getppid(f1);
+	ASSERT_OK(sf_runtime_replace(rt, id1, &repl, &e), "replace");
+	ASSERT_TRUE(task_state(rt, waiting.pid).at_exec, "still waiting after replace");
+	st = kid_finish(&judged);
+	test_log("judged task: %s\n", wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_TRUE(killed(st), "the judged task kept its filter");
+	st = kid_finish(&waiting);
+	test_log("waiting task: %s\n", wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_TRUE(killed(st), "the replaced program judges the waiting task after its exec");
+out:
+	sf_runtime_close(rt);
+}

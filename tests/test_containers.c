@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Containers, end to end: the real runc (and crun, where the host's cgroup
+ * layout lets it run) starts a busybox container whose config.json has
+ * sfilter-oci-hook as its createRuntime hook, and sfilterd confines the
+ * workload with the profile the annotations name. What a user of the
+ * runtime sees is what is checked: the workload's output, the runtime's
+ * exit status (137 for a workload the filter killed), a container that
+ * never starts when its profile is broken.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "daemon.h"
+#include "oci.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DENY(name) \
+	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"" name \
+	"\"], \"action\": \"SCMP_ACT_KILL_PROCESS\"}]}\n"
+#define BROKEN \
+	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"uname\"], " \
+	"\"action\": \"SCMP_ACT_NOPE\"}]}\n"
+
+/* Everything a container test needs: the daemon, the runtime, busybox,
+ * the hook and the bundle. */
+struct ctr {
+	struct sfd dm;
+	struct oci_bundle b;
+	char runtime[256], busybox[256], hook[4096], env[200], out[8192];
+};
+
+static int patience(void)
+{
+	return test_is_emulated() ? 600 : 60;
+}
+
+/* The parts that are not the bundle; false with a SKIP or a FAIL. */
+static bool ctr_tools(struct ctr *c, const char *runtime)
+{
+	char why[256];
+
+	if (!oci_find_runtime(runtime, c->runtime, sizeof(c->runtime))) {
+		test_skip("%s is not installed", runtime);
+		return false;
+	}
+	if (!oci_find_busybox(c->busybox, sizeof(c->busybox), why, sizeof(why))) {
+		test_skip("%s", why);
+		return false;
+	}
+	if (!sfd_find_bin("sfilter-oci-hook", "SF_OCI_HOOK", c->hook, sizeof(c->hook))) {
+		test_fail(__FILE__, __LINE__, "no sfilter-oci-hook beside the test runner");
+		return false;
+	}
+	return true;
+}
+
+/* A bundle running argv with the hook and, when profile is not NULL, a
+ * profile file of that text named by io.sfilter.profile. */
+static bool ctr_bundle(struct ctr *c, const char *const *argv, const char *profile)
+{
+	const char *env[] = { c->env, NULL };
+	char path[512];
+
+	if (!oci_bundle_make(&c->b, c->runtime, c->busybox, argv))
+		return false;
+	snprintf(c->env, sizeof(c->env), "SFILTER_SOCKET=%s", c->dm.sock);
+	if (!oci_add_hook(&c->b, c->hook, env))
+		return false;
+	if (!profile)
+		return true;
+	return oci_write_file(&c->b, "profile.json", profile, path, sizeof(path)) &&
+	       oci_annotate(&c->b, "io.sfilter.profile", path);
+}
+
+static bool ctr_start(struct ctr *c, const char *runtime, const char *const *argv,
+		      const char *profile)
+{
+	return ctr_tools(c, runtime) && sfd_start_sfilterd(&c->dm, true) &&
+	       ctr_bundle(c, argv, profile);
+}
+
+static void ctr_end(struct ctr *c)
+{
+	oci_bundle_remove(&c->b);
+	sfd_cleanup(&c->dm);
+}
+
+#define CTR_AUTO struct ctr c __attribute__((cleanup(ctr_end))) = { 0 }
+
+static int run(struct ctr *c)
+{
+	int st = oci_run(&c->b, patience(), c->out, sizeof(c->out));
+
+	test_log("%s run: status 0x%x, output:\n%s\n", c->runtime, st, c->out);
+	return st;
+}
+
+static bool exited(int st, int code)
+{
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == code;
+}
+
+static const char *const echo_ok[] = { "sh", "-c", "echo ok", NULL };
+/* busybox's shell itself calls uname(2); sync(2) is made by sync alone. */
+static const char *const do_sync[] = { "sync", NULL };
+
+/* echo ok runs under a profile, and a call the profile denies kills the
+ * workload with the status the runtime reports for SIGKILL. */
+static void runs_and_kills(const char *runtime)
+{
+	CTR_AUTO;
+
+	if (!ctr_start(&c, runtime, echo_ok, DENY("sync")))
+		return;
+	if (ASSERT_TRUE(exited(run(&c), 0), "echo ok exits 0"))
+		ASSERT_TRUE(strstr(c.out, "ok\n") != NULL, "the workload printed ok");
+	oci_bundle_remove(&c.b);
+	if (!ctr_bundle(&c, do_sync, DENY("sync")))
+		return;
+	ASSERT_TRUE(exited(run(&c), 137), "the runtime reports 137 for the denied sync");
+}
+
+TEST(containers_runc_runs_echo_ok_and_a_denied_call_exits_137)
+{
+	runs_and_kills("runc");
+}
+
+/* runc's init calls setgroups(2) after the hook and before the workload's
+ * execve: armed at exec, a profile that denies it lets the container start;
+ * armed now, it kills the init, and the container never runs. */
+TEST(containers_runc_init_is_not_judged_by_a_profile_armed_at_exec)
+{
+	CTR_AUTO;
+	int st;
+
+	if (!ctr_start(&c, "runc", echo_ok, DENY("setgroups")))
+		return;
+	if (ASSERT_TRUE(exited(run(&c), 0), "the container starts (armed at exec)"))
+		ASSERT_TRUE(strstr(c.out, "ok\n") != NULL, "the workload printed ok");
+	oci_bundle_remove(&c.b);
+	if (!ctr_bundle(&c, echo_ok, DENY("setgroups")) ||
+	    !oci_annotate(&c.b, "io.sfilter.arm", "now"))
+		return;
+	st = run(&c);
+	ASSERT_FALSE(exited(st, 0), "armed now, runc's own setgroups is judged");
+	ASSERT_TRUE(strstr(c.out, "ok\n") == NULL, "the workload never ran");
+}
+
+TEST(containers_runc_with_a_broken_profile_fails_before_the_workload_runs)
+{
+	static const char *const mark[] = { "sh", "-c", "touch /sync/ran; echo ran", NULL };
+	CTR_AUTO;
+	char ran[300];
+	int st;
+
+	if (!ctr_start(&c, "runc", mark, BROKEN))
+		return;
+	st = run(&c);
+	ASSERT_FALSE(exited(st, 0), "runc run fails");
+	ASSERT_TRUE(strstr(c.out, "sfilter-oci-hook: ") != NULL, "the hook's line is shown");
+	ASSERT_TRUE(strstr(c.out, "SCMP_ACT_NOPE") != NULL, "it names the bad action");
+	snprintf(ran, sizeof(ran), "%s/sync/ran", c.b.dir);
+	ASSERT_TRUE(access(ran, F_OK) != 0, "the workload never ran");
+}
+
+/* Waits for path to exist (the workload's signal); false after patience. */
+static bool wait_file(const char *path)
+{
+	int ms;
+
+	for (ms = 0; ms < patience() * 1000; ms += 20) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+TEST(containers_stay_confined_while_sfilterd_restarts)
+{
+	static const char *const waits[] = {
+		"sh", "-c", "touch /sync/started; while [ ! -e /sync/go ]; do sleep 0.1; done; "
+		"sync", NULL };
+	CTR_AUTO;
+	char started[300], go[300];
+	pid_t run_pid;
+	int st;
+
+	if (!ctr_start(&c, "runc", waits, DENY("sync")))
+		return;
+	snprintf(started, sizeof(started), "%s/sync/started", c.b.dir);
+	snprintf(go, sizeof(go), "%s/sync/go", c.b.dir);
+	run_pid = oci_run_start(&c.b);
+	if (!ASSERT_TRUE(wait_file(started), "the workload started")) {
+		oci_run_wait(&c.b, run_pid, 1, c.out, sizeof(c.out));
+		return;
+	}
+	/* Killed, as a crash or an OOM kill would: nothing is cleaned up. */
+	ASSERT_TRUE(sfd_signal(&c.dm, SIGKILL) != -1, "sfilterd killed");
+	ASSERT_TRUE(sfd_restart(&c.dm), "sfilterd restarted on its pins");
+	close(open(go, O_CREAT | O_WRONLY, 0644));
+	st = oci_run_wait(&c.b, run_pid, patience(), c.out, sizeof(c.out));
+	test_log("runc run: status 0x%x, output:\n%s\n", st, c.out);
+	ASSERT_TRUE(exited(st, 137), "the denied sync after the restart exits 137");
+}
+
+/* crun 1.8 refuses a hybrid cgroup layout whose v2 hierarchy has
+ * controllers: a plain container first tells whether crun runs here. */
+static bool crun_runs_here(void)
+{
+	CTR_AUTO;
+	const char *why;
+	int st;
+
+	if (!ctr_tools(&c, "crun") || !oci_bundle_make(&c.b, c.runtime, c.busybox, echo_ok))
+		return false;
+	st = run(&c);
+	if (exited(st, 0))
+		return true;
+	why = strstr(c.out, "cgroups in hybrid mode not supported");
+	if (why) {
+		test_skip("crun: %.*s", (int)strcspn(why, "\n"), why);
+		return false;
+	}
+	test_fail(__FILE__, __LINE__, "a plain crun container failed: %s", c.out);
+	return false;
+}
+
+TEST(containers_crun_runs_echo_ok_and_a_denied_call_exits_137)
+{
+	if (crun_runs_here())
+		runs_and_kills("crun");
+}
