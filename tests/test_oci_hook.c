@@ -14,6 +14,8 @@
  *   armed now confines the child: its getppid kills it. The profile's
  *   caps conditions are judged by config.json's bounding set, as moby
  *   judges them, not by the hook's own capabilities.
+ * - Armed at exec, the default: the child's getppid before its execve
+ *   runs, and the image it executes is killed at its first call.
  *
  * Binaries are found beside the runner ($SF_OCI_HOOK, $SF_SFCTL,
  * $SF_SFILTERD override).
@@ -25,6 +27,7 @@
 #include "daemon.h"
 #include "c2e.h"
 #include "progs.h"
+#include "wstatus.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -32,6 +35,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <linux/filter.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -60,9 +64,12 @@ static void fixture_cleanup(struct fixture *f)
 		close(f->go);
 }
 
-/* A child that waits for a byte on a pipe, calls getppid and exits 0. */
-static pid_t waiting_child(int *go)
+/* A child that waits for a byte on a pipe, calls getppid and exits 0;
+ * with image, it then executes image (build/tests/sf-first-call, whose
+ * first call is getppid), after setting *before_exec to 1. */
+static pid_t child_then(int *go, const char *image, volatile int *before_exec)
 {
+	char *const argv[] = { (char *)image, NULL };
 	int p[2];
 	pid_t pid;
 	char c;
@@ -76,11 +83,20 @@ static pid_t waiting_child(int *go)
 		if (read(p[0], &c, 1) != 1)
 			_exit(2);
 		syscall(SYS_getppid);
-		_exit(0);
+		if (!image)
+			_exit(0);
+		*before_exec = 1;
+		execve(image, argv, environ);
+		_exit(3);
 	}
 	close(p[0]);
 	*go = p[1];
 	return pid;
+}
+
+static pid_t waiting_child(int *go)
+{
+	return child_then(go, NULL, NULL);
 }
 
 static const char kill_getppid_profile[] =
@@ -467,4 +483,45 @@ TEST(oci_hook_judges_caps_conditions_by_the_bounding_set)
 	    put_file(&f, "config.json", "{\"process\":{\"capabilities\":{\"bounding\":"
 		     "[\"CAP_SYS_ADMIN\"]}}}", NULL, 0))
 		expect_kill(&f, ann, false);
+}
+
+/* io.sfilter.arm absent (exec): the runtime's init, here the child
+ * before its execve, is not judged; the image it executes is, from its
+ * first call. */
+TEST(oci_hook_arms_at_the_workloads_execve_by_default)
+{
+	volatile int *before_exec = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char image[PATH_MAX], state[1024], buf[64];
+	struct run r;
+	int status;
+	SFD_AUTO;
+	FIXTURE_AUTO(dm);
+
+	if (!ASSERT_TRUE(before_exec != MAP_FAILED, "mmap") || !setup(&f))
+		return;
+	if (!sfd_find_bin("tests/sf-first-call", NULL, image, sizeof(image)) &&
+	    !sfd_find_bin("sf-first-call", NULL, image, sizeof(image))) {
+		test_fail(__FILE__, __LINE__, "no sf-first-call beside the runner (make "
+			  "build/tests/sf-first-call)");
+		return;
+	}
+	/* The fixture's child is not this test's: one that executes image. */
+	release(&f);
+	f.child = child_then(&f.go, image, before_exec);
+	if (!ASSERT_TRUE(f.child > 0, "fork"))
+		return;
+	state_of(&f, f.child, "\"io.sfilter.profile\":\"p.json\"", state, sizeof(state));
+	if (!run_hook(&f, state, true, &r) || !ASSERT_EQ(r.status, 0, "exit status 0"))
+		return;
+	ASSERT_TRUE(strstr(r.err, "judging from its next execve") != NULL,
+		    "-v: the note says the filter waits for the execve");
+	ASSERT_EQ(listed(&f, f.child), 1, "the child is in sfctl ps");
+	status = release(&f);
+	test_log("the child: %s\n", wstatus_str(status, buf, sizeof(buf)));
+	ASSERT_EQ(*before_exec, 1, "its getppid before the execve ran");
+	/* SIGSYS where the kernel's own action runs (lsm tier). */
+	ASSERT_TRUE(wstatus_killed_by(status, SIGKILL) || wstatus_killed_by(status, SIGSYS),
+		    "the executed image is killed at its first call, getppid");
+	munmap((void *)before_exec, 4096);
 }
