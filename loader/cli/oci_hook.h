@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by sfilter-oci-hook's files: oci_hook.c (the state on stdin, the
- * annotations, the attach, main) and oci_hook_policy.c (config.json, the
- * capabilities, the policy compiled). */
+/* Shared by sfilter-oci-hook's files: oci_hook.c (the state's fields, the
+ * annotations, the attach, main) and oci_hook_policy.c (stdin and files
+ * read whole, JSON, config.json, the capabilities, the policy compiled). */
 #ifndef SF_OCI_HOOK_H
 #define SF_OCI_HOOK_H
 

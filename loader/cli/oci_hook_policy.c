@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sfilter-oci-hook's policy (oci_hook.h): config.json, the capability set
- * a profile's caps conditions are judged against, and the filter, from a
+ * sfilter-oci-hook's input and policy (oci_hook.h): files and stdin read
+ * whole under a bound, JSON documents, config.json, the capability set a
+ * profile's caps conditions are judged against, and the filter, from a
  * profile (libsfprofile), a classic filter file (classic2ebpf) or
  * config.json's linux.seccomp. Every failure ends the hook with one line
  * that names the annotation or the file and the JSON path.
@@ -14,6 +15,7 @@
 #include "c2e.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +27,119 @@
 /* config.json and profiles: tens of kilobytes; the bound stops a file
  * that is not one from being read whole. */
 #define FILE_MAX (16 << 20)
+
+/* The whole of fd, at most cap bytes (NUL-terminated, malloc'd): 0,
+ * -EFBIG when there is more, or the read's -errno. */
+static int read_fd(int fd, size_t cap, char **buf, size_t *len)
+{
+	size_t size = 0, got = 0;
+	char *b = NULL, *nb;
+	ssize_t n;
+	int e;
+
+	for (;;) {
+		/* Room for one byte past cap (to know there is more) and the NUL. */
+		if (got + 1 >= size) {
+			size = size ? 2 * size : 65536;
+			size = size > cap + 2 ? cap + 2 : size;
+			if (!(nb = realloc(b, size))) {
+				free(b);
+				return -ENOMEM;
+			}
+			b = nb;
+		}
+		n = read(fd, b + got, size - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if ((got += (size_t)n) > cap) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	if (n < 0) {
+		e = errno;
+		free(b);
+		return -e;
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+/* The JSON object at buf, or NULL with why in msg: json-c's message for
+ * a text that is not JSON. */
+static struct json_object *parse_object(const char *buf, size_t len, char *msg, size_t msz)
+{
+	const char *nul = memchr(buf, '\0', len);
+	struct json_tokener *tok;
+	struct json_object *o;
+	enum json_tokener_error e;
+	size_t end;
+
+	/* json-c would take a NUL for the end of the text. */
+	if (nul) {
+		snprintf(msg, msz, "not JSON: a NUL byte at byte %zu", (size_t)(nul - buf));
+		return NULL;
+	}
+	if (len > INT_MAX || !(tok = json_tokener_new())) {
+		snprintf(msg, msz, "%s", strerror(len > INT_MAX ? EFBIG : ENOMEM));
+		return NULL;
+	}
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	e = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	end += strspn(buf + end, " \t\r\n");
+	/* Text cut short leaves the tokener waiting for more: for a whole
+	 * document, that is the end of data. */
+	if (e == json_tokener_continue)
+		e = json_tokener_error_parse_eof;
+	if (!o || e != json_tokener_success)
+		snprintf(msg, msz, "not JSON: %s", json_tokener_error_desc(e));
+	else if (end < len)
+		snprintf(msg, msz, "not JSON: text after the value at byte %zu", end);
+	else if (json_object_get_type(o) != json_type_object)
+		snprintf(msg, msz, "not a JSON object");
+	else
+		return o;
+	json_object_put(o);
+	return NULL;
+}
+
+char *hook_slurp(const char *what, const char *path, size_t cap, size_t *len)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0, r;
+	char *buf = NULL;
+
+	if (fd < 0)
+		hook_fail("%s: %s: %s", what, path, strerror(errno));
+	r = read_fd(fd, cap, &buf, len);
+	if (path)
+		close(fd);
+	if (r == -EFBIG)
+		hook_fail("%s%s%s: more than %zu bytes", what, path ? ": " : "",
+			  path ? path : "", cap);
+	if (r < 0)
+		hook_fail("%s%s%s: %s", what, path ? ": " : "", path ? path : "", strerror(-r));
+	return buf;
+}
+
+struct json_object *hook_read_object(const char *what, const char *path, size_t cap)
+{
+	struct json_object *o;
+	char msg[256], *buf;
+	size_t len;
+
+	buf = hook_slurp(what, path, cap, &len);
+	o = parse_object(buf, len, msg, sizeof(msg));
+	free(buf);
+	if (!o)
+		hook_fail("%s: %s", what, msg);
+	return o;
+}
 
 struct json_object *hook_read_config(const char *bundle)
 {
