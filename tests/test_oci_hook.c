@@ -8,7 +8,8 @@
  *
  * - Every refusal: exit status 1, nothing on stdout, exactly one line on
  *   stderr saying what failed, and nothing attached to the child (it is
- *   not in `sfctl --json ps`).
+ *   not in `sfctl --json ps`); a refusal of the daemon's is passed on
+ *   with its errno and its reason.
  * - No sfilter annotation: exit 0, silent, nothing attached.
  * - A profile (or a classic filter file, or config.json's linux.seccomp)
  *   armed now confines the child: its getppid kills it. The profile's
@@ -524,4 +525,30 @@ TEST(oci_hook_arms_at_the_workloads_execve_by_default)
 	ASSERT_TRUE(wstatus_killed_by(status, SIGKILL) || wstatus_killed_by(status, SIGSYS),
 		    "the executed image is killed at its first call, getppid");
 	munmap((void *)before_exec, 4096);
+}
+
+/* The daemon's refusal, its errno and its reason: a process a filter
+ * already judges is not given one that waits for its execve. */
+TEST(oci_hook_passes_on_the_daemons_refusal)
+{
+	char state[1024], line[1024];
+	struct run r;
+	SFD_AUTO;
+	FIXTURE_AUTO(dm);
+
+	if (!setup(&f))
+		return;
+	state_of(&f, f.child, "\"io.sfilter.profile\":\"p.json\",\"io.sfilter.arm\":\"now\"",
+		 state, sizeof(state));
+	if (!run_hook(&f, state, false, &r) || !ASSERT_EQ(r.status, 0, "armed now: attached"))
+		return;
+	state_of(&f, f.child, "\"io.sfilter.profile\":\"p.json\"", state, sizeof(state));
+	if (!run_hook(&f, state, false, &r))
+		return;
+	ASSERT_TRUE(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 1, "exit status 1");
+	snprintf(line, sizeof(line), "sfilter-oci-hook: sfilterd at %s: Device or resource "
+		 "busy: thread %d already runs under filters that judge it: arming at exec "
+		 "would suspend them until then; attach without it\n", f.sock, (int)f.child);
+	ASSERT_STREQ(r.err, line, "exactly one line on stderr: the daemon's errno and reason");
+	ASSERT_STREQ(r.out, "", "nothing on stdout");
 }
