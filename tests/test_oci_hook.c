@@ -389,6 +389,27 @@ TEST(oci_hook_leaves_a_container_without_sfilter_annotations_alone)
 	ASSERT_EQ(release(&f), 0, "the child's getppid runs");
 }
 
+/* containerd gives a pod's sandbox (pause) container the pod's annotations;
+ * the workload's profile is not for it. */
+TEST(oci_hook_leaves_a_kubernetes_sandbox_container_alone)
+{
+	char state[1024];
+	struct run r;
+	SFD_AUTO;
+	FIXTURE_AUTO(dm);
+
+	if (!setup(&f))
+		return;
+	state_of(&f, f.child, "\"io.sfilter.profile\":\"p.json\",\"io.sfilter.arm\":\"now\","
+		 "\"io.kubernetes.cri.container-type\":\"sandbox\"", state, sizeof(state));
+	if (!run_hook(&f, state, true, &r))
+		return;
+	ASSERT_EQ(r.status, 0, "exit status 0");
+	ASSERT_STREQ(r.err, "", "nothing on stderr, even with -v");
+	ASSERT_EQ(listed(&f, f.child), 0, "nothing attached");
+	ASSERT_EQ(release(&f), 0, "the child's getppid runs");
+}
+
 /* The hook attached with annotations: it said nothing (with -v: the
  * daemon's note, one line), the child is confined (in ps) and killed on
  * its getppid. */

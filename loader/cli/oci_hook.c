@@ -270,6 +270,27 @@ static bool options(int argc, char **argv)
 	return verbose;
 }
 
+/* A Kubernetes pod's sandbox (pause) container. containerd gives it the
+ * pod's annotations too, so it would get the workload's profile, which is
+ * not written for the pause image: a pod whose pause dies is gone. CRI-O
+ * runs no hooks in it, but says what it is all the same. */
+static bool is_sandbox(struct json_object *ann)
+{
+	static const char *const keys[] = { "io.kubernetes.cri.container-type",
+					    "io.kubernetes.cri-o.ContainerType", NULL };
+	size_t i;
+
+	for (i = 0; keys[i]; i++) {
+		struct json_object *v;
+
+		if (json_object_object_get_ex(ann, keys[i], &v) &&
+		    json_object_is_type(v, json_type_string) &&
+		    !strcmp(json_object_get_string(v), "sandbox"))
+			return true;
+	}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct json_object *state, *config = NULL, *ann;
@@ -288,6 +309,8 @@ int main(int argc, char **argv)
 	take = choose(ann, ANN_TAKE, takes, "true or false");
 	if (!profile && !take)
 		return 0; /* not asked: this container is not the hook's */
+	if (is_sandbox(ann))
+		return 0;
 	if (profile && take)
 		hook_fail("%s and %s=true: set one of them, not both", ANN_PROFILE, ANN_TAKE);
 	if (profile && !*profile)
