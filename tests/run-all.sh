@@ -138,6 +138,11 @@ else
 	done
 	# take_seccomp_* runs Debian's bubblewrap, with its libraries.
 	[[ -x /usr/bin/bwrap ]] && extra+=(-f /usr/bin/bwrap:/usr/bin/bwrap)
+	# tests/test_containers.c runs the hook under Debian's runc and crun.
+	[[ -e build/sfilter-oci-hook ]] && extra+=(-f build/sfilter-oci-hook)
+	for rt in /usr/sbin/runc /usr/bin/crun; do
+		[[ -x $rt ]] && extra+=(-f "$rt:$rt")
+	done
 	# tests/test_profile*.c read Podman's default profile where it lives
 	# (package golang-github-containers-common).
 	[[ -r /usr/share/containers/seccomp.json ]] &&
