@@ -175,7 +175,10 @@ TEST(runtime_mounts_bpffs_where_none_is_mounted)
 		ASSERT_FALSE(adopted, "a fresh install");
 		ASSERT_EQ(lines_with(err, "sfilter: " MOUNTED_LINE), 1,
 			  "one 'sfilter: mounted ...' line on stderr");
-		ASSERT_EQ(entries(pin, "link_sf_dispatch"), 1, "the dispatcher's link is pinned");
+		ASSERT_EQ(entries(pin, "installed"), 1, "the install's marker is pinned");
+		ASSERT_EQ(entries(pin, "link_sf_fork"), 1, "the fork hook's link is pinned");
+		ASSERT_EQ(entries(pin, "link_sf_dispatch"), 0,
+			  "no dispatcher while nothing is confined");
 		ASSERT_OK(sf_runtime_uninstall(rt), "uninstall");
 		sf_runtime_close(rt);
 	}
@@ -221,8 +224,8 @@ TEST(daemon_mounts_bpffs_where_none_is_mounted)
 	ASSERT_EQ(lines_with(out, "bpf filesystem"), 1,
 		  "and no other line about it (the runtime found bpffs mounted)");
 	attach_confines("a task that attached through this sfilterd dies on getppid");
-	snprintf(link, sizeof(link), "%s/link_sf_dispatch", dm.pin);
-	ASSERT_OK(access(link, F_OK), "the dispatcher's link is pinned");
+	snprintf(link, sizeof(link), "%s/installed", dm.pin);
+	ASSERT_OK(access(link, F_OK), "the install's marker is pinned");
 	ASSERT_TRUE(entries(dm.pin, "prog_") > 0 && entries(dm.pin, "map_") > 0,
 		    "programs and maps are pinned");
 }

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "victim.h"
 #include "progs.h"
 #include "runtime.h"
 #include "event_json.h"
@@ -31,82 +32,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-struct victim {
-	pid_t pid;
-	int go, report;
-};
-
-static void victim_body(int go, int rep)
-{
-	char c;
-
-	while (read(go, &c, 1) == 1) {
-		if (c == 'A')
-			syscall(SYS_getppid);
-		else if (c == 'B')
-			syscall(SYS_getuid);
-		else if (c == 'C')
-			syscall(SYS_getgid);
-		if (write(rep, "y", 1) != 1)
-			_exit(98);
-	}
-	_exit(0);
-}
-
-static bool victim_start(struct victim *v)
-{
-	int go[2], rep[2];
-
-	if (pipe(go) || pipe(rep))
-		return false;
-	v->pid = fork();
-	if (v->pid < 0)
-		return false;
-	if (v->pid == 0) {
-		close(go[1]);
-		close(rep[0]);
-		victim_body(go[0], rep[1]);
-	}
-	close(go[0]);
-	close(rep[1]);
-	v->go = go[1];
-	v->report = rep[0];
-	return true;
-}
-
-/* 1: the victim ran the syscall and answered; 0: it died by SIGKILL;
- * -1: something else. */
-static int victim_do(struct victim *v, char cmd)
-{
-	char c;
-	int status;
-
-	if (v->pid <= 0)
-		return -1;
-	if (write(v->go, &cmd, 1) != 1)
-		return -1;
-	if (read(v->report, &c, 1) == 1)
-		return 1;
-	close(v->go);
-	close(v->report);
-	waitpid(v->pid, &status, 0);
-	v->pid = 0;
-	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : -1;
-}
-
-static void victim_end(struct victim *v)
-{
-	int status;
-
-	if (v->pid <= 0)
-		return;
-	close(v->go);
-	close(v->report);
-	kill(v->pid, SIGKILL);
-	waitpid(v->pid, &status, 0);
-	v->pid = 0;
-}
 
 static struct sock_filter deny_insns[3][4];
 

@@ -95,6 +95,10 @@ static void status_daemon(struct json_object *o)
 	if (d.pinned)
 		json_object_object_add(o, "pin_dir", json_object_new_string(d.pin_dir));
 	json_object_object_add(o, "adopted", json_object_new_boolean(d.adopted));
+	/* Attached only while anything can be judged: idle, syscalls cost
+	 * what they cost without sfilter. */
+	json_object_object_add(o, "dispatcher", json_object_new_string(
+		sf_runtime_dispatch_link_id(d.rt) ? "attached" : "detached (nothing to judge)"));
 	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - d.started));
 	json_object_object_add(o, "clients", json_object_new_int(conn_count));
 	json_object_object_add(o, "events", json_object_new_int64(d.n_events));

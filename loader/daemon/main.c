@@ -456,6 +456,27 @@ static void dispatch(const struct epoll_event *ev)
 		request_handle(tag);
 }
 
+/* Every IDLE_CHECK_SECONDS: once nothing can be judged (the last confined
+ * task has exited), the dispatcher is detached, and every syscall on the
+ * machine costs what it costs without sfilter. One iterator pass. */
+#define IDLE_CHECK_SECONDS 2
+static void idle_check(void)
+{
+	static struct timespec last;
+	struct timespec now;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - last.tv_sec < IDLE_CHECK_SECONDS)
+		return;
+	last = now;
+	r = sf_runtime_idle_check(d.rt);
+	if (r < 0)
+		diag("detaching the idle dispatcher: %s", strerror(-r));
+	else if (r > 0 && d.verbose)
+		diag("nothing to judge: the sys_enter dispatcher is detached until the next filter");
+}
+
 static void serve(void)
 {
 	bool tables_pending = true;
@@ -485,6 +506,7 @@ static void serve(void)
 			tables_pending = sf_runtime_fill_tables(d.rt, 1) > 0;
 		else
 			tables_pending = true; /* a request may have made one */
+		idle_check();
 	}
 }
 

@@ -270,7 +270,9 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 			return err;
 	}
 	op->node->busy = true;
-	return 0;
+	/* Before any task is given the chain, which may have been loaded
+	 * before the dispatcher was last detached. */
+	return sf_rt_dispatch_on(rt);
 }
 
 /* Threads created from here on take the new chain at fork; after the wait

@@ -360,6 +360,11 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	struct stat st;
 	int kcount, err;
 
+	/* Before any task can be given a chain with it (a loaded chain may
+	 * be reused, and a detached dispatcher judges nobody). */
+	err = sf_rt_dispatch_on(rt);
+	if (err)
+		return err;
 	if (stat(path, &st))
 		return -errno;
 	if (!S_ISDIR(st.st_mode))

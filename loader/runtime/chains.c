@@ -446,7 +446,11 @@ int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node)
 	size_t n = node->depth;
 	int slot, fd, err;
 
-	err = (node->flags & SF_FLAG_COUNT) && !node->hits_base ? hits_alloc(rt, node) : 0;
+	/* Before any task can be given the chain: never one unjudged. The
+	 * attach paths check again, as a chain loaded earlier is reused. */
+	err = sf_rt_dispatch_on(rt);
+	if (!err && (node->flags & SF_FLAG_COUNT) && !node->hits_base)
+		err = hits_alloc(rt, node);
 	if (!err)
 		err = node_filters(node, &cf, &fp);
 	if (err)

@@ -127,6 +127,8 @@ struct sf_runtime {
 	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync, fd_hits;
 	bool own_fds;                /* adopted: the fds above are ours */
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
+	int fd_dispatch;             /* the dispatcher's link, when this runtime
+					attached it (0: none, or only its pin) */
 	struct sfilter_bpf__bss *bss;
 	uint64_t cg_pended_seen;     /* bss->sf_cg_pended at the last scan */
 	void *bss_map;               /* adopted: our mmap of the .bss map */
@@ -206,6 +208,14 @@ bool sf_rt_iter_can_filter(struct sf_runtime *rt);
 int sf_rt_quiesce(struct sf_runtime *rt);
 /* The first step of every teardown: nobody is judged from here on. */
 void sf_rt_stop_enforcing(struct sf_runtime *rt);
+
+/* dispatch.c: the dispatcher is attached while anything can be judged.
+ * sf_rt_dispatch_on() before a chain is first given to anyone (0 or
+ * -errno; nothing when attached already); _close_fd() drops this
+ * runtime's reference (a pin keeps it attached). */
+bool sf_rt_dispatch_attached(struct sf_runtime *rt);
+int sf_rt_dispatch_on(struct sf_runtime *rt);
+void sf_rt_dispatch_close_fd(struct sf_runtime *rt);
 
 /* The ring buffer reader over rt->fd_events. 0 or -errno. */
 int sf_rt_events_open(struct sf_runtime *rt);

@@ -110,6 +110,8 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 			bpf_program__set_autoload(p, false);
 	}
 	bpf_program__set_autoattach(skel->progs.sf_iter, false);
+	/* Attached with the first chain (dispatch.c). */
+	bpf_program__set_autoattach(skel->progs.sf_dispatch, false);
 	/* Reached by tail call only: attached, it would act on stale verdicts. */
 	bpf_program__set_autoattach(skel->progs.sf_enforce, false);
 	/* Attached below (reply_exit()): the fexit programs where the kernel
@@ -293,6 +295,8 @@ void sf_runtime_close(struct sf_runtime *rt)
 	 * and only then do the links and the chains go. */
 	if (rt->skel && !rt->pin_dir)
 		sf_rt_stop_enforcing(rt);
+	/* The dispatcher's link goes first (pinned: its pin keeps it). */
+	sf_rt_dispatch_close_fd(rt);
 	if (rt->skel && rt->pin_dir) {
 		/* Pinned: the pins hold the links. A disconnected link is not
 		 * detached by its destruction, but libbpf then leaves its fd

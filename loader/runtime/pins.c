@@ -174,6 +174,8 @@ static int teardown_dir(const char *pin_dir, struct sf_runtime *rt)
 	int err, err2;
 
 	err = unpin_links(pin_dir, ids, sizeof(ids) / sizeof(ids[0]), &n);
+	if (rt)
+		sf_rt_dispatch_close_fd(rt);
 	if (rt && rt->skel) {
 		struct bpf_object_skeleton *sk = rt->skel->skeleton;
 		int i;
@@ -214,6 +216,31 @@ static void clear_pending(struct sf_runtime *rt)
 	while (bpf_map_get_next_key(rt->fd_pending, NULL, &key) == 0)
 		if (bpf_map_delete_elem(rt->fd_pending, &key))
 			break;
+}
+
+/* Pinned last: a pin dir with it holds a whole install, which a runtime
+ * adopts (the dispatcher's link is there only while something can be
+ * judged). */
+#define INSTALLED_PIN "installed"
+
+static int pin_marker(struct sf_runtime *rt)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", rt->pin_dir, INSTALLED_PIN);
+	return bpf_obj_pin(rt->fd_bss, path) ? -errno : 0;
+}
+
+/* A whole install (older ones: those with a dispatcher link). */
+static bool installed(const char *pin_dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", pin_dir, INSTALLED_PIN);
+	if (access(path, F_OK) == 0)
+		return true;
+	pin_name(path, sizeof(path), pin_dir, "link", "sf_dispatch");
+	return access(path, F_OK) == 0;
 }
 
 /* Everything from the pins; nothing is loaded or attached. */
@@ -288,12 +315,30 @@ static int install_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *op
 	err = sf_rt_load_fresh(rt, opts);
 	if (!err)
 		err = pin_all(rt);
+	if (!err)
+		err = pin_marker(rt);
 	if (err) {
 		fprintf(stderr, "sfilter: pinning under %s: %s\n", pin_dir, strerror(-err));
 		teardown_dir(pin_dir, NULL);
 		return err;
 	}
 	sf_rt_save_state(rt);
+	return 0;
+}
+
+/* Chains were adopted: the dispatcher must be attached (it is, unless
+ * the install predates lazy attachment or a crash came between). */
+static int adopted_dispatch(struct sf_runtime *rt)
+{
+	const struct sf_cgroup *c;
+	size_t i;
+
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i])
+			return sf_rt_dispatch_on(rt);
+	for (c = rt->cgroups; c; c = c->next)
+		if (c->base)
+			return sf_rt_dispatch_on(rt);
 	return 0;
 }
 
@@ -328,13 +373,15 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 	err = sf_layout_read(&rt->layout);
 	if (err)
 		goto fail;
-	pin_name(probe, sizeof(probe), pin_dir, "link", "sf_dispatch");
-	if (access(probe, F_OK) == 0) {
+	if (installed(pin_dir)) {
 		err = adopt(rt);
 		if (err)
 			goto fail;
 		if (adopted)
 			*adopted = true;
+		err = adopted_dispatch(rt);
+		if (err)
+			goto fail;
 	} else {
 		err = install_fresh(rt, opts, pin_dir);
 		if (err)

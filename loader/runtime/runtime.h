@@ -288,6 +288,14 @@ struct sf_task_info {
 };
 typedef int (*sf_task_fn)(void *ctx, const struct sf_task_info *t);
 int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx);
+/* Detaches the sys_enter dispatcher when nothing can be judged (no task
+ * has a chain, no cgroup has a filter), so that the machine's syscalls
+ * cost what they cost without sfilter; the next chain attaches it again,
+ * before any task has it. 1 when it detached it, 0 when it stays (or was
+ * not attached), -errno. A daemon calls it now and then. */
+int sf_runtime_idle_check(struct sf_runtime *rt);
+/* The kernel's id of the dispatcher's link; 0 while it is detached. */
+int sf_runtime_dispatch_link_id(struct sf_runtime *rt);
 /* Copies filter id's program (malloc'd *out; free it). */
 int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
 		      struct sf_filter_info *info, struct sock_filter **out);

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dispatcher's attachment. Once any tp_btf/sys_enter program is
+ * attached, the kernel sends every task on the machine through the
+ * tracepoint slow path (about 100 ns a call here), confined or not. While
+ * no task has a chain and no cgroup has a filter there is nothing to judge,
+ * so the dispatcher is attached with the first chain (before any task can
+ * have it: sf_rt_node_load()) and detached once nothing is left
+ * (sf_runtime_idle_check()). A pinned runtime pins the link as
+ * link_sf_dispatch, so that a restart finds it attached.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+#include "sfilter.skel.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+static void link_path(const struct sf_runtime *rt, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/link_sf_dispatch", rt->pin_dir);
+}
+
+static void prog_path(const struct sf_runtime *rt, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/prog_sf_dispatch", rt->pin_dir);
+}
+
+/* The dispatcher program: the skeleton's, or (adopted) the pinned one. */
+static int dispatch_prog_fd(const struct sf_runtime *rt, bool *own)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	*own = false;
+	if (rt->skel)
+		return bpf_program__fd(rt->skel->progs.sf_dispatch);
+	if (!rt->pin_dir)
+		return -ENOENT;
+	prog_path(rt, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	*own = true;
+	return fd;
+}
+
+bool sf_rt_dispatch_attached(struct sf_runtime *rt)
+{
+	char path[PATH_MAX];
+
+	if (rt->fd_dispatch > 0)
+		return true;
+	if (!rt->pin_dir)
+		return false;
+	link_path(rt, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+int sf_rt_dispatch_on(struct sf_runtime *rt)
+{
+	char path[PATH_MAX];
+	bool own;
+	int prog, link;
+
+	if (sf_rt_dispatch_attached(rt))
+		return 0;
+	prog = dispatch_prog_fd(rt, &own);
+	if (prog < 0)
+		return prog;
+	link = bpf_link_create(prog, 0, BPF_TRACE_RAW_TP, NULL);
+	if (link < 0)
+		link = bpf_raw_tracepoint_open(NULL, prog);
+	if (own)
+		close(prog);
+	if (link < 0)
+		return -errno;
+	if (rt->pin_dir) {
+		link_path(rt, path, sizeof(path));
+		if (bpf_obj_pin(link, path)) {
+			int err = -errno;
+
+			close(link);
+			return err;
+		}
+	}
+	rt->fd_dispatch = link;
+	return 0;
+}
+
+/* Detaches it: the pin and our fd are its only references. */
+static int dispatch_off(struct sf_runtime *rt)
+{
+	char path[PATH_MAX];
+
+	if (rt->pin_dir) {
+		link_path(rt, path, sizeof(path));
+		if (unlink(path) && errno != ENOENT)
+			return -errno;
+	}
+	if (rt->fd_dispatch > 0)
+		close(rt->fd_dispatch);
+	rt->fd_dispatch = 0;
+	return 0;
+}
+
+void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
+{
+	if (rt->fd_dispatch > 0)
+		close(rt->fd_dispatch);
+	rt->fd_dispatch = 0;
+}
+
+/* Whether nothing can be judged now: no task has a chain (nor an old one
+ * its armed recv still runs under), no cgroup has filters, no orphan waits
+ * for its chain, no chain is being attached. Under rt->lock, nothing else
+ * can give a task a chain meanwhile: attaches take the lock, and forks
+ * and cgroup joins only pass on chains and filters that exist. */
+static int nothing_to_judge(struct sf_runtime *rt)
+{
+	const struct sf_cgroup *c;
+	struct sf_rt_recs r;
+	size_t i;
+	int err, busy = 0;
+	for (c = rt->cgroups; c; c = c->next)
+		if (c->base)
+			return 0;
+	if (__atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&rt->bss->sf_tsync_pending, __ATOMIC_SEQ_CST))
+		return 0;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i] && rt->slots[i]->busy)
+			return 0;
+	err = sf_rt_iter_run(rt, 0, false, &r);
+	if (err)
+		return err;
+	for (i = 0; i < r.n; i++)
+		if (r.r[i].chain || r.r[i].old)
+			busy = 1;
+	free(r.r);
+	return !busy;
+}
+
+int sf_runtime_idle_check(struct sf_runtime *rt)
+{
+	int r;
+
+	pthread_mutex_lock(&rt->lock);
+	r = sf_rt_dispatch_attached(rt) ? nothing_to_judge(rt) : 0;
+	if (r > 0) {
+		r = dispatch_off(rt);
+		if (r == 0)
+			r = 1;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return r;
+}
+
+int sf_runtime_dispatch_link_id(struct sf_runtime *rt)
+{
+	struct bpf_link_info info;
+	uint32_t len = sizeof(info);
+	char path[PATH_MAX];
+	int fd = rt->fd_dispatch, id = 0;
+
+	if (fd <= 0 && rt->pin_dir) {
+		link_path(rt, path, sizeof(path));
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			return 0;
+	} else if (fd <= 0) {
+		return 0;
+	}
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+		id = (int)info.id;
+	if (fd != rt->fd_dispatch)
+		close(fd);
+	return id;
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dispatcher is attached only while something can be judged: with the
+ * first chain, before any task has it, and detached by
+ * sf_runtime_idle_check() once no task has a chain and no cgroup has a
+ * filter. A confined task never runs unjudged on the way: the check keeps
+ * the dispatcher while a confined task lives, and the next chain brings it
+ * back. Pinned, an idle install is adopted like any other.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "c2e.h"
+#include "cgroup.h"
+#include "progs.h"
+#include "runtime.h"
+#include "victim.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static struct sock_filter kill_insns[4];
+
+static int attach_kill_getppid(struct sf_runtime *rt, pid_t tid, uint32_t *id)
+{
+	struct sock_fprog p = progs_kill_on(kill_insns, 4, SYS_getppid);
+	struct c2e_error e;
+
+	return sf_runtime_attach(rt, tid, &p, 0, id, &e);
+}
+
+/* Whether the kernel still has link id (an unpinned, closed link goes
+ * after an RCU grace period, from a workqueue): waits up to 5 s for it to
+ * be as wanted. */
+static bool link_exists(int id, bool wanted)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		int fd = bpf_link_get_fd_by_id((uint32_t)id);
+
+		if (fd >= 0)
+			close(fd);
+		if ((fd >= 0) == wanted)
+			return wanted;
+		usleep(10000);
+	}
+	return !wanted;
+}
+
+/* A victim confined now: the dispatcher is attached and stays while it
+ * lives; its getppid kills it. */
+static void confine_and_kill(struct sf_runtime *rt, const char *round)
+{
+	struct victim v = { 0 };
+	uint32_t id;
+	int link;
+
+	if (!ASSERT_TRUE(victim_start(&v), "victim"))
+		return;
+	if (ASSERT_OK(attach_kill_getppid(rt, v.pid, &id), round)) {
+		link = sf_runtime_dispatch_link_id(rt);
+		ASSERT_TRUE(link > 0 && link_exists(link, true),
+			    "the dispatcher is attached with the first chain");
+		ASSERT_EQ(sf_runtime_idle_check(rt), 0, "kept while a confined task lives");
+		ASSERT_EQ(victim_do(&v, 'B'), 1, "an allowed call runs");
+		ASSERT_EQ(victim_do(&v, 'A'), 0, "the denied call kills");
+	}
+	victim_end(&v);
+}
+
+TEST(runtime_attaches_the_dispatcher_with_the_first_chain_and_detaches_it_after_the_last)
+{
+	struct sf_runtime *rt = NULL;
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	int link, round;
+
+	if (!ASSERT_OK(sf_runtime_open(&rt, &o), "sf_runtime_open"))
+		return;
+	ASSERT_EQ(sf_runtime_dispatch_link_id(rt), 0, "no dispatcher while nothing is confined");
+	for (round = 0; round < 2; round++) {
+		confine_and_kill(rt, round ? "attach after an idle detach" : "attach");
+		link = sf_runtime_dispatch_link_id(rt);
+		ASSERT_EQ(sf_runtime_idle_check(rt), 1, "detached once the last one is gone");
+		ASSERT_EQ(sf_runtime_dispatch_link_id(rt), 0, "no dispatcher link");
+		ASSERT_TRUE(link > 0 && !link_exists(link, false), "the kernel dropped the link");
+		ASSERT_EQ(sf_runtime_idle_check(rt), 0, "nothing more to detach");
+	}
+	sf_runtime_close(rt);
+}
+
+TEST(runtime_keeps_the_dispatcher_while_a_cgroup_has_a_filter)
+{
+	struct sf_runtime *rt = NULL;
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	struct sock_fprog p = progs_kill_on(kill_insns, 4, SYS_getppid);
+	struct c2e_error e;
+	char cg[512];
+	uint32_t id;
+
+	if (!tcg_make(cg, sizeof(cg), "sftest-idle"))
+		return;
+	if (!ASSERT_OK(sf_runtime_open(&rt, &o), "sf_runtime_open"))
+		goto out;
+	if (ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, &id, &e), "attach to an empty cgroup")) {
+		ASSERT_TRUE(sf_runtime_dispatch_link_id(rt) > 0, "attached");
+		ASSERT_EQ(sf_runtime_idle_check(rt), 0, "kept: a task may enter the cgroup");
+		ASSERT_OK(sf_runtime_detach(rt, id), "detach the cgroup's filter");
+		ASSERT_EQ(sf_runtime_idle_check(rt), 1, "then detached");
+	}
+	sf_runtime_close(rt);
+out:
+	rmdir(cg);
+}
+
+TEST(runtime_pinned_idle_install_is_adopted_and_attaches_on_demand)
+{
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	char pin[64], link[128];
+	bool adopted = true;
+	uint32_t id;
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-idle-%d", getpid());
+	snprintf(link, sizeof(link), "%s/link_sf_dispatch", pin);
+	sf_runtime_uninstall_dir(pin);
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "fresh install"))
+		return;
+	ASSERT_FALSE(adopted, "fresh");
+	ASSERT_TRUE(access(link, F_OK) != 0, "no dispatcher link pinned while idle");
+	sf_runtime_close(rt);
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "reopen") ||
+	    !ASSERT_TRUE(adopted, "an idle install is adopted"))
+		goto out;
+	if (!ASSERT_TRUE(victim_start(&v), "victim") ||
+	    !ASSERT_OK(attach_kill_getppid(rt, v.pid, &id), "attach"))
+		goto out;
+	ASSERT_OK(access(link, F_OK), "the dispatcher's link is pinned with the first chain");
+	sf_runtime_close(rt);
+	rt = NULL;
+	ASSERT_EQ(victim_do(&v, 'A'), 0, "with no runtime open, the pins still judge");
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "reopen") ||
+	    !ASSERT_TRUE(adopted, "adopted with its dispatcher"))
+		goto out;
+	ASSERT_EQ(sf_runtime_idle_check(rt), 1, "the adopted dispatcher is detached once idle");
+	ASSERT_TRUE(access(link, F_OK) != 0, "and unpinned");
+out:
+	victim_end(&v);
+	if (rt)
+		sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+}
