@@ -53,14 +53,15 @@ static int dispatch_prog_fd(const struct sf_runtime *rt, bool *own)
 
 bool sf_rt_dispatch_attached(struct sf_runtime *rt)
 {
+	return rt->fd_dispatch > 0 || rt->dispatch_pinned;
+}
+
+void sf_rt_dispatch_adopted(struct sf_runtime *rt)
+{
 	char path[PATH_MAX];
 
-	if (rt->fd_dispatch > 0)
-		return true;
-	if (!rt->pin_dir)
-		return false;
 	link_path(rt, path, sizeof(path));
-	return access(path, F_OK) == 0;
+	rt->dispatch_pinned = access(path, F_OK) == 0;
 }
 
 int sf_rt_dispatch_on(struct sf_runtime *rt)
@@ -89,6 +90,7 @@ int sf_rt_dispatch_on(struct sf_runtime *rt)
 			close(link);
 			return err;
 		}
+		rt->dispatch_pinned = true;
 	}
 	rt->fd_dispatch = link;
 	return 0;
@@ -103,6 +105,7 @@ static int dispatch_off(struct sf_runtime *rt)
 		link_path(rt, path, sizeof(path));
 		if (unlink(path) && errno != ENOENT)
 			return -errno;
+		rt->dispatch_pinned = false;
 	}
 	if (rt->fd_dispatch > 0)
 		close(rt->fd_dispatch);

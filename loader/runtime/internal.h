@@ -129,6 +129,8 @@ struct sf_runtime {
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	int fd_dispatch;             /* the dispatcher's link, when this runtime
 					attached it (0: none, or only its pin) */
+	bool dispatch_pinned;        /* link_sf_dispatch is pinned (known without
+					a look at bpffs on every attach) */
 	struct sfilter_bpf__bss *bss;
 	uint64_t cg_pended_seen;     /* bss->sf_cg_pended at the last scan */
 	void *bss_map;               /* adopted: our mmap of the .bss map */
@@ -216,6 +218,8 @@ void sf_rt_stop_enforcing(struct sf_runtime *rt);
 bool sf_rt_dispatch_attached(struct sf_runtime *rt);
 int sf_rt_dispatch_on(struct sf_runtime *rt);
 void sf_rt_dispatch_close_fd(struct sf_runtime *rt);
+/* Reads whether an adopted install's dispatcher is attached (pinned). */
+void sf_rt_dispatch_adopted(struct sf_runtime *rt);
 
 /* The ring buffer reader over rt->fd_events. 0 or -errno. */
 int sf_rt_events_open(struct sf_runtime *rt);

@@ -379,6 +379,7 @@ int sf_runtime_open_pinned(struct sf_runtime **out,
 			goto fail;
 		if (adopted)
 			*adopted = true;
+		sf_rt_dispatch_adopted(rt);
 		err = adopted_dispatch(rt);
 		if (err)
 			goto fail;
@@ -412,6 +413,7 @@ int sf_runtime_uninstall(struct sf_runtime *rt)
 	pthread_mutex_lock(&rt->lock);
 	sf_rt_stop_enforcing(rt);
 	err = teardown_dir(rt->pin_dir, rt);
+	rt->dispatch_pinned = false;
 	free(rt->state_path);
 	rt->state_path = NULL;
 	free(rt->pin_dir);
