@@ -44,7 +44,7 @@ STATIC_LIBS := -lseccomp -lbpf -lelf -lz -ljson-c -lpthread
 FUZZ_CC ?= $(CLANG)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
-FUZZ_SHORT_SECONDS ?= 25
+FUZZ_SHORT_SECONDS ?= 15
 
 # Debian packages the build, the tests, the guest and the fuzzers need.
 DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \

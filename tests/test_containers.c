@@ -112,61 +112,69 @@ static const char *const do_sync[] = { "sync", NULL };
 
 /* echo ok runs under a profile, and a call the profile denies kills the
  * workload with the status the runtime reports for SIGKILL. */
-static void runs_and_kills(const char *runtime)
+static void runs_and_kills(struct ctr *c)
 {
-	CTR_AUTO;
-
-	if (!ctr_start(&c, runtime, echo_ok, DENY("sync")))
+	if (!ctr_bundle(c, echo_ok, DENY("sync")))
 		return;
-	if (ASSERT_TRUE(exited(run(&c), 0), "echo ok exits 0"))
-		ASSERT_TRUE(strstr(c.out, "ok\n") != NULL, "the workload printed ok");
-	oci_bundle_remove(&c.b);
-	if (!ctr_bundle(&c, do_sync, DENY("sync")))
+	if (ASSERT_TRUE(exited(run(c), 0), "echo ok exits 0"))
+		ASSERT_TRUE(strstr(c->out, "ok\n") != NULL, "the workload printed ok");
+	oci_bundle_remove(&c->b);
+	if (!ctr_bundle(c, do_sync, DENY("sync")))
 		return;
-	ASSERT_TRUE(exited(run(&c), 137), "the runtime reports 137 for the denied sync");
-}
-
-TEST(containers_runc_runs_echo_ok_and_a_denied_call_exits_137)
-{
-	runs_and_kills("runc");
+	ASSERT_TRUE(exited(run(c), 137), "the runtime reports 137 for the denied sync");
+	oci_bundle_remove(&c->b);
 }
 
 /* runc's init calls setgroups(2) after the hook and before the workload's
  * execve: armed at exec, a profile that denies it lets the container start;
  * armed now, it kills the init, and the container never runs. */
-TEST(containers_runc_init_is_not_judged_by_a_profile_armed_at_exec)
+static void init_not_judged(struct ctr *c)
 {
-	CTR_AUTO;
 	int st;
 
-	if (!ctr_start(&c, "runc", echo_ok, DENY("setgroups")))
+	if (!ctr_bundle(c, echo_ok, DENY("setgroups")))
 		return;
-	if (ASSERT_TRUE(exited(run(&c), 0), "the container starts (armed at exec)"))
-		ASSERT_TRUE(strstr(c.out, "ok\n") != NULL, "the workload printed ok");
-	oci_bundle_remove(&c.b);
-	if (!ctr_bundle(&c, echo_ok, DENY("setgroups")) ||
-	    !oci_annotate(&c.b, "io.sfilter.arm", "now"))
+	if (ASSERT_TRUE(exited(run(c), 0), "the container starts (armed at exec)"))
+		ASSERT_TRUE(strstr(c->out, "ok\n") != NULL, "the workload printed ok");
+	oci_bundle_remove(&c->b);
+	if (!ctr_bundle(c, echo_ok, DENY("setgroups")) ||
+	    !oci_annotate(&c->b, "io.sfilter.arm", "now"))
 		return;
-	st = run(&c);
+	st = run(c);
 	ASSERT_FALSE(exited(st, 0), "armed now, runc's own setgroups is judged");
-	ASSERT_TRUE(strstr(c.out, "ok\n") == NULL, "the workload never ran");
+	ASSERT_TRUE(strstr(c->out, "ok\n") == NULL, "the workload never ran");
+	oci_bundle_remove(&c->b);
 }
 
-TEST(containers_runc_with_a_broken_profile_fails_before_the_workload_runs)
+static void broken_profile(struct ctr *c)
 {
 	static const char *const mark[] = { "sh", "-c", "touch /sync/ran; echo ran", NULL };
-	CTR_AUTO;
 	char ran[300];
 	int st;
 
-	if (!ctr_start(&c, "runc", mark, BROKEN))
+	if (!ctr_bundle(c, mark, BROKEN))
 		return;
-	st = run(&c);
-	ASSERT_FALSE(exited(st, 0), "runc run fails");
-	ASSERT_TRUE(strstr(c.out, "sfilter-oci-hook: ") != NULL, "the hook's line is shown");
-	ASSERT_TRUE(strstr(c.out, "SCMP_ACT_NOPE") != NULL, "it names the bad action");
-	snprintf(ran, sizeof(ran), "%s/sync/ran", c.b.dir);
+	st = run(c);
+	ASSERT_FALSE(exited(st, 0), "a broken profile: runc run fails");
+	ASSERT_TRUE(strstr(c->out, "sfilter-oci-hook: ") != NULL, "the hook's line is shown");
+	ASSERT_TRUE(strstr(c->out, "SCMP_ACT_NOPE") != NULL, "it names the bad action");
+	snprintf(ran, sizeof(ran), "%s/sync/ran", c->b.dir);
 	ASSERT_TRUE(access(ran, F_OK) != 0, "the workload never ran");
+}
+
+/* One daemon for every case (a start costs ~10 s under emulation). */
+TEST(containers_runc_runs_confines_and_refuses_as_the_profile_says)
+{
+	CTR_AUTO;
+
+	if (!ctr_tools(&c, "runc") || !sfd_start_sfilterd(&c.dm, true))
+		return;
+	test_log("-- echo ok, and a denied call exits 137\n");
+	runs_and_kills(&c);
+	test_log("-- runc's own init is not judged by a profile armed at exec\n");
+	init_not_judged(&c);
+	test_log("-- a broken profile fails the start before the workload runs\n");
+	broken_profile(&c);
 }
 
 /* Waits for path to exist (the workload's signal); false after patience. */
@@ -234,6 +242,8 @@ static bool crun_runs_here(void)
 
 TEST(containers_crun_runs_echo_ok_and_a_denied_call_exits_137)
 {
-	if (crun_runs_here())
-		runs_and_kills("crun");
+	CTR_AUTO;
+
+	if (crun_runs_here() && ctr_tools(&c, "crun") && sfd_start_sfilterd(&c.dm, true))
+		runs_and_kills(&c);
 }

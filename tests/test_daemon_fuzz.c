@@ -395,7 +395,7 @@ TEST(daemon_protocol_fuzz_asan)
 {
 	static char *env[3];
 	static char asan_env[256], ubsan_env[256];
-	int seconds = test_is_emulated() ? 15 : 30, go[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	int seconds = test_is_emulated() ? 8 : 30, go[2] = { -1, -1 }, rep[2] = { -1, -1 };
 	int i, st, base_plain, base_all, plain = -1;
 	pid_t sentinel = 0, victim = 0, workers[4] = { 0 };
 	uint32_t sentinel_id = 0;

@@ -164,12 +164,12 @@ static double seconds_since(const struct timespec *t0)
  * 50 rounds, the three teardowns in turn. Under emulation an lsm-tier
  * teardown takes a minute (6.1 detaches each of ~60 LSM programs from an
  * ftrace-managed trampoline, waiting for RCU-tasks grace periods that busy
- * tasks stretch), so there each teardown runs once on the lsm tier and 12
+ * tasks stretch), so there each teardown runs once on the lsm tier and 3
  * more rounds on the tracepoint tier, which keeps make test in its budget.
  */
 TEST(uninstalling_under_load_never_kills_a_task_and_unconfines_every_one)
 {
-	int round, rounds = test_is_emulated() ? 15 : 50;
+	int round, rounds = test_is_emulated() ? 6 : 50;
 	struct timespec t0;
 	char pin[64];
 
@@ -225,7 +225,7 @@ TEST(restarting_the_owner_under_load_keeps_every_task_alive_and_confined)
 	struct spinners s = { 0 };
 	bool adopted = true;
 	char pin[64];
-	int round, i, half, rounds = test_is_emulated() ? 20 : 40;
+	int round, i, half, rounds = test_is_emulated() ? 10 : 40;
 	struct timespec ts;
 
 	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-restart-%d", getpid());
