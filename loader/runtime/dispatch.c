@@ -6,8 +6,9 @@
  * no task has a chain and no cgroup has a filter there is nothing to judge,
  * so the dispatcher is attached with the first chain (before any task can
  * have it: sf_rt_node_load()) and detached once nothing is left
- * (sf_runtime_idle_check()). A pinned runtime pins the link as
- * link_sf_dispatch, so that a restart finds it attached.
+ * (sf_runtime_idle_check()), and with it the sys_exit program that kernels
+ * without fexit need for sf_attach()'s arm. A pinned runtime pins the
+ * links (link_sf_dispatch), so that a restart finds them attached.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -22,33 +23,92 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-static void link_path(const struct sf_runtime *rt, char *buf, size_t size)
+/* What is attached while anything can be judged, in the order it is
+ * attached (the last is detached first): the sys_exit program that
+ * decides an sf_attach()'s arm where the kernel takes no fexit programs
+ * (only loaded there), then the dispatcher. */
+#define EXIT_TP  "sf_reply_exit_tp"
+#define DISPATCH "sf_dispatch"
+
+static void pin_path(const struct sf_runtime *rt, const char *kind, const char *name,
+		     char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/link_sf_dispatch", rt->pin_dir);
+	snprintf(buf, size, "%s/%s_%s", rt->pin_dir, kind, name);
 }
 
-static void prog_path(const struct sf_runtime *rt, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s/prog_sf_dispatch", rt->pin_dir);
-}
-
-/* The dispatcher program: the skeleton's, or (adopted) the pinned one. */
-static int dispatch_prog_fd(const struct sf_runtime *rt, bool *own)
+/* The program name: the skeleton's, or (adopted) the pinned one; -ENOENT
+ * when it was not loaded. */
+static int prog_fd(const struct sf_runtime *rt, const char *name, bool *own)
 {
 	char path[PATH_MAX];
+	struct bpf_program *p;
 	int fd;
 
 	*own = false;
-	if (rt->skel)
-		return bpf_program__fd(rt->skel->progs.sf_dispatch);
+	if (rt->skel) {
+		p = bpf_object__find_program_by_name(rt->skel->obj, name);
+		fd = p ? bpf_program__fd(p) : -1;
+		return fd >= 0 ? fd : -ENOENT;
+	}
 	if (!rt->pin_dir)
 		return -ENOENT;
-	prog_path(rt, path, sizeof(path));
+	pin_path(rt, "prog", name, path, sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
 	*own = true;
 	return fd;
+}
+
+/* Attaches name (pinning its link): its link fd, 0 when it was not
+ * loaded, or -errno. */
+static int attach_one(struct sf_runtime *rt, const char *name)
+{
+	char path[PATH_MAX];
+	bool own;
+	int prog = prog_fd(rt, name, &own), link, err;
+
+	if (prog == -ENOENT && strcmp(name, DISPATCH))
+		return 0;
+	if (prog < 0)
+		return prog;
+	link = bpf_link_create(prog, 0, BPF_TRACE_RAW_TP, NULL);
+	if (link < 0)
+		link = bpf_raw_tracepoint_open(NULL, prog);
+	err = link < 0 ? -errno : 0;
+	if (own)
+		close(prog);
+	if (err)
+		return err;
+	if (rt->pin_dir) {
+		pin_path(rt, "link", name, path, sizeof(path));
+		/* Left by a runtime killed between its two pins: the new link
+		 * is attached already, so the old one may go. */
+		if (access(path, F_OK) == 0)
+			unlink(path);
+		if (bpf_obj_pin(link, path)) {
+			err = -errno;
+			close(link);
+			return err;
+		}
+	}
+	return link;
+}
+
+/* Detaches name: its pin and our fd are its only references. */
+static int detach_one(struct sf_runtime *rt, const char *name, int *fd)
+{
+	char path[PATH_MAX];
+
+	if (rt->pin_dir) {
+		pin_path(rt, "link", name, path, sizeof(path));
+		if (unlink(path) && errno != ENOENT)
+			return -errno;
+	}
+	if (*fd > 0)
+		close(*fd);
+	*fd = 0;
+	return 0;
 }
 
 bool sf_rt_dispatch_attached(struct sf_runtime *rt)
@@ -60,64 +120,47 @@ void sf_rt_dispatch_adopted(struct sf_runtime *rt)
 {
 	char path[PATH_MAX];
 
-	link_path(rt, path, sizeof(path));
+	pin_path(rt, "link", DISPATCH, path, sizeof(path));
 	rt->dispatch_pinned = access(path, F_OK) == 0;
 }
 
 int sf_rt_dispatch_on(struct sf_runtime *rt)
 {
-	char path[PATH_MAX];
-	bool own;
-	int prog, link;
+	int exit_tp, disp;
 
 	if (sf_rt_dispatch_attached(rt))
 		return 0;
-	prog = dispatch_prog_fd(rt, &own);
-	if (prog < 0)
-		return prog;
-	link = bpf_link_create(prog, 0, BPF_TRACE_RAW_TP, NULL);
-	if (link < 0)
-		link = bpf_raw_tracepoint_open(NULL, prog);
-	if (own)
-		close(prog);
-	if (link < 0)
-		return -errno;
-	if (rt->pin_dir) {
-		link_path(rt, path, sizeof(path));
-		if (bpf_obj_pin(link, path)) {
-			int err = -errno;
-
-			close(link);
-			return err;
-		}
-		rt->dispatch_pinned = true;
+	exit_tp = attach_one(rt, EXIT_TP);
+	if (exit_tp < 0)
+		return exit_tp;
+	disp = attach_one(rt, DISPATCH);
+	if (disp < 0) {
+		detach_one(rt, EXIT_TP, &exit_tp);
+		return disp;
 	}
-	rt->fd_dispatch = link;
+	rt->fd_exit_tp = exit_tp;
+	rt->fd_dispatch = disp;
+	rt->dispatch_pinned = rt->pin_dir != NULL;
 	return 0;
 }
 
-/* Detaches it: the pin and our fd are its only references. */
 static int dispatch_off(struct sf_runtime *rt)
 {
-	char path[PATH_MAX];
+	int err = detach_one(rt, DISPATCH, &rt->fd_dispatch);
 
-	if (rt->pin_dir) {
-		link_path(rt, path, sizeof(path));
-		if (unlink(path) && errno != ENOENT)
-			return -errno;
-		rt->dispatch_pinned = false;
-	}
-	if (rt->fd_dispatch > 0)
-		close(rt->fd_dispatch);
-	rt->fd_dispatch = 0;
-	return 0;
+	if (err)
+		return err;
+	rt->dispatch_pinned = false;
+	return detach_one(rt, EXIT_TP, &rt->fd_exit_tp);
 }
 
 void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 {
 	if (rt->fd_dispatch > 0)
 		close(rt->fd_dispatch);
-	rt->fd_dispatch = 0;
+	if (rt->fd_exit_tp > 0)
+		close(rt->fd_exit_tp);
+	rt->fd_dispatch = rt->fd_exit_tp = 0;
 }
 
 /* Whether nothing can be judged now: no task has a chain (nor an old one
@@ -173,7 +216,7 @@ int sf_runtime_dispatch_link_id(struct sf_runtime *rt)
 	int fd = rt->fd_dispatch, id = 0;
 
 	if (fd <= 0 && rt->pin_dir) {
-		link_path(rt, path, sizeof(path));
+		pin_path(rt, "link", DISPATCH, path, sizeof(path));
 		fd = bpf_obj_get(path);
 		if (fd < 0)
 			return 0;

@@ -129,6 +129,7 @@ struct sf_runtime {
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	int fd_dispatch;             /* the dispatcher's link, when this runtime
 					attached it (0: none, or only its pin) */
+	int fd_exit_tp;              /* sf_reply_exit_tp's link, alike */
 	bool dispatch_pinned;        /* link_sf_dispatch is pinned (known without
 					a look at bpffs on every attach) */
 	struct sfilter_bpf__bss *bss;

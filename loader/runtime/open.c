@@ -70,14 +70,19 @@ static void reply_exit(struct sfilter_bpf *skel)
 	for (i = 0; i < 3; i++) {
 		if (bpf_program__fd(p[i]) < 0)
 			continue;
+		n++;
+		/* The sys_exit one costs every task a slow path: attached
+		 * with the dispatcher, while anything can be judged (an arm
+		 * exists only then). */
+		if (p[i] == skel->progs.sf_reply_exit_tp)
+			continue;
 		*l[i] = bpf_program__attach(p[i]);
 		if (!*l[i])
 			goto undo;
-		n++;
 	}
 	if (n)
 		skel->bss->sf_reply_exit = 1;
-	if (*l[2])
+	if (bpf_program__fd(p[2]) >= 0)
 		skel->bss->sf_reply_exit_i386 = 1;
 	return;
 undo:
