@@ -50,6 +50,7 @@ struct bypass_state {
 };
 
 static struct sf_test *tests_head, **tests_tail = &tests_head;
+static const struct sf_test *current; /* in a test's process: that test */
 static struct shared_state *state;
 static struct bypass_state *bypass;
 static int verbose;
@@ -187,6 +188,11 @@ const char *test_kernel_name(void)
 	return kernel_name;
 }
 
+const char *test_current_file(void)
+{
+	return current ? current->file : "";
+}
+
 int test_is_emulated(void)
 {
 	/* The guest's /init exports this; see tests/guest/init. */
@@ -214,6 +220,7 @@ static int run_one(struct sf_test *t)
 		setpgid(0, 0);
 		/* A hung test fails alone instead of eating the CI budget. */
 		alarm(test_is_emulated() ? 400 : 300);
+		current = t;
 		t->fn();
 		fflush(stdout);
 		_exit(0);

@@ -80,6 +80,8 @@ const char *test_kernel_name(void);
  * Tests that promise a figure (e.g. 10,000 programs) must not scale it
  * below that figure; see harness.c. */
 int test_is_emulated(void);
+/* The source file of the test this process runs ("" in the runner). */
+const char *test_current_file(void);
 
 #define TEST(name)                                                        \
 	static void test_##name(void);                                     \

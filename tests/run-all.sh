@@ -114,13 +114,21 @@ if ! tests/seed/build-examples.sh \
 	failures+=("host: FAIL seed-examples: tests/seed/build-examples.sh failed")
 fi
 
-# The guest runs beside the host's parts: it takes most of the time, on
-# one of the two cores CI has, and its kernel is its own. Its output is
-# kept and read after them, so the log stays in order.
-guest_pid=
-guest_log=build/guest-run.log
-guest_start=$SECONDS
-if [[ ${SF_NO_GUEST:-0} != 1 ]]; then
+run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
+# Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
+# not for whatever python3 comes first on PATH.
+run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
+run_part "host: " 1 "$sftest" -p "host: "
+
+if [[ $# -gt 0 ]]; then
+	run_part "host: " 0 env SF_PREFIX="host: " \
+		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-15}" "$@"
+fi
+
+if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
+	echo "${guest_prefix}SKIP boot: SF_NO_GUEST=1"
+	skipped=$((skipped + 1))
+else
 	# The tests look for these beside the runner (/sf in the guest), and
 	# tests/test_demo.c for the demo in /sf/demo.
 	extra=()
@@ -145,34 +153,8 @@ if [[ ${SF_NO_GUEST:-0} != 1 ]]; then
 	for f in demo/demo.sh demo/*.s; do
 		extra+=(-f "$f:/sf/$f")
 	done
-	tests/guest/run.sh ${extra[@]+"${extra[@]}"} "$sftest" -p "$guest_prefix" \
-		>"$guest_log" 2>&1 </dev/null &
-	guest_pid=$!
-fi
-
-run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
-# Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
-# not for whatever python3 comes first on PATH.
-run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
-run_part "host: " 1 "$sftest" -p "host: "
-
-if [[ $# -gt 0 ]]; then
-	run_part "host: " 0 env SF_PREFIX="host: " \
-		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-15}" "$@"
-fi
-
-if [[ -z $guest_pid ]]; then
-	echo "${guest_prefix}SKIP boot: SF_NO_GUEST=1"
-	skipped=$((skipped + 1))
-else
-	wait "$guest_pid"
-	guest_rc=$?
-	guest_output() {
-		cat "$guest_log"
-		return "$guest_rc"
-	}
-	echo "# ${guest_prefix}ran beside the host's parts, $((SECONDS - guest_start))s in all"
-	run_part "$guest_prefix" 1 guest_output
+	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \
+		"$sftest" -p "$guest_prefix"
 fi
 
 if [[ ${#failures[@]} -gt 0 ]]; then

@@ -32,6 +32,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+SFD_TIER_INDEPENDENT
+
 #define DOCKER "d548c5b83fa61d8e3bd86ad42a7ffea9b7c86e3f9d8095c1577d3e1270bb9420"
 #define CRI    "3dd15efbff4406c10bdd4d3a5bdf9a0ef3e28e8598cad6250d8fbb589c059af5"
 #define CRIO   "c64064614423cb790e88b3e5492ff5ccf673b25ae823089f7a60c65cda24d809"

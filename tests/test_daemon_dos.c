@@ -38,6 +38,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
+SFD_TIER_INDEPENDENT
+
 #define STALLER_UID  65534
 #define ATTACHER_UID 65533
 #define IDLER_UID    65532

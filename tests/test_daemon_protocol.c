@@ -44,6 +44,8 @@
 #include <sys/mman.h>
 #include <sys/wait.h>
 
+SFD_TIER_INDEPENDENT
+
 #define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -36,6 +36,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+SFD_TIER_INDEPENDENT
+
 
 /* Waits until the daemon's stderr holds needle count times. */
 static bool err_has(const struct sfd *dm, const char *needle, int count)

@@ -45,6 +45,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+SFD_TIER_INDEPENDENT
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 struct fixture {

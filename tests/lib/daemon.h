@@ -30,6 +30,19 @@ struct sfd {
 	int exit_status;        /* wait status of the last stop */
 };
 
+/*
+ * A test file whose daemons judge nothing that differs between the tiers
+ * (the protocol, limits, credentials, the CLIs' output) says so with
+ * SFD_TIER_INDEPENDENT at file scope. Under emulation its daemons then run
+ * on the tracepoint tier: an lsm-tier runtime costs ~10 s there to load
+ * and tear down (55 BPF LSM links, attached and detached one at a time),
+ * and the lsm tier is tested by the files that enforce.
+ */
+void sfd_tier_independent(const char *file);
+#define SFD_TIER_INDEPENDENT \
+	static void __attribute__((constructor)) sfd_tier_independent_file(void) \
+	{ sfd_tier_independent(__FILE__); }
+
 /* Finds NAME beside the runner (or $ENV); false when absent. */
 bool sfd_find_bin(const char *name, const char *env, char *out, size_t size);
 /* Connects and waits for the daemon's hello (sf_proto_connect()); -1 on
