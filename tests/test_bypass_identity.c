@@ -47,6 +47,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+SFD_TIER_INDEPENDENT
+
 static struct sock_filter kill_getppid[4], kill_read[4];
 
 /* A reply to the request on fd (-1000 - errno when none came). */

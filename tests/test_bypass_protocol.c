@@ -43,6 +43,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+SFD_TIER_INDEPENDENT
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static struct sock_filter kill_getppid[4];

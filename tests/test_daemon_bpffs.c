@@ -31,6 +31,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+SFD_TIER_INDEPENDENT
+
 #define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
 #define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define MOUNTED_LINE "mounted a bpf filesystem at /sys/fs/bpf (none was mounted)"
