@@ -2,10 +2,12 @@
 /* Helpers every bench shares; see bench_util.h. */
 #include "bench_util.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,9 +179,90 @@ double bench_paired_median(const double *x, const double *y, int n)
 	return r;
 }
 
+int bench_drop_rounds(const int *tainted, int rounds, double *v, int n_series, int stride)
+{
+	int r, s, n = 0;
+
+	for (r = 0; r < rounds; r++)
+		n += tainted[r] != 0;
+	if (n == rounds)
+		return 0;
+	for (r = 0; r < rounds; r++)
+		for (s = 0; tainted[r] && s < n_series; s++)
+			v[s * stride + r] = -1;
+	return n;
+}
+
 const char *bench_verdict(double v, double goal)
 {
 	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
+}
+
+int bench_podman_profile(const char *prog, struct sf_profile *p)
+{
+	struct sf_profile_opts o = { .caps = BENCH_PODMAN_CAPS };
+	struct sf_profile_error e;
+	int err = sf_profile_compile_file(BENCH_PODMAN_PROFILE, &o, p, &e);
+
+	if (err)
+		fprintf(stderr, "%s: %s: %s\n", prog, BENCH_PODMAN_PROFILE,
+			err == -EINVAL ? e.msg : strerror(-err));
+	return err;
+}
+
+/* ---- other BPF users --------------------------------------------------------------- */
+
+static bool link_is(enum bench_link_kind kind, const struct bpf_link_info *info)
+{
+	if (kind == BENCH_LINK_LSM)
+		return info->type == BPF_LINK_TYPE_TRACING &&
+		       info->tracing.attach_type == BPF_LSM_MAC;
+	return info->type == BPF_LINK_TYPE_RAW_TRACEPOINT ||
+	       (info->type == BPF_LINK_TYPE_TRACING &&
+		info->tracing.attach_type == BPF_TRACE_RAW_TP);
+}
+
+int bench_links(enum bench_link_kind kind, uint32_t *ids, int max)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && link_is(kind, &info)) {
+			if (ids && n < max)
+				ids[n] = id;
+			n++;
+		}
+		close(fd);
+	}
+	return n;
+}
+
+int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip)
+{
+	uint32_t ids[256];
+	int n = bench_links(BENCH_LINK_TP, ids, BENCH_ARRAY_SIZE(ids)), i, j, foreign = 0;
+
+	/* Past the first 256 nothing is known: they count as foreign. */
+	if (n > (int)BENCH_ARRAY_SIZE(ids)) {
+		foreign = n - (int)BENCH_ARRAY_SIZE(ids);
+		n = BENCH_ARRAY_SIZE(ids);
+	}
+	for (i = 0; i < n; i++) {
+		bool ours = skip && ids[i] == skip;
+
+		for (j = 0; !ours && j < n_own; j++)
+			ours = ids[i] == own[j];
+		foreign += !ours;
+	}
+	return foreign;
 }
 
 /* ---- Markdown ---------------------------------------------------------------------- */

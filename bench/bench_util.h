@@ -14,8 +14,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <linux/filter.h>
+
+#include "profile.h"
 
 #define BENCH_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -42,6 +45,18 @@
 #define BENCH_F300_LEN (1 + 299 * 2 + 4 + 1)
 #define BENCH_F300_K_INDEX (1 + 299 * 2 + 2)
 void bench_build_f300(struct sock_filter f[BENCH_F300_LEN]);
+
+/* Podman's default container profile (Debian's golang-github-containers-
+ * common), and the capabilities Podman gives a container by default
+ * (default_capabilities in /usr/share/containers/containers.conf): the
+ * set the profile's includes/excludes.caps are judged against, as for a
+ * container started with no --cap-add. */
+#define BENCH_PODMAN_PROFILE "/usr/share/containers/seccomp.json"
+#define BENCH_PODMAN_CAPS "CHOWN,DAC_OVERRIDE,FOWNER,FSETID,KILL,NET_BIND_SERVICE," \
+			  "SETFCAP,SETGID,SETPCAP,SETUID,SYS_CHROOT"
+/* Compiles BENCH_PODMAN_PROFILE for BENCH_PODMAN_CAPS and this kernel into
+ * *p (sf_profile_free() it); on failure prints why, prefixed with prog. */
+int bench_podman_profile(const char *prog, struct sf_profile *p);
 
 /* ---- time, options, environment ----------------------------------------------- */
 
@@ -80,8 +95,31 @@ int bench_valid(const double *v, int n);
 double bench_paired_p50(const double *x, const double *y, int n);
 double bench_paired_median(const double *x, const double *y, int n);
 
+/* Drops the rounds r with tainted[r] != 0 (another user's programs were
+ * attached) from n_series series of samples, series s's round r at
+ * v[s * stride + r]: every series alike, so that pairs stay pairs. Unless
+ * every round is tainted: then nothing is dropped. Returns how many
+ * rounds were dropped. */
+int bench_drop_rounds(const int *tainted, int rounds, double *v, int n_series, int stride);
+
 /* "met", "missed", or "n/a" for a failed figure v: is v <= goal. */
 const char *bench_verdict(double v, double goal);
+
+/* ---- other BPF users ----------------------------------------------------------
+ * Links of another runtime (a test's leftover pins, another user's tracer)
+ * would slow a variant that should run with nothing attached and flatter
+ * sfilter against it: a bench counts them and warns. */
+enum bench_link_kind {
+	BENCH_LINK_TP,  /* raw/BTF tracepoint links: on sys_enter or sys_exit,
+			   they send every task through the syscall slow path */
+	BENCH_LINK_LSM, /* BPF LSM links */
+};
+/* How many links of that kind the kernel has now; their ids into ids[0..max)
+ * (ids may be NULL). */
+int bench_links(enum bench_link_kind kind, uint32_t *ids, int max);
+/* How many tracepoint links there are now that are none of own[0..n_own)
+ * and not skip (0: none). */
+int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip);
 
 /* ---- Markdown ------------------------------------------------------------------
  * Prints the head of a table, "| cols |" and its rule: cols is "a | b | c"

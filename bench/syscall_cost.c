@@ -184,34 +184,11 @@ static double open_ms[MAX_ROUNDS], attach_ms[MAX_ROUNDS];
 static int foreign[MAX_ROUNDS];
 static int verbose;
 
-/* Links on raw/BTF tracepoints of other users, seen in the "bare" phase:
- * they would put every task on the slow path and taint "none". */
-static int count_foreign_links(void)
-{
-	__u32 id = 0;
-	int n = 0;
-
-	while (!bpf_link_get_next_id(id, &id)) {
-		struct bpf_link_info info;
-		__u32 len = sizeof(info);
-		int fd = bpf_link_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
-		    (info.type == BPF_LINK_TYPE_RAW_TRACEPOINT ||
-		     (info.type == BPF_LINK_TYPE_TRACING &&
-		      info.tracing.attach_type == BPF_TRACE_RAW_TP)))
-			n++;
-		close(fd);
-	}
-	return n;
-}
-
 static void phase_bare(int r, long n)
 {
-	foreign[r] = count_foreign_links();
+	/* Seen in the "bare" phase, any raw/BTF tracepoint link is another
+	 * user's: it would put every task on the slow path and taint "none". */
+	foreign[r] = bench_links(BENCH_LINK_TP, NULL, 0);
 	res[V_NONE][r] = measure(&workers[W_PLAIN], n);
 	res[V_K16][r] = measure(&workers[W_K16], n);
 	res[V_K300][r] = measure(&workers[W_K300], n);
