@@ -38,29 +38,37 @@ double bench_now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-int bench_round_opts(int argc, char **argv, const char *what, int *rounds, long *n,
-		     int *verbose)
+int bench_round_opts_flag(int argc, char **argv, const char *what, int *rounds, long *n,
+			  int *verbose, char flag, const char *flag_usage, int *flag_set)
 {
+	char spec[8] = "r:n:v";
 	int opt;
 
-	while ((opt = getopt(argc, argv, "r:n:v")) != -1) {
-		switch (opt) {
-		case 'r':
+	if (flag)
+		spec[5] = flag;
+	while ((opt = getopt(argc, argv, spec)) != -1) {
+		if (opt == 'r') {
 			*rounds = atoi(optarg);
-			break;
-		case 'n':
+		} else if (opt == 'n') {
 			*n = atol(optarg);
-			break;
-		case 'v':
+		} else if (opt == 'v') {
 			if (verbose)
 				*verbose = 1;
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-r ROUNDS] [-n %s] [-v]\n", argv[0], what);
+		} else if (flag && opt == flag) {
+			*flag_set = 1;
+		} else {
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-n %s] [-v]%s%s\n", argv[0], what,
+				flag ? " " : "", flag ? flag_usage : "");
 			return -EINVAL;
 		}
 	}
 	return 0;
+}
+
+int bench_round_opts(int argc, char **argv, const char *what, int *rounds, long *n,
+		     int *verbose)
+{
+	return bench_round_opts_flag(argc, argv, what, rounds, n, verbose, 0, NULL, NULL);
 }
 
 bool bench_emulated(void)
@@ -191,6 +199,20 @@ int bench_drop_rounds(const int *tainted, int rounds, double *v, int n_series, i
 		for (s = 0; tainted[r] && s < n_series; s++)
 			v[s * stride + r] = -1;
 	return n;
+}
+
+void bench_taint_warning(const int *tainted, int rounds, int dropped, const char *what)
+{
+	int r, n = 0;
+
+	for (r = 0; r < rounds; r++)
+		n += tainted[r] != 0;
+	if (dropped)
+		printf("warning: other users' raw/BTF tracepoint links were attached in %d of "
+		       "%d rounds: those rounds are not counted\n", dropped, rounds);
+	else if (n)
+		printf("warning: other users' raw/BTF tracepoint links were attached in every "
+		       "round: %s are tainted\n", what);
 }
 
 const char *bench_verdict(double v, double goal)

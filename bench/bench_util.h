@@ -70,6 +70,10 @@ double bench_now_ns(void);
  * given leaves its default. 0, or -EINVAL after printing the usage line. */
 int bench_round_opts(int argc, char **argv, const char *what, int *rounds, long *n,
 		     int *verbose);
+/* The same with one more flag of the bench's own: -FLAG sets *flag_set to
+ * 1; flag_usage is its part of the usage line ("[-c]"). */
+int bench_round_opts_flag(int argc, char **argv, const char *what, int *rounds, long *n,
+			  int *verbose, char flag, const char *flag_usage, int *flag_set);
 
 /* SF_EMULATED=1: the guest runs under TCG, where only ratios mean anything.
  * Titles then carry BENCH_EMULATED_NOTE. */
@@ -101,6 +105,10 @@ double bench_paired_median(const double *x, const double *y, int n);
  * every round is tainted: then nothing is dropped. Returns how many
  * rounds were dropped. */
 int bench_drop_rounds(const int *tainted, int rounds, double *v, int n_series, int stride);
+/* The warning line, if any round was tainted: those rounds were dropped
+ * (dropped: what bench_drop_rounds() returned), or every round was and
+ * the variants named by what ("none and seccomp") are tainted. */
+void bench_taint_warning(const int *tainted, int rounds, int dropped, const char *what);
 
 /* "met", "missed", or "n/a" for a failed figure v: is v <= goal. */
 const char *bench_verdict(double v, double goal);

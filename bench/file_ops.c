@@ -255,7 +255,7 @@ static int phase_runtime(int r, long n)
 
 static void report(int rounds)
 {
-	int op, v, r, tainted = 0;
+	int op, v;
 	int dropped = bench_drop_rounds(foreign, rounds, &res[0][0][0], OP_COUNT * V_COUNT,
 					MAX_ROUNDS);
 
@@ -279,14 +279,18 @@ static void report(int rounds)
 		       bench_paired_median(res[op][V_SFPROF], res[op][V_SECCOMP], rounds));
 	printf("\n(median paired ratios over %d rounds; runtime open %.0f ms median)\n",
 	       rounds - dropped, bench_median(open_ms, rounds));
-	for (r = 0; r < rounds; r++)
-		tainted += foreign[r] != 0;
-	if (dropped)
-		printf("warning: other raw/BTF tracepoint links were attached in %d of %d "
-		       "rounds' bare phase: those rounds are not counted\n", dropped, rounds);
-	else if (tainted)
-		printf("warning: other raw/BTF tracepoint links were attached in every round's "
-		       "bare phase: none and seccomp are tainted\n");
+	bench_taint_warning(foreign, rounds, dropped, "none and seccomp");
+}
+
+static void round_line(int r)
+{
+	int op, v;
+
+	printf("round %2d:", r);
+	for (op = 0; op < OP_COUNT; op++)
+		for (v = 0; v < V_COUNT; v++)
+			printf(" %s/%s %.0f", opnames[op], vnames[v], res[op][v][r]);
+	printf(" (open %.0f ms, foreign links %d)\n", open_ms[r], foreign[r]);
 }
 
 static int setup(void)
@@ -328,7 +332,7 @@ static void teardown(void)
 int main(int argc, char **argv)
 {
 	bool emulated = bench_emulated();
-	int rounds = emulated ? 7 : 11, r, v, op;
+	int rounds = emulated ? 7 : 11, r;
 	long n = emulated ? 4000 : 20000;
 	struct sf_profile p;
 	struct utsname uts;
@@ -363,13 +367,8 @@ int main(int argc, char **argv)
 			if (phase_runtime(r, n))
 				break;
 		}
-		if (verbose) {
-			printf("round %2d:", r);
-			for (op = 0; op < OP_COUNT; op++)
-				for (v = 0; v < V_COUNT; v++)
-					printf(" %s/%s %.0f", opnames[op], vnames[v], res[op][v][r]);
-			printf(" (open %.0f ms, foreign links %d)\n", open_ms[r], foreign[r]);
-		}
+		if (verbose)
+			round_line(r);
 	}
 	report(r);
 	teardown();

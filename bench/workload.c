@@ -33,10 +33,10 @@
  * status and output size are compared with none's; a run that differs,
  * there or in a round, is a failed sample and a warning names it.
  *
- * The runtime is opened once for the whole bench. Its sys_enter
- * dispatcher is attached with the first chain and detached once no task
- * has one, so none and seccomp run after sf_runtime_idle_check() with the
- * dispatcher detached (each sfilter child has been reaped by then); the
+ * The runtime is opened once for the whole bench (but see -c). Its
+ * sys_enter dispatcher is attached with the first chain and detached once
+ * no task has one, so none and seccomp run after sf_runtime_idle_check()
+ * with the dispatcher detached (each sfilter child has been reaped by then); the
  * bench counts the runs where it was not. What the runtime keeps attached
  * while idle is listed at the start; raw/BTF tracepoint links that are
  * neither the runtime's nor the dispatcher are another user's (they would
@@ -48,9 +48,19 @@
  * workload order alternates between rounds and variant order rotates.
  * Per workload: best and median ms per variant, and the median over
  * rounds of the per-round ratios (paired). Goal: sfilter / seccomp <= 1.03.
+ *
+ * -c adds, in a phase of each round (first or last, alternating) with the
+ * runtime closed and then opened again,
+ *   bare          none with nothing of sfilter attached
+ *   bare-seccomp  seccomp likewise
+ * because "idle" is not "nothing" everywhere: where the kernel refuses
+ * fexit programs the runtime keeps a tp_btf/sys_exit program attached for
+ * as long as it is open (it decides sf_attach()'s arm at the reply), and
+ * that alone puts every task on the syscall slow path.
+ *
  * Never asserts; prints Markdown.
  *
- * Usage: workload [-r ROUNDS] [-n DD_BYTES] [-v] (root)
+ * Usage: workload [-r ROUNDS] [-n DD_BYTES] [-v] [-c] (root)
  */
 #define _GNU_SOURCE
 #include "runtime.h"
@@ -75,8 +85,11 @@
 #define MAX_OWN 32 /* tracepoint links of the runtime itself */
 #define GOAL 1.03
 
-enum { V_NONE, V_SECCOMP, V_SFILTER, V_COUNT };
-static const char *const vnames[V_COUNT] = { "none", "seccomp", "sfilter" };
+/* The first V_OPEN run with the runtime open; the others only with -c. */
+enum { V_NONE, V_SECCOMP, V_SFILTER, V_BARE, V_BSECCOMP, V_COUNT };
+#define V_OPEN 3
+static const char *const vnames[V_COUNT] = { "none", "seccomp", "sfilter", "bare",
+					     "bare-seccomp" };
 
 struct workload {
 	const char *name;
@@ -97,7 +110,7 @@ static double res[W_COUNT][V_COUNT][MAX_ROUNDS];
 static int mismatch[W_COUNT][V_COUNT]; /* runs whose status or output differed */
 static int foreign[MAX_ROUNDS], dispatch_left[MAX_ROUNDS];
 static uint32_t own[MAX_OWN];
-static int n_own, verbose;
+static int n_own, verbose, closed, nv = V_OPEN;
 
 /* ---- the workloads ------------------------------------------------------------ */
 
@@ -222,6 +235,10 @@ static void idle_before(int r)
 {
 	int link;
 
+	if (!rt) {
+		foreign[r] += bench_foreign_tp_links(NULL, 0, 0);
+		return;
+	}
 	sf_runtime_idle_check(rt);
 	link = sf_runtime_dispatch_link_id(rt);
 	dispatch_left[r] += link != 0;
@@ -237,7 +254,7 @@ static double run_variant(int v, struct workload *w, long long *bytes, int *stat
 	int err;
 
 	*status = -1;
-	err = kid_start(&k, w, v == V_SECCOMP ? &prog : NULL);
+	err = kid_start(&k, w, v == V_SECCOMP || v == V_BSECCOMP ? &prog : NULL);
 	if (err) {
 		fprintf(stderr, "workload: fork: %s\n", strerror(-err));
 		return -1;
@@ -277,7 +294,7 @@ static void check_workload(struct workload *w)
 	int v, st;
 
 	run_variant(V_NONE, w, &w->bytes, &w->status);
-	for (v = 0; v < V_COUNT; v++) {
+	for (v = 0; v < V_OPEN; v++) {
 		if (v != V_SFILTER)
 			idle_before(0);
 		ms = run_variant(v, w, &bytes, &st);
@@ -292,8 +309,9 @@ static void check_workload(struct workload *w)
 	foreign[0] = dispatch_left[0] = 0;
 }
 
-/* Round r: every variant once for each workload. */
-static void round_run(int r)
+/* Variants first .. first + n - 1 once for each workload: the workload
+ * order alternates with the round, the variant order rotates. */
+static void run_variants(int r, int first, int n)
 {
 	int i, j, w, v, st;
 	long long bytes;
@@ -301,8 +319,8 @@ static void round_run(int r)
 
 	for (i = 0; i < W_COUNT; i++) {
 		w = r & 1 ? W_COUNT - 1 - i : i;
-		for (j = 0; j < V_COUNT; j++) {
-			v = (r + j) % V_COUNT;
+		for (j = 0; j < n; j++) {
+			v = first + (r + j) % n;
 			if (v != V_SFILTER)
 				idle_before(r);
 			ms = run_variant(v, &wl[w], &bytes, &st);
@@ -313,14 +331,55 @@ static void round_run(int r)
 			res[w][v][r] = ms;
 		}
 	}
+}
+
+static int runtime_open(void);
+
+/* -c: bare and bare-seccomp with the runtime closed (and nothing of it
+ * left attached: a link goes when the kernel drops its last reference),
+ * then the runtime opened again. */
+static int closed_phase(int r)
+{
+	int i, left = 1, tries;
+
+	sf_runtime_close(rt);
+	rt = NULL;
+	for (tries = 0; left && tries < 200; tries++) {
+		for (i = 0, left = 0; i < n_own; i++) {
+			int fd = bpf_link_get_fd_by_id(own[i]);
+
+			if (fd >= 0) {
+				left = 1;
+				close(fd);
+			}
+		}
+		if (left)
+			usleep(10000);
+	}
+	run_variants(r, V_BARE, V_COUNT - V_OPEN);
+	return runtime_open();
+}
+
+/* Round r: every variant once for each workload; with -c the closed
+ * phase comes first or last, alternating. */
+static int round_run(int r)
+{
+	int w, v;
+
+	if (closed && (r & 1) && closed_phase(r))
+		return -1;
+	run_variants(r, V_NONE, V_OPEN);
+	if (closed && !(r & 1) && closed_phase(r))
+		return -1;
 	if (verbose) {
 		printf("round %2d:", r);
 		for (w = 0; w < W_COUNT; w++)
-			for (v = 0; v < V_COUNT; v++)
+			for (v = 0; v < nv; v++)
 				printf(" %s/%s %.1f", wl[w].name, vnames[v], res[w][v][r]);
 		printf(" (dispatcher left attached %d, foreign links %d)\n", dispatch_left[r],
 		       foreign[r]);
 	}
+	return 0;
 }
 
 /* ---- set-up and report -------------------------------------------------------- */
@@ -333,6 +392,7 @@ static int runtime_open(void)
 	uint32_t before[MAX_OWN], after[MAX_OWN];
 	int nb, na, i, j, err;
 
+	n_own = 0;
 	nb = bench_links(BENCH_LINK_TP, before, MAX_OWN);
 	err = sf_runtime_open(&rt, &opts);
 	if (err) {
@@ -384,7 +444,7 @@ static void report_workload(int w, int rounds)
 
 	printf("\n### %s: `%s` (%lld bytes out)\n\n", x->name, x->cmd, x->bytes);
 	bench_md_head("variant | best ms | median ms | median vs none | valid runs", 1);
-	for (v = 0; v < V_COUNT; v++)
+	for (v = 0; v < nv; v++)
 		printf("| %s | %.1f | %.1f | %.3f | %d/%d |\n", vnames[v],
 		       bench_best(res[w][v], rounds), bench_median(res[w][v], rounds),
 		       bench_paired_median(res[w][v], res[w][V_NONE], rounds),
@@ -396,9 +456,26 @@ static void report_workload(int w, int rounds)
 		       (bench_median(res[w][V_SFILTER], rounds) - none) * 1e6 / x->calls);
 }
 
+/* -c: what the runtime open but idle costs (none / bare), and sfilter
+ * against a machine that has no sfilter at all (bare-seccomp). */
+static void report_closed(int rounds)
+{
+	int w;
+
+	printf("\nWith the runtime closed (bare, bare-seccomp):\n\n");
+	bench_md_head("workload | none / bare | seccomp / bare-seccomp | sfilter / bare | "
+		      "sfilter / bare-seccomp", 1);
+	for (w = 0; w < W_COUNT; w++)
+		printf("| %s | %.3f | %.3f | %.3f | %.3f |\n", wl[w].name,
+		       bench_paired_median(res[w][V_NONE], res[w][V_BARE], rounds),
+		       bench_paired_median(res[w][V_SECCOMP], res[w][V_BSECCOMP], rounds),
+		       bench_paired_median(res[w][V_SFILTER], res[w][V_BARE], rounds),
+		       bench_paired_median(res[w][V_SFILTER], res[w][V_BSECCOMP], rounds));
+}
+
 static void report(int rounds)
 {
-	int w, r, v, left = 0, tainted = 0;
+	int w, r, v, left = 0;
 	int dropped = bench_drop_rounds(foreign, rounds, &res[0][0][0], W_COUNT * V_COUNT,
 					MAX_ROUNDS);
 
@@ -415,26 +492,21 @@ static void report(int rounds)
 		       bench_paired_median(res[w][V_SECCOMP], res[w][V_NONE], rounds), m, GOAL,
 		       bench_verdict(m, GOAL));
 	}
-	for (r = 0; r < rounds; r++) {
+	if (closed)
+		report_closed(rounds);
+	for (r = 0; r < rounds; r++)
 		left += dispatch_left[r];
-		tainted += foreign[r] != 0;
-	}
 	printf("\n(median paired ratios over %d rounds)\n", rounds - dropped);
 	printf("dispatcher detached (sf_runtime_dispatch_link_id() == 0) before every none "
 	       "and seccomp run: %s (%d of %d runs attached)\n", left ? "no" : "yes", left,
 	       rounds * W_COUNT * 2);
 	for (w = 0; w < W_COUNT; w++)
-		for (v = 0; v < V_COUNT; v++)
+		for (v = 0; v < nv; v++)
 			if (mismatch[w][v])
 				printf("warning: %s under %s ended otherwise than under none in "
 				       "%d rounds (not counted)\n", wl[w].name, vnames[v],
 				       mismatch[w][v]);
-	if (dropped)
-		printf("warning: other users' raw/BTF tracepoint links were attached in %d of "
-		       "%d rounds: those rounds are not counted\n", dropped, rounds);
-	else if (tainted)
-		printf("warning: other users' raw/BTF tracepoint links were attached in every "
-		       "round: none and seccomp are tainted\n");
+	bench_taint_warning(foreign, rounds, dropped, "none and seccomp");
 }
 
 static int setup(const struct sf_profile *p, bool emulated, long dd_bytes)
@@ -467,8 +539,10 @@ int main(int argc, char **argv)
 	long dd_bytes = emulated ? 2000 : 200000;
 	struct sf_profile p;
 
-	if (bench_round_opts(argc, argv, "DD_BYTES", &rounds, &dd_bytes, &verbose))
+	if (bench_round_opts_flag(argc, argv, "DD_BYTES", &rounds, &dd_bytes, &verbose, 'c',
+				  "[-c]", &closed))
 		return 2;
+	nv = closed ? V_COUNT : V_OPEN;
 	if (rounds < 1 || rounds > MAX_ROUNDS || dd_bytes < 1) {
 		fprintf(stderr, "workload: rounds 1..%d, bytes >= 1\n", MAX_ROUNDS);
 		return 2;
@@ -486,10 +560,12 @@ int main(int argc, char **argv)
 		check_workload(&wl[w]);
 	printf("\n%d rounds, every variant once per workload per round\n", rounds);
 	for (r = 0; r < rounds; r++)
-		round_run(r);
-	report(rounds);
+		if (round_run(r))
+			break;
+	report(r);
 
-	sf_runtime_close(rt);
+	if (rt)
+		sf_runtime_close(rt);
 	sf_profile_free(&p);
 	return 0;
 }
