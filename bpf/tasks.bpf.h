@@ -77,6 +77,10 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 		cg_pend(task, cgid, threadgroup);
 		return;
 	}
+	/* A cgroup's filters judge from the join: a chain waiting for the
+	 * task's exec stops waiting (stricter, never looser). */
+	if (s->at_exec)
+		s->at_exec = 0;
 	if (s->armed) {
 		/* In the middle of sf_attach(): user space sorts it out. */
 		cg_pend(task, cgid, false);

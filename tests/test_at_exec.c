@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 #include "c2e.h"
+#include "cgroup.h"
 #include "daemon.h"
 #include "runtime.h"
 #include "wstatus.h"
@@ -255,4 +256,34 @@ TEST(at_exec_never_suspends_a_judged_task_nor_adds_a_filter_that_judges_now)
 	ASSERT_TRUE(killed(st), "the replaced program judges the waiting task after its exec");
 out:
 	sf_runtime_close(rt);
+}
+
+/* A cgroup's filters judge a task from the moment it joins: a waiting
+ * task that enters an attached cgroup stops waiting. */
+TEST(at_exec_task_joining_an_attached_cgroup_is_judged_at_once)
+{
+	struct sock_filter f1[4], f2[4];
+	struct sf_runtime *rt;
+	struct sock_fprog cp;
+	struct c2e_error e;
+	struct kid k = { 0, -1 };
+	char image[4096], cg[512];
+	uint32_t id1, id2;
+
+	if (!find_image(image, sizeof(image)) || !tcg_make(cg, sizeof(cg), "sftest-atexec"))
+		return;
+	if (!(rt = open_rt()))
+		goto out;
+	cp = on_nr(f2, NR_UNAME, RET_KILL_PROCESS);
+	if (ASSERT_TRUE(kid_start(&k, idle, image), "fork") &&
+	    ASSERT_OK(attach(rt, k.pid, kill_getppid(f1), SF_ATTACH_AT_EXEC, &id1), "at exec") &&
+	    ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &cp, 0, &id2, &e), "attach the cgroup") &&
+	    ASSERT_TRUE(tcg_move(cg, k.pid), "join the cgroup")) {
+		ASSERT_FALSE(task_state(rt, k.pid).at_exec, "no longer waiting");
+	}
+	if (k.pid > 0)
+		kid_kill(&k);
+	sf_runtime_close(rt);
+out:
+	rmdir(cg);
 }
