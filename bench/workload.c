@@ -10,6 +10,10 @@
  *   sfilter  the very same instructions through the runtime: the child is
  *            given them with sf_runtime_attach(SF_ATTACH_AT_EXEC) while it
  *            waits, and they judge from its execve on
+ *   floor    no filter, but the empty tp_btf/sys_enter program
+ *            (bpf/bench_floor.bpf.c) attached for the run: what any
+ *            sys_enter program costs every task, and so the least sfilter
+ *            can cost; sfilter / floor is sfilter's own share
  *
  * Two workloads, one realistic and one the worst case:
  *   tar  `tar cf - DIR` (DIR /usr/include; under emulation, or where it is
@@ -65,6 +69,7 @@
 #define _GNU_SOURCE
 #include "runtime.h"
 #include "bench_util.h"
+#include "bench_floor.skel.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -86,9 +91,9 @@
 #define GOAL 1.03
 
 /* The first V_OPEN run with the runtime open; the others only with -c. */
-enum { V_NONE, V_SECCOMP, V_SFILTER, V_BARE, V_BSECCOMP, V_COUNT };
-#define V_OPEN 3
-static const char *const vnames[V_COUNT] = { "none", "seccomp", "sfilter", "bare",
+enum { V_NONE, V_SECCOMP, V_SFILTER, V_FLOOR, V_BARE, V_BSECCOMP, V_COUNT };
+#define V_OPEN 4
+static const char *const vnames[V_COUNT] = { "none", "seccomp", "sfilter", "floor", "bare",
 					     "bare-seccomp" };
 
 struct workload {
@@ -104,6 +109,7 @@ enum { W_TAR, W_DD, W_COUNT };
 static struct workload wl[W_COUNT];
 
 static struct sf_runtime *rt;
+static struct bench_floor_bpf *floor_skel;
 static struct sock_fprog prog; /* the profile: one copy for both ways */
 static int devnull = -1;
 static double res[W_COUNT][V_COUNT][MAX_ROUNDS];
@@ -245,12 +251,34 @@ static void idle_before(int r)
 	foreign[r] += bench_foreign_tp_links(own, n_own, (uint32_t)link);
 }
 
+/* Destroys the floor's link and waits (up to 2 s) until the kernel has
+ * dropped it, so that the next run's count of others' links misses it. */
+static void floor_detach(struct bpf_link *l)
+{
+	struct bpf_link_info li = {};
+	__u32 len = sizeof(li);
+	int i, fd;
+
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &li, &len))
+		li.id = 0;
+	bpf_link__destroy(l);
+	for (i = 0; li.id && i < 200; i++) {
+		fd = bpf_link_get_fd_by_id(li.id);
+		if (fd < 0)
+			return;
+		close(fd);
+		usleep(10000);
+	}
+}
+
 /* One run of workload w under variant v: ms, or -1 if it could not run.
  * *bytes and *status say how it ended. */
 static double run_variant(int v, struct workload *w, long long *bytes, int *status)
 {
+	struct bpf_link *floor = NULL;
 	struct kid k;
 	uint32_t id;
+	double ms;
 	int err;
 
 	*status = -1;
@@ -269,7 +297,20 @@ static double run_variant(int v, struct workload *w, long long *bytes, int *stat
 			return -1;
 		}
 	}
-	return kid_run(&k, bytes, status);
+	if (v == V_FLOOR) {
+		floor = bpf_program__attach(floor_skel->progs.bench_floor);
+		if (!floor) {
+			fprintf(stderr, "workload: attach the floor program: %s\n",
+				strerror(errno));
+			kill(k.pid, SIGKILL);
+			kid_run(&k, bytes, status);
+			return -1;
+		}
+	}
+	ms = kid_run(&k, bytes, status);
+	if (floor)
+		floor_detach(floor);
+	return ms;
 }
 
 static const char *status_str(int st, char *buf, size_t size)
@@ -482,14 +523,16 @@ static void report(int rounds)
 	for (w = 0; w < W_COUNT; w++)
 		report_workload(w, rounds);
 	printf("\n");
-	bench_md_head("workload | sfilter / none | seccomp / none | sfilter / seccomp | "
-		      "target |", 1);
+	bench_md_head("workload | sfilter / none | seccomp / none | floor / none | "
+		      "sfilter / floor | sfilter / seccomp | target |", 1);
 	for (w = 0; w < W_COUNT; w++) {
 		double m = bench_paired_median(res[w][V_SFILTER], res[w][V_SECCOMP], rounds);
 
-		printf("| %s | %.3f | %.3f | %.3f | <= %.2f | %s |\n", wl[w].name,
+		printf("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | <= %.2f | %s |\n", wl[w].name,
 		       bench_paired_median(res[w][V_SFILTER], res[w][V_NONE], rounds),
-		       bench_paired_median(res[w][V_SECCOMP], res[w][V_NONE], rounds), m, GOAL,
+		       bench_paired_median(res[w][V_SECCOMP], res[w][V_NONE], rounds),
+		       bench_paired_median(res[w][V_FLOOR], res[w][V_NONE], rounds),
+		       bench_paired_median(res[w][V_SFILTER], res[w][V_FLOOR], rounds), m, GOAL,
 		       bench_verdict(m, GOAL));
 	}
 	if (closed)
@@ -518,6 +561,11 @@ static int setup(const struct sf_profile *p, bool emulated, long dd_bytes)
 	if (workloads_init(dd_bytes, emulated))
 		return -ENOENT;
 	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	floor_skel = bench_floor_bpf__open_and_load();
+	if (!floor_skel) {
+		fprintf(stderr, "workload: load the floor program: %s\n", strerror(errno));
+		return -EIO;
+	}
 	if (devnull < 0 || runtime_open())
 		return -EIO;
 	own_link_names(names, sizeof(names));
@@ -566,6 +614,7 @@ int main(int argc, char **argv)
 
 	if (rt)
 		sf_runtime_close(rt);
+	bench_floor_bpf__destroy(floor_skel);
 	sf_profile_free(&p);
 	return 0;
 }

@@ -526,7 +526,10 @@ static __always_inline int denied(void)
 	struct sf_task *s = tracked(t);
 	__u32 err;
 
-	if (!s)
+	/* A task whose chain was taken away (detached, then idle) keeps the
+	 * mark of its last denied call until its next sys_enter, which no
+	 * dispatcher may see: unconfined, it is refused nothing. */
+	if (!s || !s->chain)
 		return 0;
 	err = s->deny;
 	if (!err || sf_stopped)

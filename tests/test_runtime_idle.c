@@ -153,3 +153,103 @@ out:
 		sf_runtime_close(rt);
 	sf_runtime_uninstall_dir(pin);
 }
+
+/* ---- the lsm tier: the LSM programs come and go with the dispatcher -------- */
+
+/* How many links attach program prog_id. */
+static int links_of_prog(uint32_t prog_id)
+{
+	uint32_t id = 0;
+	int n = 0;
+
+	while (bpf_link_get_next_id(id, &id) == 0) {
+		struct bpf_link_info li = { 0 };
+		uint32_t ll = sizeof(li);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &li, &ll) == 0 && li.prog_id == prog_id)
+			n++;
+		close(fd);
+	}
+	return n;
+}
+
+/* Waits up to 30 s (each detach rewrites a trampoline: slow under TCG)
+ * for prog_id to have want links. */
+static bool links_become(uint32_t prog_id, int want)
+{
+	int i;
+
+	for (i = 0; i < 3000; i++) {
+		if (links_of_prog(prog_id) == want)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static uint32_t pinned_prog_id(const char *pin, const char *name)
+{
+	struct bpf_prog_info pi = { 0 };
+	uint32_t len = sizeof(pi);
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/prog_%s", pin, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &pi, &len))
+		pi.id = 0;
+	close(fd);
+	return pi.id;
+}
+
+TEST(runtime_attaches_the_lsm_programs_only_while_something_can_be_judged)
+{
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	struct sf_runtime *rt = NULL;
+	char pin[64], link[128];
+	bool adopted = false;
+	uint32_t prog;
+	int round;
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-lsm-idle-%d", getpid());
+	snprintf(link, sizeof(link), "%s/link_sf_lsm_file_open", pin);
+	sf_runtime_uninstall_dir(pin);
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "fresh install"))
+		return;
+	if (sf_runtime_tier(rt) != SF_TIER_LSM) {
+		test_skip("the tracepoint tier (BPF LSM programs do not run on this kernel)");
+		goto out;
+	}
+	prog = pinned_prog_id(pin, "sf_lsm_file_open");
+	if (!ASSERT_TRUE(prog != 0, "sf_lsm_file_open is loaded and pinned"))
+		goto out;
+	ASSERT_EQ(links_of_prog(prog), 0, "no LSM program is attached while idle");
+	for (round = 0; round < 2; round++) {
+		confine_and_kill(rt, round ? "attach after an idle detach" : "attach");
+		ASSERT_EQ(links_of_prog(prog), 1, "attached with the first chain");
+		ASSERT_OK(access(link, F_OK), "and its link pinned");
+		ASSERT_EQ(sf_runtime_idle_check(rt), 1, "detached once the last one is gone");
+		ASSERT_TRUE(access(link, F_OK) != 0, "unpinned");
+		ASSERT_TRUE(links_become(prog, 0), "the kernel dropped the LSM link");
+	}
+	/* A restart adopts an install whose LSM programs are attached. */
+	confine_and_kill(rt, "attach before a restart");
+	sf_runtime_close(rt);
+	rt = NULL;
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "reopen") ||
+	    !ASSERT_TRUE(adopted, "adopted"))
+		goto out;
+	ASSERT_EQ(sf_runtime_tier(rt), SF_TIER_LSM, "the adopted install is of the lsm tier");
+	ASSERT_EQ(links_of_prog(prog), 1, "its LSM programs stayed attached");
+	ASSERT_EQ(sf_runtime_idle_check(rt), 1, "the adopted install goes idle");
+	ASSERT_TRUE(links_become(prog, 0), "and its LSM links with it");
+out:
+	if (rt)
+		sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+}

@@ -13,7 +13,8 @@
  * adopts every filter; per-uid limits; and a JSON event log to a file,
  * stdout or syslog that SIGHUP reopens.
  *
- * One thread, one epoll loop, every socket non-blocking: a client that
+ * One epoll loop (and a thread that only detaches the idle dispatcher),
+ * every socket non-blocking: a client that
  * stalls or misbehaves costs the others nothing (what it does not read
  * waits in a bounded queue of its own, and connections are limited per
  * uid: conn.c). Each request is checked the way seccomp(2) checks the
@@ -34,6 +35,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,24 +459,60 @@ static void dispatch(const struct epoll_event *ev)
 }
 
 /* Every IDLE_CHECK_SECONDS: once nothing can be judged (the last confined
- * task has exited), the dispatcher is detached, and every syscall on the
- * machine costs what it costs without sfilter. One iterator pass. */
+ * task has exited), the dispatcher and the LSM programs are detached, and
+ * every syscall on the machine costs what it costs without sfilter. On a
+ * thread of its own, beside the loop: the runtime's lock is held only for
+ * the check (one iterator pass), and detaching the LSM programs (a
+ * trampoline rewritten per hook: seconds under emulation) must not hold
+ * up requests. */
 #define IDLE_CHECK_SECONDS 2
-static void idle_check(void)
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop, running;
+} idle = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static void *idle_loop(void *arg)
 {
-	static struct timespec last;
-	struct timespec now;
+	struct timespec at;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec - last.tv_sec < IDLE_CHECK_SECONDS)
+	(void)arg;
+	pthread_mutex_lock(&idle.lock);
+	while (!idle.stop) {
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += IDLE_CHECK_SECONDS;
+		if (pthread_cond_timedwait(&idle.wake, &idle.lock, &at) != ETIMEDOUT)
+			continue;
+		pthread_mutex_unlock(&idle.lock);
+		r = sf_runtime_idle_check(d.rt);
+		if (r < 0)
+			diag("detaching the idle dispatcher: %s", strerror(-r));
+		else if (r > 0 && d.verbose)
+			diag("nothing to judge: the dispatcher is detached until the next filter");
+		pthread_mutex_lock(&idle.lock);
+	}
+	pthread_mutex_unlock(&idle.lock);
+	return NULL;
+}
+
+static void idle_start(void)
+{
+	idle.running = pthread_create(&idle.thread, NULL, idle_loop, NULL) == 0;
+	if (!idle.running)
+		diag("no idle-check thread: the dispatcher stays attached once attached");
+}
+
+static void idle_stop(void)
+{
+	if (!idle.running)
 		return;
-	last = now;
-	r = sf_runtime_idle_check(d.rt);
-	if (r < 0)
-		diag("detaching the idle dispatcher: %s", strerror(-r));
-	else if (r > 0 && d.verbose)
-		diag("nothing to judge: the sys_enter dispatcher is detached until the next filter");
+	pthread_mutex_lock(&idle.lock);
+	idle.stop = true;
+	pthread_cond_signal(&idle.wake);
+	pthread_mutex_unlock(&idle.lock);
+	pthread_join(idle.thread, NULL);
 }
 
 static void serve(void)
@@ -506,7 +544,6 @@ static void serve(void)
 			tables_pending = sf_runtime_fill_tables(d.rt, 1) > 0;
 		else
 			tables_pending = true; /* a request may have made one */
-		idle_check();
 	}
 }
 
@@ -541,7 +578,9 @@ int main(int argc, char **argv)
 	if (set_up(&s, &sigs) < 0)
 		return 1;
 	log_start_stop(true);
+	idle_start();
 	serve();
+	idle_stop();
 
 	eventlog_drain();
 	while (conn_count)

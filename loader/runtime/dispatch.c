@@ -14,6 +14,7 @@
 #include "internal.h"
 #include "sfilter.skel.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -24,16 +25,20 @@
 #include <bpf/bpf.h>
 
 /* What is attached while anything can be judged, in the order it is
- * attached (the last is detached first): the sys_exit program that
- * decides an sf_attach()'s arm where the kernel takes no fexit programs
- * (only loaded there), then the dispatcher. */
+ * attached (the last is detached first): the LSM programs (lsm tier), so
+ * that a denied call's side effects are refused from its first verdict
+ * on; the sys_exit program that decides an sf_attach()'s arm where the
+ * kernel takes no fexit programs (only loaded there); the dispatcher. */
 #define EXIT_TP  "sf_reply_exit_tp"
 #define DISPATCH "sf_dispatch"
+#define LSM_PREFIX "sf_lsm_"
 
 static void pin_path(const struct sf_runtime *rt, const char *kind, const char *name,
 		     char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/%s_%s", rt->pin_dir, kind, name);
+	/* Too long: an empty path, which every use refuses. */
+	if ((size_t)snprintf(buf, size, "%s/%s_%s", rt->pin_dir, kind, name) >= size)
+		buf[0] = 0;
 }
 
 /* The program name: the skeleton's, or (adopted) the pinned one; -ENOENT
@@ -62,7 +67,7 @@ static int prog_fd(const struct sf_runtime *rt, const char *name, bool *own)
 
 /* Attaches name (pinning its link): its link fd, 0 when it was not
  * loaded, or -errno. */
-static int attach_one(struct sf_runtime *rt, const char *name)
+static int attach_one(struct sf_runtime *rt, const char *name, enum bpf_attach_type type)
 {
 	char path[PATH_MAX];
 	bool own;
@@ -72,7 +77,7 @@ static int attach_one(struct sf_runtime *rt, const char *name)
 		return 0;
 	if (prog < 0)
 		return prog;
-	link = bpf_link_create(prog, 0, BPF_TRACE_RAW_TP, NULL);
+	link = bpf_link_create(prog, 0, type, NULL);
 	if (link < 0)
 		link = bpf_raw_tracepoint_open(NULL, prog);
 	err = link < 0 ? -errno : 0;
@@ -124,18 +129,143 @@ void sf_rt_dispatch_adopted(struct sf_runtime *rt)
 	rt->dispatch_pinned = access(path, F_OK) == 0;
 }
 
+/* ---- the LSM programs ----------------------------------------------------- */
+
+/* The names of the LSM programs loaded: the skeleton's, or (adopted) those
+ * pinned as prog_sf_lsm_<hook>. How many, up to max. */
+static int lsm_names(const struct sf_runtime *rt, char (*names)[SF_RT_NAME_LEN], int max)
+{
+	const size_t pfx = strlen("prog_");
+	struct bpf_program *p;
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	if (rt->skel) {
+		bpf_object__for_each_program(p, rt->skel->obj)
+			if (n < max && bpf_program__fd(p) >= 0 &&
+			    !strncmp(bpf_program__name(p), LSM_PREFIX, strlen(LSM_PREFIX)))
+				snprintf(names[n++], SF_RT_NAME_LEN, "%s", bpf_program__name(p));
+		return n;
+	}
+	dir = rt->pin_dir ? opendir(rt->pin_dir) : NULL;
+	if (!dir)
+		return 0;
+	while (n < max && (d = readdir(dir)))
+		if (!strncmp(d->d_name, "prog_" LSM_PREFIX, pfx + strlen(LSM_PREFIX)))
+			snprintf(names[n++], SF_RT_NAME_LEN, "%s", d->d_name + pfx);
+	closedir(dir);
+	return n;
+}
+
+/* Detaches the LSM programs this runtime attached, and (adopted) those
+ * only pinned. Unpinning is quick; the last close of a link is the slow
+ * part (every detach rewrites the hook's trampoline: 0.15 s each under
+ * TCG), so every link's fds (ours, and one taken from each pin before it
+ * goes, so that the last reference is an fd, not a pin freed later from
+ * RCU) go to fds[] (*n of them, room for 2 * SF_RT_MAX_LSM) for the caller
+ * to close when it holds no lock. */
+static void lsm_off(struct sf_runtime *rt, int *fds, int *n)
+{
+	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN], path[PATH_MAX];
+	int i, fd, k = lsm_names(rt, names, SF_RT_MAX_LSM);
+
+	*n = 0;
+	for (i = 0; rt->pin_dir && i < k; i++) {
+		pin_path(rt, "link", names[i], path, sizeof(path));
+		fd = bpf_obj_get(path);
+		if (fd >= 0)
+			fds[(*n)++] = fd;
+		unlink(path);
+	}
+	for (i = 0; i < rt->n_lsm; i++)
+		if (rt->fd_lsm[i] > 0)
+			fds[(*n)++] = rt->fd_lsm[i];
+	rt->n_lsm = 0;
+}
+
+static void close_now(int *fds, int n)
+{
+	while (n-- > 0)
+		close(fds[n]);
+}
+
+static int lsm_on(struct sf_runtime *rt)
+{
+	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN];
+	int fds[2 * SF_RT_MAX_LSM], i, n, k, fd;
+
+	if (rt->tier != SF_TIER_LSM)
+		return 0;
+	k = lsm_names(rt, names, SF_RT_MAX_LSM);
+	for (i = 0; i < k; i++) {
+		fd = attach_one(rt, names[i], BPF_LSM_MAC);
+		if (fd < 0) {
+			rt->n_lsm = i;
+			lsm_off(rt, fds, &n);
+			close_now(fds, n);
+			return fd;
+		}
+		rt->fd_lsm[i] = fd;
+		rt->n_lsm = i + 1;
+	}
+	return 0;
+}
+
+/* Closes fds[1..fds[0]] and returns once the kernel has dropped their
+ * links (up to 30 s), so that the programs can be attached again: the
+ * kernel refuses a second link of one program to one hook (EBUSY). */
+/* Closes fds[] and returns once the kernel has dropped their links (up to
+ * 30 s: a forked child that has not exec'd yet holds copies), so that
+ * the programs can be attached again: the kernel refuses a second link of
+ * one program to one hook (EBUSY). */
+static void close_links(const int *fds, int n)
+{
+	uint32_t ids[2 * SF_RT_MAX_LSM];
+	int i, j, left = 1;
+
+	for (i = 0; i < n; i++) {
+		struct bpf_link_info li = {};
+		uint32_t len = sizeof(li);
+
+		ids[i] = bpf_obj_get_info_by_fd(fds[i], &li, &len) ? 0 : li.id;
+		close(fds[i]);
+	}
+	for (j = 0; left && j < 3000; j++) {
+		for (i = 0, left = 0; i < n; i++) {
+			int fd = ids[i] ? bpf_link_get_fd_by_id(ids[i]) : -1;
+
+			if (fd >= 0) {
+				left = 1;
+				close(fd);
+			}
+		}
+		if (left)
+			usleep(10000);
+	}
+}
+
+/* ---- all together --------------------------------------------------------- */
+
 int sf_rt_dispatch_on(struct sf_runtime *rt)
 {
-	int exit_tp, disp;
+	int exit_tp, disp, fds[2 * SF_RT_MAX_LSM], n, err;
 
 	if (sf_rt_dispatch_attached(rt))
 		return 0;
-	exit_tp = attach_one(rt, EXIT_TP);
-	if (exit_tp < 0)
-		return exit_tp;
-	disp = attach_one(rt, DISPATCH);
+	/* An idle check may be detaching the last LSM links: wait for it. */
+	pthread_mutex_lock(&rt->detach_lock);
+	pthread_mutex_unlock(&rt->detach_lock);
+	err = lsm_on(rt);
+	if (err)
+		return err;
+	exit_tp = attach_one(rt, EXIT_TP, BPF_TRACE_RAW_TP);
+	disp = exit_tp < 0 ? exit_tp : attach_one(rt, DISPATCH, BPF_TRACE_RAW_TP);
 	if (disp < 0) {
-		detach_one(rt, EXIT_TP, &exit_tp);
+		if (exit_tp >= 0)
+			detach_one(rt, EXIT_TP, &exit_tp);
+		lsm_off(rt, fds, &n);
+		close_now(fds, n);
 		return disp;
 	}
 	rt->fd_exit_tp = exit_tp;
@@ -144,23 +274,34 @@ int sf_rt_dispatch_on(struct sf_runtime *rt)
 	return 0;
 }
 
-static int dispatch_off(struct sf_runtime *rt)
+/* The dispatcher first: from then on nothing is judged, and no deny mark
+ * is set for the LSM programs, which go last. */
+static int dispatch_off(struct sf_runtime *rt, int *lsm_fds, int *n)
 {
 	int err = detach_one(rt, DISPATCH, &rt->fd_dispatch);
 
+	*n = 0;
 	if (err)
 		return err;
 	rt->dispatch_pinned = false;
-	return detach_one(rt, EXIT_TP, &rt->fd_exit_tp);
+	err = detach_one(rt, EXIT_TP, &rt->fd_exit_tp);
+	lsm_off(rt, lsm_fds, n);
+	return err;
 }
 
 void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 {
+	int i;
+
 	if (rt->fd_dispatch > 0)
 		close(rt->fd_dispatch);
 	if (rt->fd_exit_tp > 0)
 		close(rt->fd_exit_tp);
 	rt->fd_dispatch = rt->fd_exit_tp = 0;
+	for (i = 0; i < rt->n_lsm; i++)
+		if (rt->fd_lsm[i] > 0)
+			close(rt->fd_lsm[i]);
+	rt->n_lsm = 0;
 }
 
 /* Whether nothing can be judged now: no task has a chain (nor an old one
@@ -193,22 +334,28 @@ static int nothing_to_judge(struct sf_runtime *rt)
 	return !busy;
 }
 
+/* The LSM links are closed after rt->lock is released (each close
+ * rewrites a trampoline, 0.15 s under TCG), under rt->detach_lock, which
+ * sf_rt_dispatch_on() waits for. */
 int sf_runtime_idle_check(struct sf_runtime *rt)
 {
-	int r;
+	int r, fds[2 * SF_RT_MAX_LSM], n = 0;
 
 	pthread_mutex_lock(&rt->lock);
 	r = sf_rt_dispatch_attached(rt) ? nothing_to_judge(rt) : 0;
 	if (r > 0) {
-		r = dispatch_off(rt);
+		r = dispatch_off(rt, fds, &n);
 		if (r == 0)
 			r = 1;
 	}
+	pthread_mutex_lock(&rt->detach_lock);
 	pthread_mutex_unlock(&rt->lock);
+	close_links(fds, n);
+	pthread_mutex_unlock(&rt->detach_lock);
 	return r;
 }
 
-int sf_runtime_dispatch_link_id(struct sf_runtime *rt)
+static int dispatch_link_id(struct sf_runtime *rt)
 {
 	struct bpf_link_info info;
 	uint32_t len = sizeof(info);
@@ -228,5 +375,16 @@ int sf_runtime_dispatch_link_id(struct sf_runtime *rt)
 		id = (int)info.id;
 	if (fd != rt->fd_dispatch)
 		close(fd);
+	return id;
+}
+
+/* Under the lock: sfilterd's idle thread may be closing the fd. */
+int sf_runtime_dispatch_link_id(struct sf_runtime *rt)
+{
+	int id;
+
+	pthread_mutex_lock(&rt->lock);
+	id = dispatch_link_id(rt);
+	pthread_mutex_unlock(&rt->lock);
 	return id;
 }

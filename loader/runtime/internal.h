@@ -119,6 +119,8 @@ struct sf_cgroup {
 };
 
 #define SF_RT_HASH_BUCKETS 1024
+#define SF_RT_MAX_LSM 64     /* LSM programs in bpf/sfilter.bpf.c, and room */
+#define SF_RT_NAME_LEN 64    /* a BPF program's name, with room */
 
 struct sf_runtime {
 	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
@@ -130,6 +132,8 @@ struct sf_runtime {
 	int fd_dispatch;             /* the dispatcher's link, when this runtime
 					attached it (0: none, or only its pin) */
 	int fd_exit_tp;              /* sf_reply_exit_tp's link, alike */
+	int fd_lsm[SF_RT_MAX_LSM];   /* the LSM programs' links, alike */
+	int n_lsm;
 	bool dispatch_pinned;        /* link_sf_dispatch is pinned (known without
 					a look at bpffs on every attach) */
 	struct sfilter_bpf__bss *bss;
@@ -153,6 +157,8 @@ struct sf_runtime {
 	sf_event_fn fn;
 	void *fn_ctx;
 	pthread_mutex_t lock;
+	pthread_mutex_t detach_lock; /* held while an idle check closes links;
+					taken after lock, never before */
 };
 
 struct sf_rt_recs {                  /* one record per task an iteration saw */

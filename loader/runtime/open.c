@@ -114,6 +114,9 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 		    btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0)
 			bpf_program__set_autoload(p, false);
 	}
+	bpf_object__for_each_program(p, skel->obj)
+		if (is_lsm_prog(p))
+			bpf_program__set_autoattach(p, false); /* with the dispatcher */
 	bpf_program__set_autoattach(skel->progs.sf_iter, false);
 	/* Attached with the first chain (dispatch.c). */
 	bpf_program__set_autoattach(skel->progs.sf_dispatch, false);
@@ -243,6 +246,7 @@ struct sf_runtime *sf_rt_alloc(const struct sf_runtime_opts *opts)
 		return NULL;
 	}
 	pthread_mutex_init(&rt->lock, NULL);
+	pthread_mutex_init(&rt->detach_lock, NULL);
 	rt->verbose = opts && opts->verbose;
 	rt->defer_tables = opts && opts->defer_tables;
 	rt->next_id = 1;
@@ -332,5 +336,6 @@ void sf_runtime_close(struct sf_runtime *rt)
 	free(rt->pin_dir);
 	free(rt->state_path);
 	pthread_mutex_destroy(&rt->lock);
+	pthread_mutex_destroy(&rt->detach_lock);
 	free(rt);
 }

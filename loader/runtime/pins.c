@@ -174,8 +174,9 @@ static int teardown_dir(const char *pin_dir, struct sf_runtime *rt)
 	int err, err2;
 
 	err = unpin_links(pin_dir, ids, sizeof(ids) / sizeof(ids[0]), &n);
-	if (rt)
+	if (rt) {
 		sf_rt_dispatch_close_fd(rt);
+	}
 	if (rt && rt->skel) {
 		struct bpf_object_skeleton *sk = rt->skel->skeleton;
 		int i;
@@ -294,7 +295,7 @@ static int adopt(struct sf_runtime *rt)
 	{
 		char probe[PATH_MAX];
 
-		pin_name(probe, sizeof(probe), rt->pin_dir, "link", "sf_lsm_file_open");
+		pin_name(probe, sizeof(probe), rt->pin_dir, "prog", "sf_lsm_file_open");
 		rt->tier = access(probe, F_OK) == 0 ? SF_TIER_LSM : SF_TIER_TRACEPOINT;
 		if (rt->tier == SF_TIER_TRACEPOINT)
 			snprintf(rt->tier_why, sizeof(rt->tier_why),
