@@ -34,8 +34,9 @@
  * /run/<its basename>), which adds what pinning costs an attach; the pins
  * are torn down at the end with sfilterd --uninstall --pin-dir.
  *
- * Never asserts; prints Markdown and the goals: sf-16 loaded p50 <= 200 us,
- * sf-300 new p50 <= 3 ms.
+ * Never asserts; prints Markdown and the goals: sf-16 loaded p50 <= 100 us,
+ * sf-300 new p50 <= 1 ms (on a machine where seccomp-16 takes 24-37 us and
+ * seccomp-300 about 0.5 ms; compare the ratios on a slower one).
  *
  * Usage: attach_latency [-n SAMPLES_PER_VARIANT] [-d SFILTERD] [-p] [-v]   (root)
  */
@@ -481,12 +482,12 @@ int main(int argc, char **argv)
 
 		printf("\n");
 		bench_md_head("goal | target | p50 | p99 |", -1);
-		printf("| sf_attach, filter already loaded (sf-16 loaded) | p50 <= 200 us | "
+		printf("| sf_attach, filter already loaded (sf-16 loaded) | p50 <= 100 us | "
 		       "%.1f us | %.1f us | %s |\n", a, bench_pct(samples[V_SF16], n, 0.99),
-		       bench_verdict(a, 200));
-		printf("| sf_attach, new 300-rule filter (sf-300 new) | p50 <= 3000 us | "
+		       bench_verdict(a, 100));
+		printf("| sf_attach, new 300-rule filter (sf-300 new) | p50 <= 1000 us | "
 		       "%.1f us | %.1f us | %s |\n", b,
-		       bench_pct(samples[V_SF300_NEW], n, 0.99), bench_verdict(b, 3000));
+		       bench_pct(samples[V_SF300_NEW], n, 0.99), bench_verdict(b, 1000));
 	}
 	if (failures)
 		printf("\nwarning: %d samples failed (see stderr); they are left out\n",
