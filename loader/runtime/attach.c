@@ -48,15 +48,40 @@ static const struct sf_iter_rec *find_rec(const struct sf_rt_recs *r, pid_t tid)
 	return NULL;
 }
 
-/* Reads the chain slot of every thread in the target's group. A target
- * pinned to a process (tg->process) must still be that process: its
- * leader's start time tells a reused pid apart. */
+/* The target thread's record alone, by the kernel's walk of one task
+ * (iter.c): NULL where that walk missed it. Its group is the process's
+ * when the target is pinned to one (the BPF side reports no other). */
+static const struct sf_iter_rec *read_thread(struct sf_runtime *rt,
+					     const struct sf_target *tg,
+					     struct sf_rt_recs *r)
+{
+	const struct sf_iter_rec *me = NULL;
+
+	if (sf_rt_iter_thread(rt, tg->process ? tg->process->tgid : 0, tg->tid, r) == 0)
+		me = find_rec(r, tg->tid);
+	if (!me) {
+		free(r->r);
+		r->r = NULL;
+		r->n = 0;
+	}
+	return me;
+}
+
+/* Reads the chain slot of the target thread (*single: of it alone, when
+ * the kernel can walk one task; else cleared) or of every thread in its
+ * group. A target pinned to a process (tg->process) must still be that
+ * process: its leader's start time tells a reused pid apart. */
 static int read_group(struct sf_runtime *rt, const struct sf_target *tg, pid_t *tgid,
-		      struct sf_rt_recs *r)
+		      struct sf_rt_recs *r, bool *single)
 {
 	const struct sf_iter_rec *me;
 	int err;
 
+	if (*single && (me = read_thread(rt, tg, r)) != NULL) {
+		*tgid = tg->process ? tg->process->tgid : (pid_t)me->tgid;
+		goto check;
+	}
+	*single = false;
 	*tgid = tg->process ? tg->process->tgid : tgid_of(tg->tid);
 	if (*tgid <= 0)
 		return -ESRCH;
@@ -73,6 +98,7 @@ static int read_group(struct sf_runtime *rt, const struct sf_target *tg, pid_t *
 			return err;
 		me = find_rec(r, tg->tid);
 	}
+check:
 	if (!me || (pid_t)me->tgid != *tgid ||
 	    (tg->process && me->leader_start != tg->process->leader_start)) {
 		free(r->r);
@@ -130,12 +156,30 @@ struct want {
 	bool at_exec; /* the chain waits for the task's next execve */
 };
 
+/* One iterator pass that applies the pending entries of want[0..n):
+ * single (n is 1), over that thread alone, and over the group if that
+ * walk missed it (its entry is still pending then). */
+static int apply_pass(struct sf_runtime *rt, pid_t tgid, const struct want *want,
+		      size_t n, bool single, struct sf_rt_recs *after)
+{
+	if (single && n == 1) {
+		if (sf_rt_iter_thread(rt, tgid, want[0].tid, after) == 0 &&
+		    find_rec(after, want[0].tid))
+			return 0;
+		free(after->r);
+		after->r = NULL;
+		after->n = 0;
+	}
+	return sf_rt_iter_run(rt, tgid, true, after);
+}
+
 /* Writes the pending entries for want[0..n), runs one iterator pass over
- * the group and deletes them. Returns how many were applied, or -errno;
- * after holds the group as the pass left it. */
+ * the group (single: over the one thread) and deletes them. Returns how
+ * many were applied, or -errno; after holds the tasks as the pass left
+ * them. */
 static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 		 uint32_t guard, const struct want *want, size_t n, int slot,
-		 struct sf_rt_recs *after)
+		 bool single, struct sf_rt_recs *after)
 {
 	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
@@ -155,7 +199,7 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 		if (bpf_map_update_elem(pfd, &key, &p, BPF_ANY))
 			return -errno;
 	}
-	err = sf_rt_iter_run(rt, tgid, true, after);
+	err = apply_pass(rt, tgid, want, n, single, after);
 	for (i = 0; i < n; i++) {
 		uint32_t key = (uint32_t)want[i].tid;
 
@@ -180,7 +224,7 @@ static void roll_back(struct sf_runtime *rt, pid_t tgid, const struct want *move
 		struct want back = { moved[i].tid, (uint32_t)slot, false, moved[i].at_exec };
 		struct sf_rt_recs after = { 0 };
 
-		apply(rt, tgid, &plain, 0, &back, 1, (int)moved[i].from, &after);
+		apply(rt, tgid, &plain, 0, &back, 1, (int)moved[i].from, true, &after);
 		free(after.r);
 	}
 }
@@ -210,6 +254,7 @@ struct attach_op {
 	const struct sf_target *tg;
 	unsigned int flags;
 	bool tsync, tsync_set;
+	bool single;                    /* passes over the caller's thread alone */
 	pid_t tgid;
 	struct sf_node *node;           /* the new chain, busy while we work */
 	struct sf_rt_recs group, after; /* the group now, after a pass */
@@ -361,7 +406,7 @@ static int converge(struct attach_op *op)
 		if (n == 0)
 			break;
 		applied = apply(op->rt, op->tgid, op->tg, guard_of(op), op->want, n,
-				op->node->slot, &op->after);
+				op->node->slot, op->single, &op->after);
 		if (applied < 0)
 			return applied;
 		err = note_moved(op, n);
@@ -423,11 +468,14 @@ static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
 			 const struct sock_fprog *prog, unsigned int flags,
 			 uint32_t *filter_id)
 {
+	/* Without TSYNC only the caller's thread is read and changed: no
+	 * pass needs to visit any other task on the machine. */
 	struct attach_op op = { .rt = rt, .tg = tg, .flags = flags,
-				.tsync = flags & SF_ATTACH_TSYNC };
+				.tsync = flags & SF_ATTACH_TSYNC,
+				.single = !(flags & SF_ATTACH_TSYNC) };
 	int err;
 
-	err = read_group(rt, tg, &op.tgid, &op.group);
+	err = read_group(rt, tg, &op.tgid, &op.group, &op.single);
 	if (err)
 		return err;
 	err = attach_node(&op, prog);
@@ -451,8 +499,12 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 	if (tg->tid <= 0)
 		return -ESRCH;
 	pthread_mutex_lock(&rt->lock);
+	/* No save of the state file here: the one change of the chain tree
+	 * that a task can come to depend on, a chain loaded into a slot, is
+	 * saved by sf_rt_node_load() before any task is given the slot, and
+	 * everything else an attach changes is in the kernel (task storage).
+	 * A cached chain thus costs a pinned runtime no rewrite of the file. */
 	ret = attach_locked(rt, tg, prog, flags, filter_id);
-	sf_rt_save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return ret;
 }

@@ -210,6 +210,10 @@ int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_rec
 /* The same over the process pidfd refers to: -EOPNOTSUPP where the kernel's
  * task iterator takes no pidfd (before 6.1). */
 int sf_rt_iter_pidfd(struct sf_runtime *rt, int pidfd, struct sf_rt_recs *out);
+/* The same over the one thread tid of group tgid (0: any group), or no
+ * record where the kernel misses it (see iter.c): -EOPNOTSUPP where the
+ * kernel's task iterator takes no filter. */
+int sf_rt_iter_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid, struct sf_rt_recs *out);
 /* Whether the kernel's task iterator takes a pidfd (sets nothing). */
 bool sf_rt_iter_can_filter(struct sf_runtime *rt);
 /* Returns once every run of a BPF program (sys_enter dispatcher, chain,

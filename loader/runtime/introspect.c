@@ -169,16 +169,19 @@ int sf_runtime_set_owner(struct sf_runtime *rt, uint32_t filter_id, uid_t owner)
 {
 	struct sf_node *n;
 	size_t i;
-	int found = 0;
+	int found = 0, changed = 0;
 
 	pthread_mutex_lock(&rt->lock);
 	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
 		for (n = rt->buckets[i]; n; n = n->hnext)
 			if (n->id == filter_id) {
+				changed |= n->owner != owner;
 				n->owner = owner;
 				found = 1;
 			}
-	if (found)
+	/* Every attach sets its filter's owner, mostly to what it was
+	 * already: the state file is rewritten only for a change. */
+	if (changed)
 		sf_rt_save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return found ? 0 : -ENOENT;

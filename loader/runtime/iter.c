@@ -19,15 +19,18 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-/* An iterator link over the process pidfd refers to or, with none, over
- * every task. */
-static int iter_link(struct sf_runtime *rt, int pidfd)
+/* An iterator link over the process pidfd refers to, or over the one
+ * task tid, or with neither, over every task. */
+static int iter_link(struct sf_runtime *rt, int pidfd, pid_t tid)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, o);
 	union bpf_iter_link_info li = {};
 
-	if (pidfd >= 0) {
+	if (pidfd >= 0)
 		li.task.pid_fd = (uint32_t)pidfd;
+	else if (tid > 0)
+		li.task.tid = (uint32_t)tid;
+	if (pidfd >= 0 || tid > 0) {
 		o.iter_info = &li;
 		o.iter_info_len = sizeof(li);
 	}
@@ -40,7 +43,7 @@ bool sf_rt_iter_can_filter(struct sf_runtime *rt)
 
 	if (pidfd < 0)
 		return false;
-	fd = iter_link(rt, pidfd);
+	fd = iter_link(rt, pidfd, 0);
 	close(pidfd);
 	if (fd < 0)
 		return false;
@@ -50,9 +53,10 @@ bool sf_rt_iter_can_filter(struct sf_runtime *rt)
 
 /*
  * One pass of sf_iter over the thread group tgid, or over the process pidfd
- * refers to (pidfd >= 0; the kernel's filter, from 6.1), or over every task
- * (neither), applying the pending entries and returning one record per
- * task it reports.
+ * refers to (pidfd >= 0; the kernel's filter, from 6.1), or over the one
+ * thread tid of group tgid (tid > 0; the kernel's filter too), or over
+ * every task (none of them), applying the pending entries and returning
+ * one record per task it reports.
  *
  * A thread group is walked as every task, filtered in sf_iter, never with
  * the kernel's per-process walk: that one follows the thread list from the
@@ -63,7 +67,7 @@ bool sf_rt_iter_can_filter(struct sf_runtime *rt)
  * it. Only the pidfd form uses the kernel's filter, and reads one record:
  * the leader, the walk's first task.
  */
-static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
+static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bool all,
 		    struct sf_rt_recs *out)
 {
 	size_t cap = 0, bsize = pidfd >= 0 ? sizeof(struct sf_iter_rec) : 4096;
@@ -73,12 +77,14 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, bool all,
 
 	out->r = NULL;
 	out->n = 0;
-	if (pidfd >= 0 && !rt->iter_filter)
+	if ((pidfd >= 0 || tid > 0) && !rt->iter_filter)
 		return -EOPNOTSUPP;
-	rt->bss->sf_iter_tid = 0;
+	/* The BPF side filters too: whatever task the kernel's walk
+	 * yields, only tid of tgid is reported or changed. */
+	rt->bss->sf_iter_tid = pidfd >= 0 ? 0 : (uint32_t)tid;
 	rt->bss->sf_iter_tgid = pidfd >= 0 ? 0 : tgid;
 	rt->bss->sf_iter_all = all;
-	lfd = iter_link(rt, pidfd);
+	lfd = iter_link(rt, pidfd, tid);
 	if (lfd < 0)
 		return -errno;
 	fd = bpf_iter_create(lfd);
@@ -124,12 +130,27 @@ out:
 
 int sf_rt_iter_run(struct sf_runtime *rt, pid_t tgid, bool all, struct sf_rt_recs *out)
 {
-	return iter_run(rt, tgid, -1, all, out);
+	return iter_run(rt, tgid, -1, 0, all, out);
 }
 
 int sf_rt_iter_pidfd(struct sf_runtime *rt, int pidfd, struct sf_rt_recs *out)
 {
-	return iter_run(rt, 0, pidfd, true, out);
+	return iter_run(rt, 0, pidfd, 0, true, out);
+}
+
+/*
+ * The kernel's walk of one task by number visits that task alone, where a
+ * walk of every task visits all of them (a pass costs what the machine's
+ * task count makes it). On 6.1 the kernel looks the number up as a
+ * thread group's (its BPF_TASK_ITER_TID takes PIDTYPE_TGID), so a thread
+ * other than the leader yields no record there: callers fall back to the
+ * group walk when the record is missing.
+ */
+int sf_rt_iter_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid, struct sf_rt_recs *out)
+{
+	if (tid <= 0)
+		return -ESRCH;
+	return iter_run(rt, tgid, -1, tid, true, out);
 }
 
 /* An update of an ARRAY_OF_MAPS from user space returns only after every
