@@ -253,3 +253,57 @@ out:
 		sf_runtime_close(rt);
 	sf_runtime_uninstall_dir(pin);
 }
+
+/* ---- the reply programs: only while an arm may be decided ------------------ */
+
+/* The id of whichever reply program this kernel loaded (fexit on recvfrom,
+ * or the sys_exit one), or 0. */
+static uint32_t reply_prog_id(const char *pin)
+{
+	uint32_t id = pinned_prog_id(pin, "sf_reply_recvfrom");
+
+	return id ? id : pinned_prog_id(pin, "sf_reply_exit_tp");
+}
+
+TEST(runtime_attaches_the_reply_programs_for_an_arm_and_detaches_them_once_it_is_decided)
+{
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	struct sock_fprog p = progs_kill_on(kill_insns, 4, SYS_getppid);
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	struct c2e_error e;
+	bool adopted = false;
+	char pin[64];
+	uint32_t prog, id;
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-reply-idle-%d", getpid());
+	sf_runtime_uninstall_dir(pin);
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "fresh install"))
+		return;
+	prog = reply_prog_id(pin);
+	if (!ASSERT_TRUE(prog != 0, "a reply program is loaded and pinned"))
+		goto out;
+	ASSERT_EQ(links_of_prog(prog), 0, "not attached while idle");
+	if (!ASSERT_TRUE(victim_start(&v), "victim"))
+		goto out;
+	if (ASSERT_OK(sf_runtime_attach(rt, v.pid, &p, 0, &id, &e), "attach without an arm"))
+		ASSERT_EQ(links_of_prog(prog), 0, "no arm: no reply program");
+	{
+		struct sf_target tg = { .tid = v.pid, .reply_fd = 1000 };
+
+		ASSERT_OK(sf_runtime_attach_to(rt, &tg, &p, SF_ATTACH_ARM, &id, &e), "an armed attach");
+	}
+	ASSERT_EQ(links_of_prog(prog), 1, "attached before the arm is set");
+	ASSERT_EQ(sf_runtime_idle_check(rt), 0, "the dispatcher stays: a task is confined");
+	ASSERT_EQ(links_of_prog(prog), 1, "kept while the arm is undecided");
+	ASSERT_EQ(victim_do(&v, 'B'), 1, "the next call takes the arm and is allowed");
+	ASSERT_EQ(sf_runtime_idle_check(rt), 0, "the dispatcher stays");
+	ASSERT_TRUE(links_become(prog, 0), "the arm decided, the reply program goes");
+	ASSERT_TRUE(sf_runtime_dispatch_link_id(rt) > 0, "while the dispatcher judges on");
+	ASSERT_EQ(victim_do(&v, 'A'), 0, "and the armed chain is in force");
+out:
+	victim_end(&v);
+	if (rt)
+		sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+}

@@ -184,6 +184,11 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 	int pfd = rt->fd_pending, err, applied = 0;
 	size_t i;
 
+	for (i = 0; i < n; i++)
+		if (want[i].arm) {
+			sf_rt_reply_on(rt);
+			break;
+		}
 	for (i = 0; i < n; i++) {
 		struct sf_pending p = {
 			.chain = (uint32_t)slot | (want[i].arm ? SF_PENDING_ARM : 0) |

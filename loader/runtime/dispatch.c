@@ -21,17 +21,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 /* What is attached while anything can be judged, in the order it is
  * attached (the last is detached first): the LSM programs (lsm tier), so
  * that a denied call's side effects are refused from its first verdict
- * on; the sys_exit program that decides an sf_attach()'s arm where the
- * kernel takes no fexit programs (only loaded there); the dispatcher. */
-#define EXIT_TP  "sf_reply_exit_tp"
+ * on, then the dispatcher. The reply programs, which decide an
+ * sf_attach()'s arm when the caller's recv of the reply returns, only
+ * while an arm may exist: the fexit ones where the kernel takes them,
+ * else the sys_exit one, which costs every task's every call. */
 #define DISPATCH "sf_dispatch"
 #define LSM_PREFIX "sf_lsm_"
+enum { REPLY_RECVFROM, REPLY_RECVMSG, REPLY_EXIT_TP };
+static const char *const reply_names[SF_RT_N_REPLY] = { "sf_reply_recvfrom",
+							"sf_reply_recvmsg", "sf_reply_exit_tp" };
+/* An arm is decided within microseconds of being set, at the caller's
+ * recv of the reply; sf_armed drifts up when an armed task dies, so the
+ * reply programs also go once no arm was set for this long. A task still
+ * armed then takes its arm at its next call, as if its recv had succeeded:
+ * never less strict. */
+#define REPLY_KEEP_NS (60ULL * 1000000000ULL)
 
 static void pin_path(const struct sf_runtime *rt, const char *kind, const char *name,
 		     char *buf, size_t size)
@@ -39,6 +50,14 @@ static void pin_path(const struct sf_runtime *rt, const char *kind, const char *
 	/* Too long: an empty path, which every use refuses. */
 	if ((size_t)snprintf(buf, size, "%s/%s_%s", rt->pin_dir, kind, name) >= size)
 		buf[0] = 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
 /* The program name: the skeleton's, or (adopted) the pinned one; -ENOENT
@@ -125,8 +144,16 @@ void sf_rt_dispatch_adopted(struct sf_runtime *rt)
 {
 	char path[PATH_MAX];
 
+	int i;
+
 	pin_path(rt, "link", DISPATCH, path, sizeof(path));
 	rt->dispatch_pinned = access(path, F_OK) == 0;
+	for (i = 0; i < SF_RT_N_REPLY; i++) {
+		pin_path(rt, "link", reply_names[i], path, sizeof(path));
+		rt->reply_on = rt->reply_on || access(path, F_OK) == 0;
+	}
+	/* Its last arm may be recent: keep them for a while. */
+	rt->last_arm = now_ns();
 }
 
 /* ---- the LSM programs ----------------------------------------------------- */
@@ -163,7 +190,7 @@ static int lsm_names(const struct sf_runtime *rt, char (*names)[SF_RT_NAME_LEN],
  * part (every detach rewrites the hook's trampoline: 0.15 s each under
  * TCG), so every link's fds (ours, and one taken from each pin before it
  * goes, so that the last reference is an fd, not a pin freed later from
- * RCU) go to fds[] (*n of them, room for 2 * SF_RT_MAX_LSM) for the caller
+ * RCU) go to fds[] (*n of them, room for SF_RT_MAX_LINKS) for the caller
  * to close when it holds no lock. */
 static void lsm_off(struct sf_runtime *rt, int *fds, int *n)
 {
@@ -193,7 +220,7 @@ static void close_now(int *fds, int n)
 static int lsm_on(struct sf_runtime *rt)
 {
 	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN];
-	int fds[2 * SF_RT_MAX_LSM], i, n, k, fd;
+	int fds[SF_RT_MAX_LINKS], i, n, k, fd;
 
 	if (rt->tier != SF_TIER_LSM)
 		return 0;
@@ -221,7 +248,7 @@ static int lsm_on(struct sf_runtime *rt)
  * one program to one hook (EBUSY). */
 static void close_links(const int *fds, int n)
 {
-	uint32_t ids[2 * SF_RT_MAX_LSM];
+	uint32_t ids[SF_RT_MAX_LINKS];
 	int i, j, left = 1;
 
 	for (i = 0; i < n; i++) {
@@ -247,9 +274,68 @@ static void close_links(const int *fds, int n)
 
 /* ---- all together --------------------------------------------------------- */
 
+/* ---- the reply programs ---------------------------------------------------- */
+
+/* Unpins the reply programs' links and hands their fds to the caller,
+ * after telling the dispatcher that no program will decide an arm. */
+static void reply_off(struct sf_runtime *rt, int *fds, int *n)
+{
+	char path[PATH_MAX];
+	int i, fd;
+
+	rt->bss->sf_reply_exit = 0;
+	rt->bss->sf_reply_exit_i386 = 0;
+	for (i = 0; i < SF_RT_N_REPLY; i++) {
+		if (rt->pin_dir) {
+			pin_path(rt, "link", reply_names[i], path, sizeof(path));
+			fd = bpf_obj_get(path);
+			if (fd >= 0)
+				fds[(*n)++] = fd;
+			unlink(path);
+		}
+		if (rt->fd_reply[i] > 0)
+			fds[(*n)++] = rt->fd_reply[i];
+		rt->fd_reply[i] = 0;
+	}
+	rt->reply_on = false;
+}
+
+void sf_rt_reply_on(struct sf_runtime *rt)
+{
+	static const enum bpf_attach_type type[SF_RT_N_REPLY] = {
+		BPF_TRACE_FEXIT, BPF_TRACE_FEXIT, BPF_TRACE_RAW_TP };
+	int i, fd, fds[SF_RT_MAX_LINKS], n = 0;
+
+	rt->last_arm = now_ns();
+	if (rt->reply_on)
+		return;
+	pthread_mutex_lock(&rt->detach_lock);
+	pthread_mutex_unlock(&rt->detach_lock);
+	for (i = 0; i < SF_RT_N_REPLY; i++) {
+		fd = attach_one(rt, reply_names[i], type[i]);
+		if (fd < 0) {
+			/* Then the arm is taken at the recv's entry. */
+			if (rt->verbose)
+				fprintf(stderr, "sfilter: attaching %s: %s\n", reply_names[i],
+					strerror(-fd));
+			reply_off(rt, fds, &n);
+			close_now(fds, n);
+			return;
+		}
+		rt->fd_reply[i] = fd;
+	}
+	rt->reply_on = true;
+	/* Before any arm is set (a later map update: a full barrier). */
+	rt->bss->sf_reply_exit = (rt->fd_reply[REPLY_RECVFROM] > 0 &&
+				  rt->fd_reply[REPLY_RECVMSG] > 0) || rt->fd_reply[REPLY_EXIT_TP] > 0;
+	rt->bss->sf_reply_exit_i386 = rt->fd_reply[REPLY_EXIT_TP] > 0;
+}
+
+/* ---- all together --------------------------------------------------------- */
+
 int sf_rt_dispatch_on(struct sf_runtime *rt)
 {
-	int exit_tp, disp, fds[2 * SF_RT_MAX_LSM], n, err;
+	int disp, fds[SF_RT_MAX_LINKS], n, err;
 
 	if (sf_rt_dispatch_attached(rt))
 		return 0;
@@ -259,24 +345,22 @@ int sf_rt_dispatch_on(struct sf_runtime *rt)
 	err = lsm_on(rt);
 	if (err)
 		return err;
-	exit_tp = attach_one(rt, EXIT_TP, BPF_TRACE_RAW_TP);
-	disp = exit_tp < 0 ? exit_tp : attach_one(rt, DISPATCH, BPF_TRACE_RAW_TP);
+	disp = attach_one(rt, DISPATCH, BPF_TRACE_RAW_TP);
 	if (disp < 0) {
-		if (exit_tp >= 0)
-			detach_one(rt, EXIT_TP, &exit_tp);
 		lsm_off(rt, fds, &n);
 		close_now(fds, n);
 		return disp;
 	}
-	rt->fd_exit_tp = exit_tp;
 	rt->fd_dispatch = disp;
 	rt->dispatch_pinned = rt->pin_dir != NULL;
 	return 0;
 }
 
 /* The dispatcher first: from then on nothing is judged, and no deny mark
- * is set for the LSM programs, which go last. */
-static int dispatch_off(struct sf_runtime *rt, int *lsm_fds, int *n)
+ * is set for the LSM programs, which go last; their fds and the reply
+ * programs' go to fds[] (*n: room for SF_RT_MAX_LINKS)
+ * for the caller to close. */
+static int dispatch_off(struct sf_runtime *rt, int *fds, int *n)
 {
 	int err = detach_one(rt, DISPATCH, &rt->fd_dispatch);
 
@@ -284,9 +368,9 @@ static int dispatch_off(struct sf_runtime *rt, int *lsm_fds, int *n)
 	if (err)
 		return err;
 	rt->dispatch_pinned = false;
-	err = detach_one(rt, EXIT_TP, &rt->fd_exit_tp);
-	lsm_off(rt, lsm_fds, n);
-	return err;
+	lsm_off(rt, fds, n);
+	reply_off(rt, fds + *n, n);
+	return 0;
 }
 
 void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
@@ -295,9 +379,12 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 
 	if (rt->fd_dispatch > 0)
 		close(rt->fd_dispatch);
-	if (rt->fd_exit_tp > 0)
-		close(rt->fd_exit_tp);
-	rt->fd_dispatch = rt->fd_exit_tp = 0;
+	rt->fd_dispatch = 0;
+	for (i = 0; i < SF_RT_N_REPLY; i++) {
+		if (rt->fd_reply[i] > 0)
+			close(rt->fd_reply[i]);
+		rt->fd_reply[i] = 0;
+	}
 	for (i = 0; i < rt->n_lsm; i++)
 		if (rt->fd_lsm[i] > 0)
 			close(rt->fd_lsm[i]);
@@ -339,7 +426,7 @@ static int nothing_to_judge(struct sf_runtime *rt)
  * sf_rt_dispatch_on() waits for. */
 int sf_runtime_idle_check(struct sf_runtime *rt)
 {
-	int r, fds[2 * SF_RT_MAX_LSM], n = 0;
+	int r, fds[SF_RT_MAX_LINKS], n = 0;
 
 	pthread_mutex_lock(&rt->lock);
 	r = sf_rt_dispatch_attached(rt) ? nothing_to_judge(rt) : 0;
@@ -347,6 +434,10 @@ int sf_runtime_idle_check(struct sf_runtime *rt)
 		r = dispatch_off(rt, fds, &n);
 		if (r == 0)
 			r = 1;
+	} else if (r == 0 && rt->reply_on &&
+		   (!__atomic_load_n(&rt->bss->sf_armed, __ATOMIC_SEQ_CST) ||
+		    now_ns() - rt->last_arm > REPLY_KEEP_NS)) {
+		reply_off(rt, fds, &n);
 	}
 	pthread_mutex_lock(&rt->detach_lock);
 	pthread_mutex_unlock(&rt->lock);

@@ -121,6 +121,9 @@ struct sf_cgroup {
 #define SF_RT_HASH_BUCKETS 1024
 #define SF_RT_MAX_LSM 64     /* LSM programs in bpf/sfilter.bpf.c, and room */
 #define SF_RT_NAME_LEN 64    /* a BPF program's name, with room */
+#define SF_RT_N_REPLY 3      /* sf_reply_recvfrom, _recvmsg, _exit_tp */
+/* Link fds a detach may hand over: ours and one per pin, per program. */
+#define SF_RT_MAX_LINKS (2 * (SF_RT_MAX_LSM + SF_RT_N_REPLY))
 
 struct sf_runtime {
 	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
@@ -131,7 +134,9 @@ struct sf_runtime {
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	int fd_dispatch;             /* the dispatcher's link, when this runtime
 					attached it (0: none, or only its pin) */
-	int fd_exit_tp;              /* sf_reply_exit_tp's link, alike */
+	int fd_reply[SF_RT_N_REPLY]; /* the reply programs' links, alike */
+	bool reply_on;               /* they are attached (or pinned) */
+	uint64_t last_arm;           /* CLOCK_MONOTONIC ns of the last arm set */
 	int fd_lsm[SF_RT_MAX_LSM];   /* the LSM programs' links, alike */
 	int n_lsm;
 	bool dispatch_pinned;        /* link_sf_dispatch is pinned (known without
@@ -229,6 +234,10 @@ void sf_rt_stop_enforcing(struct sf_runtime *rt);
 bool sf_rt_dispatch_attached(struct sf_runtime *rt);
 int sf_rt_dispatch_on(struct sf_runtime *rt);
 void sf_rt_dispatch_close_fd(struct sf_runtime *rt);
+/* Before an arm is set: attaches the programs that decide it at the
+ * caller's recv of the reply (nothing when attached; where they cannot
+ * be, the arm is taken at that recv's entry). */
+void sf_rt_reply_on(struct sf_runtime *rt);
 /* Reads whether an adopted install's dispatcher is attached (pinned). */
 void sf_rt_dispatch_adopted(struct sf_runtime *rt);
 

@@ -53,45 +53,6 @@ static bool is_lsm_prog(const struct bpf_program *p)
 	return strncmp(bpf_program__section_name(p), "lsm/", 4) == 0;
 }
 
-/* The recv of sf_attach()'s reply decides the arm when it returns: fexit
- * programs on the recv syscalls where the kernel takes them, else a program
- * on the sys_exit tracepoint (a little on every syscall's exit). Where
- * neither attaches, the arm is taken at that recv's entry, and a caller
- * whose daemon dies before the reply is confined although told the attach
- * failed (docs/security.md). */
-static void reply_exit(struct sfilter_bpf *skel)
-{
-	struct bpf_program *p[3] = { skel->progs.sf_reply_recvfrom, skel->progs.sf_reply_recvmsg,
-				     skel->progs.sf_reply_exit_tp };
-	struct bpf_link **l[3] = { &skel->links.sf_reply_recvfrom, &skel->links.sf_reply_recvmsg,
-				   &skel->links.sf_reply_exit_tp };
-	int i, n = 0;
-
-	for (i = 0; i < 3; i++) {
-		if (bpf_program__fd(p[i]) < 0)
-			continue;
-		n++;
-		/* The sys_exit one costs every task a slow path: attached
-		 * with the dispatcher, while anything can be judged (an arm
-		 * exists only then). */
-		if (p[i] == skel->progs.sf_reply_exit_tp)
-			continue;
-		*l[i] = bpf_program__attach(p[i]);
-		if (!*l[i])
-			goto undo;
-	}
-	if (n)
-		skel->bss->sf_reply_exit = 1;
-	if (bpf_program__fd(p[2]) >= 0)
-		skel->bss->sf_reply_exit_i386 = 1;
-	return;
-undo:
-	while (i--) {
-		bpf_link__destroy(*l[i]);
-		*l[i] = NULL;
-	}
-}
-
 /* Opens, loads and attaches the skeleton; with_lsm also loads the LSM
  * programs for hooks the kernel has. */
 static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vmlinux)
@@ -122,8 +83,13 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 	bpf_program__set_autoattach(skel->progs.sf_dispatch, false);
 	/* Reached by tail call only: attached, it would act on stale verdicts. */
 	bpf_program__set_autoattach(skel->progs.sf_enforce, false);
-	/* Attached below (reply_exit()): the fexit programs where the kernel
-	 * takes them, else the sys_exit tracepoint. */
+	/* The recv of sf_attach()'s reply decides the arm when it returns:
+	 * fexit programs on the recv syscalls where the kernel takes them,
+	 * else a program on the sys_exit tracepoint (a little on every
+	 * syscall's exit). Attached before an arm is set, while one may exist
+	 * (sf_rt_reply_on()). Where neither attaches, the arm is taken at
+	 * that recv's entry, and a caller whose daemon dies before the reply
+	 * is confined although told the attach failed (docs/security.md). */
 	bpf_program__set_autoattach(skel->progs.sf_reply_recvfrom, false);
 	bpf_program__set_autoattach(skel->progs.sf_reply_recvmsg, false);
 	bpf_program__set_autoattach(skel->progs.sf_reply_exit_tp, false);
@@ -146,7 +112,6 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 	err = sfilter_bpf__attach(skel);
 	if (err)
 		goto fail;
-	reply_exit(skel);
 	rt->skel = skel;
 	return 0;
 fail:
