@@ -12,8 +12,8 @@
  *   seccomp     Podman's default profile (bench_podman_profile()) installed
  *               with seccomp(2)
  *   idle        the runtime open, nothing confined (yet, or any more: the
- *               filters detached): the dispatcher is detached, the LSM
- *               programs (lsm tier) stay
+ *               filters detached): the dispatcher and the LSM programs
+ *               (lsm tier) are detached
  *   untracked   an unconfined task while others are confined: dispatcher
  *               and LSM programs attached
  *   sf-allow    a task confined by a one-instruction ALLOW filter: the
@@ -218,8 +218,8 @@ static int phase_runtime(int r, long n)
 	struct sf_runtime *rt = NULL;
 	double t0 = bench_now_ns();
 	bool idle_first = !(r & 2);
+	int err, i, lsm_idle = bench_links(BENCH_LINK_LSM, NULL, 0);
 	uint32_t id[2];
-	int err, i;
 
 	err = sf_runtime_open(&rt, &opts);
 	if (err) {
@@ -239,9 +239,10 @@ static int phase_runtime(int r, long n)
 		return err;
 	}
 	if (r == 0)
-		printf("runtime tier: %s%s%s; LSM links while open: %d; dispatcher link %d\n",
+		printf("runtime tier: %s%s%s; LSM links while idle: %d, while some task "
+		       "is confined: %d; dispatcher link %d\n",
 		       sf_tier_name(sf_runtime_tier(rt)), *sf_runtime_tier_reason(rt) ? ": " : "",
-		       sf_runtime_tier_reason(rt), bench_links(BENCH_LINK_LSM, NULL, 0),
+		       sf_runtime_tier_reason(rt), lsm_idle, bench_links(BENCH_LINK_LSM, NULL, 0),
 		       sf_runtime_dispatch_link_id(rt));
 	for (i = 0; i < 3; i++)
 		both_ops(r, conf[(r + i) % 3][0], conf[(r + i) % 3][1], n);
