@@ -4,6 +4,8 @@
  *   none        nothing attached to the syscall path
  *   floor       the empty tp_btf/sys_enter program (bpf/bench_floor.bpf.c):
  *               the cost every task pays once anything is attached
+ *   floor-tail  the same and one tail call into an empty program: what a
+ *               dispatcher generated per chain (no tail call) would save
  *   idle        the runtime open with nothing confined: the dispatcher
  *               is detached until the first chain
  *   untracked   a task with no chain while another has one
@@ -23,7 +25,7 @@
  * reported. A round's figure for a variant is the best of 10 batches of
  * n/10 calls, so a batch that another task interrupted does not count. Each variant runs with exactly its own programs attached:
  *   phase "bare"    nothing attached: none, seccomp-16, seccomp-300
- *   phase "floor"   the floor program only: floor
+ *   phase "floor"   one floor program at a time: floor, floor-tail
  *   phase "runtime" the runtime only (opened for the phase, closed after;
  *                   closing unconfines): untracked, sf-16, sf-300,
  *                   sf-16-count, sf-16-shadow
@@ -161,14 +163,15 @@ static double measure(struct bench_worker *w, long n)
 
 /* ---- the variants ------------------------------------------------------------- */
 
-enum { V_NONE, V_FLOOR, V_IDLE, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_SF16C, V_SF16S,
-       V_COUNT };
+enum { V_NONE, V_FLOOR, V_FLOORT, V_IDLE, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_SF16C,
+       V_SF16S, V_COUNT };
 static const char *const vnames[V_COUNT] = {
-	"none", "floor", "idle", "untracked", "sf-16", "seccomp-16", "sf-300", "seccomp-300",
-	"sf-16-count", "sf-16-shadow" };
+	"none", "floor", "floor-tail", "idle", "untracked", "sf-16", "seccomp-16", "sf-300",
+	"seccomp-300", "sf-16-count", "sf-16-shadow" };
 static const char *const vdesc[V_COUNT] = {
 	"no program attached",
 	"empty tp_btf/sys_enter program",
+	"the same, and a tail call into an empty program",
 	"runtime open, nothing confined",
 	"untracked task, another confined",
 	"16-insn filter, sfilter",
@@ -194,17 +197,48 @@ static void phase_bare(int r, long n)
 	res[V_K300][r] = measure(&workers[W_K300], n);
 }
 
+/* floor and floor-tail, in an order that alternates with the round. */
 static int phase_floor(int r, long n, struct bench_floor_bpf *skel)
 {
-	struct bpf_link *link = bpf_program__attach(skel->progs.bench_floor);
+	struct bpf_program *p[2] = { skel->progs.bench_floor, skel->progs.bench_floor_tail };
+	int v[2] = { V_FLOOR, V_FLOORT }, i, k;
 
-	if (!link) {
-		fprintf(stderr, "syscall_cost: attach floor: %s\n", strerror(errno));
-		return -errno;
+	for (i = 0; i < 2; i++) {
+		struct bpf_link *link;
+
+		k = (i + r) & 1;
+		link = bpf_program__attach(p[k]);
+		if (!link) {
+			fprintf(stderr, "syscall_cost: attach %s: %s\n", vnames[v[k]],
+				strerror(errno));
+			return -errno;
+		}
+		res[v[k]][r] = measure(&workers[W_PLAIN], n);
+		bpf_link__destroy(link);
 	}
-	res[V_FLOOR][r] = measure(&workers[W_PLAIN], n);
-	bpf_link__destroy(link);
 	return 0;
+}
+
+/* The floor programs, loaded; bench_floor_tail's target in slot 1. */
+static struct bench_floor_bpf *floor_load(void)
+{
+	struct bench_floor_bpf *skel = bench_floor_bpf__open();
+	__u32 key = 1;
+	int fd;
+
+	if (!skel)
+		return NULL;
+	bpf_program__set_autoattach(skel->progs.bench_tail_target, false);
+	skel->bss->bench_slot = 1;
+	if (bench_floor_bpf__load(skel))
+		goto fail;
+	fd = bpf_program__fd(skel->progs.bench_tail_target);
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.bench_progs), &key, &fd, 0))
+		goto fail;
+	return skel;
+fail:
+	bench_floor_bpf__destroy(skel);
+	return NULL;
 }
 
 static int phase_runtime(int r, long n)
@@ -256,6 +290,17 @@ static double paired_ratio(int x, int y, int n)
 	return bench_paired_median(res[x], res[y], n);
 }
 
+/* Median over rounds of res[x][r] - res[y][r]. */
+static double paired_diff(int x, int y, int n)
+{
+	double d[MAX_ROUNDS];
+	int r;
+
+	for (r = 0; r < n; r++)
+		d[r] = res[x][r] > 0 && res[y][r] > 0 ? res[x][r] - res[y][r] : 0;
+	return bench_median(d, n);
+}
+
 /* What is ours and what the kernel's filter costs, each above its own
  * floor: sfilter's filter above an untracked task's call (the dispatcher
  * attached), seccomp's above a bare call. Paired within a round. */
@@ -305,7 +350,7 @@ int main(int argc, char **argv)
 	uname(&uts);
 	bench_build_f300(f300);
 
-	skel = bench_floor_bpf__open_and_load();
+	skel = floor_load();
 	if (!skel) {
 		fprintf(stderr, "syscall_cost: load the floor program: %s\n",
 			strerror(errno));
@@ -379,6 +424,10 @@ int main(int argc, char **argv)
 		filter_cost_goals(rounds);
 		printf("\nsf-16-count / sf-16 %.3f, sf-16-shadow / sf-16 %.3f\n",
 		       paired_ratio(V_SF16C, V_SF16, rounds), paired_ratio(V_SF16S, V_SF16, rounds));
+		printf("a tail call (floor-tail - floor, median paired): %.1f ns; "
+		       "what the filters cost above untracked: sf-16 %.1f ns, sf-300 %.1f ns\n",
+		       paired_diff(V_FLOORT, V_FLOOR, rounds), paired_diff(V_SF16, V_UNTRACKED, rounds),
+		       paired_diff(V_SF300, V_UNTRACKED, rounds));
 		printf("floor / none %.3f, untracked / none %.3f; "
 		       "runtime open %.0f ms median, attach %.1f ms median per filter\n",
 		       paired_ratio(V_FLOOR, V_NONE, rounds),
