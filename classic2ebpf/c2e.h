@@ -163,6 +163,8 @@ int c2e_translate_flags(const struct sock_filter *insns, size_t len,
  */
 int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 			struct c2e_ebpf *out);
+int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
+			      unsigned int flags, struct c2e_ebpf *out);
 
 /* ---- the kernel's own conversion length (kcount.c) ---------------------
  * How many eBPF instructions net/core/filter.c's bpf_convert_filter() emits

@@ -91,6 +91,12 @@ int c2e_translate_flags(const struct sock_filter *insns, size_t len,
 int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 			struct c2e_ebpf *out)
 {
+	return c2e_translate_chain_flags(chain, n, 0, out);
+}
+
+int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
+			      unsigned int flags, struct c2e_ebpf *out)
+{
 	size_t i;
 	int err;
 
@@ -104,8 +110,8 @@ int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 		   (int32_t)SECCOMP_RET_ALLOW);
 	/* Newest first, as kernel/seccomp.c seccomp_run_filters() walks. */
 	for (i = n; i-- > 0;) {
-		err = c2e_emit_body(chain[i].filter, chain[i].len,
-				    CHAIN_SCRATCH_OFF, out);
+		err = c2e_emit_body_flags(chain[i].filter, chain[i].len,
+					  CHAIN_SCRATCH_OFF, flags, out);
 		if (err)
 			return err;
 		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, REG_A, 0, 0);

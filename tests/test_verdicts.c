@@ -3,6 +3,8 @@
  * Verdicts agree three ways: for every filter (and every stack of filters)
  * and every input,
  *   - the translated eBPF, loaded and run in the kernel (BPF_PROG_TEST_RUN),
+ *     in both emissions: linear, and with C2E_EMIT_SEARCH (runs of jeq as
+ *     a binary search, as the runtime's chains have them),
  *   - the reference interpreter (c2e_interpret / c2e_stack_eval), and
  *   - the real kernel seccomp, with the filters installed and a harmless
  *     system call really made (tests/lib/kseccomp.h)
@@ -320,37 +322,35 @@ static void mismatch(struct tally *t, const char *name,
 }
 
 /*
- * Runs chain[0..n) three ways: eBPF vs interpreter on inputs[] and on the
- * data of all calls[]; the real kernel on those of calls[] it runs here
- * vs the interpreter's verdict.
+ * The eBPF of chain[0..n), in one emission (flags: 0, or C2E_EMIT_SEARCH,
+ * which the runtime uses: runs of jeq become a binary search), vs the
+ * interpreter on inputs[] and on the data of all_calls[]. False when it
+ * could not be translated or loaded (a mismatch is counted).
  */
-static void verify(struct tally *t, const char *name,
-		   const struct sock_fprog *chain, size_t n,
-		   const struct seccomp_data *inputs, size_t ninputs,
-		   const struct ksec_call *all_calls, size_t nall)
+static bool verify_ebpf(struct tally *t, const char *name, const struct sock_fprog *chain,
+			size_t n, unsigned int flags, const struct seccomp_data *inputs,
+			size_t ninputs, const struct ksec_call *all_calls, size_t nall)
 {
+	const char *how = flags ? "searched" : "linear";
 	struct c2e_ebpf prog = { 0 };
-	struct ksec_outcome *seen = NULL;
-	struct ksec_call *calls = NULL;
 	char log[4096], a[96], b[160];
-	size_t i, ncalls = 0;
+	size_t i;
 	int fd, err;
 
-	t->filters++;
-	err = n == 1 ? c2e_translate(chain[0].filter, chain[0].len, &prog)
-		     : c2e_translate_chain(chain, n, &prog);
+	err = n == 1 ? c2e_translate_flags(chain[0].filter, chain[0].len, flags, &prog)
+		     : c2e_translate_chain_flags(chain, n, flags, &prog);
 	if (err) {
-		mismatch(t, name, chain, n, "translation failed: %s", strerror(-err));
-		return;
+		mismatch(t, name, chain, n, "%s translation failed: %s", how, strerror(-err));
+		return false;
 	}
 	fd = c2e_kernel_load(&prog, log, sizeof(log));
 	if (fd < 0) {
 		size_t l = strlen(log);
 
-		mismatch(t, name, chain, n, "the verifier refused %zu insns: %s; log tail: %s",
-			 prog.len, strerror(-fd), l > 600 ? log + l - 600 : log);
+		mismatch(t, name, chain, n, "the verifier refused %zu %s insns: %s; log tail: %s",
+			 prog.len, how, strerror(-fd), l > 600 ? log + l - 600 : log);
 		c2e_ebpf_free(&prog);
-		return;
+		return false;
 	}
 	for (i = 0; i < ninputs + nall; i++) {
 		struct seccomp_data call_data;
@@ -365,7 +365,7 @@ static void verify(struct tally *t, const char *name,
 		err = c2e_kernel_run(fd, d, &got);
 		t->ebpf_inputs++;
 		if (err || got != want) {
-			mismatch(t, name, chain, n, "eBPF %s, interpreter %s",
+			mismatch(t, name, chain, n, "%s eBPF %s, interpreter %s", how,
 				 err ? strerror(-err) : c2e_verdict_str(got, a, sizeof(a)),
 				 c2e_verdict_str(want, b, sizeof(b)));
 			if (t->mismatches <= 8)
@@ -374,6 +374,29 @@ static void verify(struct tally *t, const char *name,
 	}
 	close(fd);
 	c2e_ebpf_free(&prog);
+	return true;
+}
+
+/*
+ * Runs chain[0..n) three ways: eBPF, in both emissions, vs interpreter on
+ * inputs[] and on the data of all calls[]; the real kernel on those of
+ * calls[] it runs here vs the interpreter's verdict.
+ */
+static void verify(struct tally *t, const char *name,
+		   const struct sock_fprog *chain, size_t n,
+		   const struct seccomp_data *inputs, size_t ninputs,
+		   const struct ksec_call *all_calls, size_t nall)
+{
+	struct ksec_outcome *seen = NULL;
+	struct ksec_call *calls = NULL;
+	size_t i, ncalls = 0;
+	char a[96];
+	int err;
+
+	t->filters++;
+	if (!verify_ebpf(t, name, chain, n, 0, inputs, ninputs, all_calls, nall) ||
+	    !verify_ebpf(t, name, chain, n, C2E_EMIT_SEARCH, inputs, ninputs, all_calls, nall))
+		return;
 	calls = calloc(nall + 1, sizeof(*calls));
 	seen = calloc(nall + 1, sizeof(*seen));
 	if (!ASSERT_TRUE(calls && seen, "calloc"))
