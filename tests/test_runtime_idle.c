@@ -230,12 +230,18 @@ TEST(runtime_attaches_the_lsm_programs_only_while_something_can_be_judged)
 		goto out;
 	ASSERT_EQ(links_of_prog(prog), 0, "no LSM program is attached while idle");
 	for (round = 0; round < 2; round++) {
+		struct sf_lazy_links l;
+
 		confine_and_kill(rt, round ? "attach after an idle detach" : "attach");
 		ASSERT_EQ(links_of_prog(prog), 1, "attached with the first chain");
 		ASSERT_OK(access(link, F_OK), "and its link pinned");
+		sf_runtime_lazy_links(rt, &l);
+		ASSERT_GE(l.lsm, 1, "the runtime counts its LSM links");
 		ASSERT_EQ(sf_runtime_idle_check(rt), 1, "detached once the last one is gone");
 		ASSERT_TRUE(access(link, F_OK) != 0, "unpinned");
 		ASSERT_TRUE(links_become(prog, 0), "the kernel dropped the LSM link");
+		sf_runtime_lazy_links(rt, &l);
+		ASSERT_EQ(l.lsm, 0, "and counts none while idle");
 	}
 	/* A restart adopts an install whose LSM programs are attached. */
 	confine_and_kill(rt, "attach before a restart");
@@ -294,11 +300,23 @@ TEST(runtime_attaches_the_reply_programs_for_an_arm_and_detaches_them_once_it_is
 		ASSERT_OK(sf_runtime_attach_to(rt, &tg, &p, SF_ATTACH_ARM, &id, &e), "an armed attach");
 	}
 	ASSERT_EQ(links_of_prog(prog), 1, "attached before the arm is set");
+	{
+		struct sf_lazy_links l;
+
+		sf_runtime_lazy_links(rt, &l);
+		ASSERT_TRUE(l.reply, "the runtime says so");
+	}
 	ASSERT_EQ(sf_runtime_idle_check(rt), 0, "the dispatcher stays: a task is confined");
 	ASSERT_EQ(links_of_prog(prog), 1, "kept while the arm is undecided");
 	ASSERT_EQ(victim_do(&v, 'B'), 1, "the next call takes the arm and is allowed");
 	ASSERT_EQ(sf_runtime_idle_check(rt), 0, "the dispatcher stays");
 	ASSERT_TRUE(links_become(prog, 0), "the arm decided, the reply program goes");
+	{
+		struct sf_lazy_links l;
+
+		sf_runtime_lazy_links(rt, &l);
+		ASSERT_FALSE(l.reply, "the runtime says so");
+	}
 	ASSERT_TRUE(sf_runtime_dispatch_link_id(rt) > 0, "while the dispatcher judges on");
 	ASSERT_EQ(victim_do(&v, 'A'), 0, "and the armed chain is in force");
 out:

@@ -228,6 +228,20 @@ static struct sock_filter *load_filter(const char *path, enum c2e_abi abi, size_
 
 /* ---- commands ------------------------------------------------------------ */
 
+/* The programs attached only on demand, which every task on the machine
+ * pays for while they are (an older daemon reports none). */
+static void print_programs(struct json_object *o)
+{
+	if (!get_str(o, "dispatcher"))
+		return;
+	printf("programs: dispatcher %s", get_str(o, "dispatcher"));
+	if (get_int(o, "lsm_programs", -1) >= 0)
+		printf("; %" PRId64 " LSM programs", get_int(o, "lsm_programs", 0));
+	if (get_str(o, "reply_programs"))
+		printf("; reply programs %s", get_str(o, "reply_programs"));
+	printf("\n");
+}
+
 static int cmd_status(void)
 {
 	struct sf_msg_hdr h;
@@ -260,6 +274,8 @@ static int cmd_status(void)
 			printf("tasks:    unknown (%s)\n", get_str(o, "message"));
 		printf("events:   %" PRId64 " since start\nuptime:   %" PRId64 " s\n",
 		       get_int(o, "events", 0), get_int(o, "uptime_s", 0));
+		/* What every task on the machine pays for, now. */
+		print_programs(o);
 		{
 			struct json_object *a = NULL;
 

@@ -83,6 +83,7 @@ static struct json_object *counters_json(const struct counter *cs, size_t n)
 static void status_daemon(struct json_object *o)
 {
 	const struct counter armed[] = { { "armed", d.n_armed } };
+	struct sf_lazy_links lazy;
 	struct sf_counters cnt;
 
 	json_object_object_add(o, "daemon", json_object_new_string("sfilterd"));
@@ -97,8 +98,13 @@ static void status_daemon(struct json_object *o)
 	json_object_object_add(o, "adopted", json_object_new_boolean(d.adopted));
 	/* Attached only while anything can be judged: idle, syscalls cost
 	 * what they cost without sfilter. */
+	sf_runtime_lazy_links(d.rt, &lazy);
 	json_object_object_add(o, "dispatcher", json_object_new_string(
-		sf_runtime_dispatch_link_id(d.rt) ? "attached" : "detached (nothing to judge)"));
+		lazy.dispatcher ? "attached" : "detached (nothing to judge)"));
+	if (sf_runtime_tier(d.rt) == SF_TIER_LSM)
+		json_object_object_add(o, "lsm_programs", json_object_new_int(lazy.lsm));
+	json_object_object_add(o, "reply_programs", json_object_new_string(
+		lazy.reply ? "attached" : "detached (no sf_attach() undecided)"));
 	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - d.started));
 	json_object_object_add(o, "clients", json_object_new_int(conn_count));
 	json_object_object_add(o, "events", json_object_new_int64(d.n_events));

@@ -469,6 +469,32 @@ static int dispatch_link_id(struct sf_runtime *rt)
 	return id;
 }
 
+/* LSM links attached: pinned, those whose pins are there (an adopted
+ * install's too); else ours. */
+static int lsm_count(struct sf_runtime *rt)
+{
+	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN], path[PATH_MAX];
+	int i, k, n = 0;
+
+	if (!rt->pin_dir)
+		return rt->n_lsm;
+	k = lsm_names(rt, names, SF_RT_MAX_LSM);
+	for (i = 0; i < k; i++) {
+		pin_path(rt, "link", names[i], path, sizeof(path));
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
+void sf_runtime_lazy_links(struct sf_runtime *rt, struct sf_lazy_links *out)
+{
+	pthread_mutex_lock(&rt->lock);
+	out->dispatcher = dispatch_link_id(rt);
+	out->lsm = lsm_count(rt);
+	out->reply = rt->reply_on;
+	pthread_mutex_unlock(&rt->lock);
+}
+
 /* Under the lock: sfilterd's idle thread may be closing the fd. */
 int sf_runtime_dispatch_link_id(struct sf_runtime *rt)
 {

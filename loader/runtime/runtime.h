@@ -296,6 +296,13 @@ int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx);
 int sf_runtime_idle_check(struct sf_runtime *rt);
 /* The kernel's id of the dispatcher's link; 0 while it is detached. */
 int sf_runtime_dispatch_link_id(struct sf_runtime *rt);
+/* What of the programs attached only on demand is attached now. */
+struct sf_lazy_links {
+	int dispatcher;  /* the dispatcher's link id, 0: detached */
+	int lsm;         /* LSM programs attached (lsm tier; 0 while idle) */
+	bool reply;      /* the programs that decide an sf_attach()'s arm */
+};
+void sf_runtime_lazy_links(struct sf_runtime *rt, struct sf_lazy_links *out);
 /* Copies filter id's program (malloc'd *out; free it). */
 int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
 		      struct sf_filter_info *info, struct sock_filter **out);
