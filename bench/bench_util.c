@@ -267,6 +267,24 @@ int bench_links(enum bench_link_kind kind, uint32_t *ids, int max)
 	return n;
 }
 
+void bench_wait_links_gone(const uint32_t *ids, int n)
+{
+	int i, tries, left = 1;
+
+	for (tries = 0; left && tries < 200; tries++) {
+		for (i = 0, left = 0; i < n; i++) {
+			int fd = ids[i] ? bpf_link_get_fd_by_id(ids[i]) : -1;
+
+			if (fd >= 0) {
+				left = 1;
+				close(fd);
+			}
+		}
+		if (left)
+			usleep(10000);
+	}
+}
+
 int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip)
 {
 	uint32_t ids[256];

@@ -128,6 +128,10 @@ int bench_links(enum bench_link_kind kind, uint32_t *ids, int max);
 /* How many tracepoint links there are now that are none of own[0..n_own)
  * and not skip (0: none). */
 int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip);
+/* Returns once none of the links ids[0..n) exists any more (the kernel
+ * drops a link after its last reference, maybe from a workqueue), or
+ * after about 2 s. */
+void bench_wait_links_gone(const uint32_t *ids, int n);
 
 /* ---- Markdown ------------------------------------------------------------------
  * Prints the head of a table, "| cols |" and its rule: cols is "a | b | c"

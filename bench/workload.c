@@ -257,18 +257,11 @@ static void floor_detach(struct bpf_link *l)
 {
 	struct bpf_link_info li = {};
 	__u32 len = sizeof(li);
-	int i, fd;
 
 	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &li, &len))
 		li.id = 0;
 	bpf_link__destroy(l);
-	for (i = 0; li.id && i < 200; i++) {
-		fd = bpf_link_get_fd_by_id(li.id);
-		if (fd < 0)
-			return;
-		close(fd);
-		usleep(10000);
-	}
+	bench_wait_links_gone(&li.id, 1);
 }
 
 /* One run of workload w under variant v: ms, or -1 if it could not run.
@@ -381,22 +374,9 @@ static int runtime_open(void);
  * then the runtime opened again. */
 static int closed_phase(int r)
 {
-	int i, left = 1, tries;
-
 	sf_runtime_close(rt);
 	rt = NULL;
-	for (tries = 0; left && tries < 200; tries++) {
-		for (i = 0, left = 0; i < n_own; i++) {
-			int fd = bpf_link_get_fd_by_id(own[i]);
-
-			if (fd >= 0) {
-				left = 1;
-				close(fd);
-			}
-		}
-		if (left)
-			usleep(10000);
-	}
+	bench_wait_links_gone(own, n_own);
 	run_variants(r, V_BARE, V_COUNT - V_OPEN);
 	return runtime_open();
 }

@@ -254,7 +254,9 @@ static __always_inline bool reply_recv(__u32 nr, struct pt_regs *regs, __s32 fd,
  * reaching the right one is a compare tree of log2(SF_MAX_CHAINS) steps.
  * Returns only when the slot is empty. */
 _Static_assert(SF_MAX_CHAINS == 256, "tail_call_chain() covers 256 slots");
-#define TC1(n)  case (n): bpf_tail_call_static(ctx, &sf_progs, (n)); break;
+/* Slot 0 is sf_enforce's, never a chain's: its case is empty. */
+#define TC1(n)  case (n): if ((n) != SF_SLOT_ENFORCE) \
+			bpf_tail_call_static(ctx, &sf_progs, (n)); break;
 #define TC4(n)  TC1(n) TC1((n) + 1) TC1((n) + 2) TC1((n) + 3)
 #define TC16(n) TC4(n) TC4((n) + 4) TC4((n) + 8) TC4((n) + 12)
 #define TC64(n) TC16(n) TC16((n) + 16) TC16((n) + 32) TC16((n) + 48)

@@ -115,24 +115,34 @@ out:
 	rmdir(cg);
 }
 
+static struct sf_runtime_opts pin_opts;
+
+/* A fresh install pinned at pin (/sys/fs/bpf/sfilter-test-TAG-PID). */
+static bool fresh_pinned(struct sf_runtime **rt, char *pin, size_t size, const char *tag)
+{
+	bool adopted = true;
+
+	pin_opts.verbose = getenv("SF_VERBOSE") != NULL;
+	snprintf(pin, size, "/sys/fs/bpf/sfilter-test-%s-%d", tag, getpid());
+	sf_runtime_uninstall_dir(pin);
+	return ASSERT_OK(sf_runtime_open_pinned(rt, &pin_opts, pin, &adopted), "fresh install") &&
+	       ASSERT_FALSE(adopted, "fresh");
+}
+
 TEST(runtime_pinned_idle_install_is_adopted_and_attaches_on_demand)
 {
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
 	struct sf_runtime *rt = NULL;
 	struct victim v = { 0 };
 	char pin[64], link[128];
 	bool adopted = true;
 	uint32_t id;
 
-	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-idle-%d", getpid());
+	if (!fresh_pinned(&rt, pin, sizeof(pin), "idle"))
+		goto out;
 	snprintf(link, sizeof(link), "%s/link_sf_dispatch", pin);
-	sf_runtime_uninstall_dir(pin);
-	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "fresh install"))
-		return;
-	ASSERT_FALSE(adopted, "fresh");
 	ASSERT_TRUE(access(link, F_OK) != 0, "no dispatcher link pinned while idle");
 	sf_runtime_close(rt);
-	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "reopen") ||
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &pin_opts, pin, &adopted), "reopen") ||
 	    !ASSERT_TRUE(adopted, "an idle install is adopted"))
 		goto out;
 	if (!ASSERT_TRUE(victim_start(&v), "victim") ||
@@ -142,7 +152,7 @@ TEST(runtime_pinned_idle_install_is_adopted_and_attaches_on_demand)
 	sf_runtime_close(rt);
 	rt = NULL;
 	ASSERT_EQ(victim_do(&v, 'A'), 0, "with no runtime open, the pins still judge");
-	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "reopen") ||
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &pin_opts, pin, &adopted), "reopen") ||
 	    !ASSERT_TRUE(adopted, "adopted with its dispatcher"))
 		goto out;
 	ASSERT_EQ(sf_runtime_idle_check(rt), 1, "the adopted dispatcher is detached once idle");
@@ -209,18 +219,15 @@ static uint32_t pinned_prog_id(const char *pin, const char *name)
 
 TEST(runtime_attaches_the_lsm_programs_only_while_something_can_be_judged)
 {
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
 	struct sf_runtime *rt = NULL;
 	char pin[64], link[128];
 	bool adopted = false;
 	uint32_t prog;
 	int round;
 
-	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-lsm-idle-%d", getpid());
+	if (!fresh_pinned(&rt, pin, sizeof(pin), "lsm-idle"))
+		goto out;
 	snprintf(link, sizeof(link), "%s/link_sf_lsm_file_open", pin);
-	sf_runtime_uninstall_dir(pin);
-	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "fresh install"))
-		return;
 	if (sf_runtime_tier(rt) != SF_TIER_LSM) {
 		test_skip("the tracepoint tier (BPF LSM programs do not run on this kernel)");
 		goto out;
@@ -247,7 +254,7 @@ TEST(runtime_attaches_the_lsm_programs_only_while_something_can_be_judged)
 	confine_and_kill(rt, "attach before a restart");
 	sf_runtime_close(rt);
 	rt = NULL;
-	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "reopen") ||
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &pin_opts, pin, &adopted), "reopen") ||
 	    !ASSERT_TRUE(adopted, "adopted"))
 		goto out;
 	ASSERT_EQ(sf_runtime_tier(rt), SF_TIER_LSM, "the adopted install is of the lsm tier");
@@ -271,54 +278,89 @@ static uint32_t reply_prog_id(const char *pin)
 	return id ? id : pinned_prog_id(pin, "sf_reply_exit_tp");
 }
 
+/* Whether the runtime says the reply programs are attached. */
+static bool reply_attached(struct sf_runtime *rt)
+{
+	struct sf_lazy_links l;
+
+	sf_runtime_lazy_links(rt, &l);
+	return l.reply;
+}
+
+/* An armed attach of the getppid-killing filter to v. */
+static int attach_armed(struct sf_runtime *rt, const struct victim *v)
+{
+	struct sock_fprog p = progs_kill_on(kill_insns, 4, SYS_getppid);
+	struct sf_target tg = { .tid = v->pid, .reply_fd = 1000 };
+	struct c2e_error e;
+	uint32_t id;
+
+	return sf_runtime_attach_to(rt, &tg, &p, SF_ATTACH_ARM, &id, &e);
+}
+
 TEST(runtime_attaches_the_reply_programs_for_an_arm_and_detaches_them_once_it_is_decided)
 {
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
-	struct sock_fprog p = progs_kill_on(kill_insns, 4, SYS_getppid);
 	struct sf_runtime *rt = NULL;
 	struct victim v = { 0 };
-	struct c2e_error e;
-	bool adopted = false;
 	char pin[64];
 	uint32_t prog, id;
 
-	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-reply-idle-%d", getpid());
-	sf_runtime_uninstall_dir(pin);
-	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "fresh install"))
-		return;
+	if (!fresh_pinned(&rt, pin, sizeof(pin), "reply-idle"))
+		goto out;
 	prog = reply_prog_id(pin);
 	if (!ASSERT_TRUE(prog != 0, "a reply program is loaded and pinned"))
 		goto out;
 	ASSERT_EQ(links_of_prog(prog), 0, "not attached while idle");
 	if (!ASSERT_TRUE(victim_start(&v), "victim"))
 		goto out;
-	if (ASSERT_OK(sf_runtime_attach(rt, v.pid, &p, 0, &id, &e), "attach without an arm"))
+	if (ASSERT_OK(attach_kill_getppid(rt, v.pid, &id), "attach without an arm"))
 		ASSERT_EQ(links_of_prog(prog), 0, "no arm: no reply program");
-	{
-		struct sf_target tg = { .tid = v.pid, .reply_fd = 1000 };
-
-		ASSERT_OK(sf_runtime_attach_to(rt, &tg, &p, SF_ATTACH_ARM, &id, &e), "an armed attach");
-	}
+	ASSERT_OK(attach_armed(rt, &v), "an armed attach");
 	ASSERT_EQ(links_of_prog(prog), 1, "attached before the arm is set");
-	{
-		struct sf_lazy_links l;
-
-		sf_runtime_lazy_links(rt, &l);
-		ASSERT_TRUE(l.reply, "the runtime says so");
-	}
+	ASSERT_TRUE(reply_attached(rt), "the runtime says so");
 	ASSERT_EQ(sf_runtime_idle_check(rt), 0, "the dispatcher stays: a task is confined");
 	ASSERT_EQ(links_of_prog(prog), 1, "kept while the arm is undecided");
 	ASSERT_EQ(victim_do(&v, 'B'), 1, "the next call takes the arm and is allowed");
 	ASSERT_EQ(sf_runtime_idle_check(rt), 0, "the dispatcher stays");
 	ASSERT_TRUE(links_become(prog, 0), "the arm decided, the reply program goes");
-	{
-		struct sf_lazy_links l;
-
-		sf_runtime_lazy_links(rt, &l);
-		ASSERT_FALSE(l.reply, "the runtime says so");
-	}
+	ASSERT_FALSE(reply_attached(rt), "the runtime says so");
 	ASSERT_TRUE(sf_runtime_dispatch_link_id(rt) > 0, "while the dispatcher judges on");
 	ASSERT_EQ(victim_do(&v, 'A'), 0, "and the armed chain is in force");
+out:
+	victim_end(&v);
+	if (rt)
+		sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+}
+
+/* A task that dies armed leaves sf_armed counting it: the reply programs
+ * then go with the dispatcher (and, on the lsm tier, the LSM programs),
+ * all their links handed over and closed together. */
+TEST(runtime_detaches_the_reply_programs_with_the_dispatcher_when_an_armed_task_dies)
+{
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	uint32_t reply, lsm;
+	char pin[64];
+	int disp;
+
+	if (!fresh_pinned(&rt, pin, sizeof(pin), "reply-dies"))
+		goto out;
+	reply = reply_prog_id(pin);
+	lsm = pinned_prog_id(pin, "sf_lsm_file_open"); /* 0 on the tracepoint tier */
+	if (!ASSERT_TRUE(reply != 0, "a reply program is loaded and pinned") ||
+	    !ASSERT_TRUE(victim_start(&v), "victim") ||
+	    !ASSERT_OK(attach_armed(rt, &v), "an armed attach"))
+		goto out;
+	disp = sf_runtime_dispatch_link_id(rt);
+	ASSERT_TRUE(disp > 0 && links_of_prog(reply) == 1, "dispatcher and reply program attached");
+	victim_end(&v); /* killed in its read: no call took the arm */
+	ASSERT_EQ(sf_runtime_idle_check(rt), 1, "nothing left to judge");
+	ASSERT_TRUE(!link_exists(disp, false), "the dispatcher's link is gone");
+	ASSERT_TRUE(links_become(reply, 0), "the reply program's link is gone");
+	ASSERT_FALSE(reply_attached(rt), "the runtime says so");
+	if (lsm)
+		ASSERT_TRUE(links_become(lsm, 0), "the LSM programs' links are gone");
 out:
 	victim_end(&v);
 	if (rt)

@@ -329,47 +329,27 @@ static int translate(const struct sock_fprog *chain, size_t n, unsigned int flag
 		      : c2e_translate_chain_flags(chain, n, flags, prog);
 }
 
-/* Whether C2E_EMIT_SEARCH changes chain's code (it needs a run of jeq):
- * if not, the linear emission's run covers it. */
-static bool search_differs(const struct sock_fprog *chain, size_t n)
-{
-	struct c2e_ebpf a = { 0 }, b = { 0 };
-	bool differs = translate(chain, n, 0, &a) || translate(chain, n, C2E_EMIT_SEARCH, &b) ||
-		       a.len != b.len || memcmp(a.insns, b.insns, a.len * sizeof(*a.insns));
-
-	c2e_ebpf_free(&a);
-	c2e_ebpf_free(&b);
-	return differs;
-}
-
 /*
- * The eBPF of chain[0..n), in one emission (flags: 0, or C2E_EMIT_SEARCH,
- * which the runtime uses: runs of jeq become a binary search), vs the
- * interpreter on inputs[] and on the data of all_calls[]. False when it
- * could not be translated or loaded (a mismatch is counted).
+ * prog, the eBPF of chain[0..n) in one emission (how: "linear", or
+ * "searched": C2E_EMIT_SEARCH, which the runtime uses), vs the interpreter
+ * on inputs[] and on the data of all_calls[]. False when it could not be
+ * loaded (a mismatch is counted).
  */
 static bool verify_ebpf(struct tally *t, const char *name, const struct sock_fprog *chain,
-			size_t n, unsigned int flags, const struct seccomp_data *inputs,
-			size_t ninputs, const struct ksec_call *all_calls, size_t nall)
+			size_t n, const struct c2e_ebpf *prog, const char *how,
+			const struct seccomp_data *inputs, size_t ninputs,
+			const struct ksec_call *all_calls, size_t nall)
 {
-	const char *how = flags ? "searched" : "linear";
-	struct c2e_ebpf prog = { 0 };
 	char log[4096], a[96], b[160];
 	size_t i;
 	int fd, err;
 
-	err = translate(chain, n, flags, &prog);
-	if (err) {
-		mismatch(t, name, chain, n, "%s translation failed: %s", how, strerror(-err));
-		return false;
-	}
-	fd = c2e_kernel_load(&prog, log, sizeof(log));
+	fd = c2e_kernel_load(prog, log, sizeof(log));
 	if (fd < 0) {
 		size_t l = strlen(log);
 
 		mismatch(t, name, chain, n, "the verifier refused %zu %s insns: %s; log tail: %s",
-			 prog.len, how, strerror(-fd), l > 600 ? log + l - 600 : log);
-		c2e_ebpf_free(&prog);
+			 prog->len, how, strerror(-fd), l > 600 ? log + l - 600 : log);
 		return false;
 	}
 	for (i = 0; i < ninputs + nall; i++) {
@@ -393,8 +373,38 @@ static bool verify_ebpf(struct tally *t, const char *name, const struct sock_fpr
 		}
 	}
 	close(fd);
-	c2e_ebpf_free(&prog);
 	return true;
+}
+
+/* Both emissions of chain[0..n) vs the interpreter; the searched one only
+ * where C2E_EMIT_SEARCH changes the code (it needs a run of jeq), since
+ * the linear one's run covers it otherwise. */
+static bool verify_emissions(struct tally *t, const char *name, const struct sock_fprog *chain,
+			     size_t n, const struct seccomp_data *inputs, size_t ninputs,
+			     const struct ksec_call *all_calls, size_t nall)
+{
+	struct c2e_ebpf lin = { 0 }, srch = { 0 };
+	bool ok = false;
+	int err;
+
+	err = translate(chain, n, 0, &lin);
+	if (!err)
+		err = translate(chain, n, C2E_EMIT_SEARCH, &srch);
+	if (err) {
+		mismatch(t, name, chain, n, "translation failed: %s", strerror(-err));
+		goto out;
+	}
+	ok = verify_ebpf(t, name, chain, n, &lin, "linear", inputs, ninputs, all_calls, nall);
+	if (ok && (lin.len != srch.len ||
+		   memcmp(lin.insns, srch.insns, lin.len * sizeof(*lin.insns)))) {
+		t->searched++;
+		ok = verify_ebpf(t, name, chain, n, &srch, "searched", inputs, ninputs,
+				 all_calls, nall);
+	}
+out:
+	c2e_ebpf_free(&lin);
+	c2e_ebpf_free(&srch);
+	return ok;
 }
 
 /*
@@ -414,14 +424,8 @@ static void verify(struct tally *t, const char *name,
 	int err;
 
 	t->filters++;
-	if (!verify_ebpf(t, name, chain, n, 0, inputs, ninputs, all_calls, nall))
+	if (!verify_emissions(t, name, chain, n, inputs, ninputs, all_calls, nall))
 		return;
-	if (search_differs(chain, n)) {
-		t->searched++;
-		if (!verify_ebpf(t, name, chain, n, C2E_EMIT_SEARCH, inputs, ninputs, all_calls,
-				 nall))
-			return;
-	}
 	calls = calloc(nall + 1, sizeof(*calls));
 	seen = calloc(nall + 1, sizeof(*seen));
 	if (!ASSERT_TRUE(calls && seen, "calloc"))

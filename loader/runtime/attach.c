@@ -48,17 +48,16 @@ static const struct sf_iter_rec *find_rec(const struct sf_rt_recs *r, pid_t tid)
 	return NULL;
 }
 
-/* The target thread's record alone, by the kernel's walk of one task
- * (iter.c): NULL where that walk missed it. Its group is the process's
- * when the target is pinned to one (the BPF side reports no other). */
-static const struct sf_iter_rec *read_thread(struct sf_runtime *rt,
-					     const struct sf_target *tg,
-					     struct sf_rt_recs *r)
+/* Thread tid's record alone (of group tgid; 0: any), by the kernel's
+ * walk of one task (iter.c), which also applies its pending entry: NULL,
+ * and r emptied, where that walk missed it. */
+static const struct sf_iter_rec *one_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid,
+					    struct sf_rt_recs *r)
 {
 	const struct sf_iter_rec *me = NULL;
 
-	if (sf_rt_iter_thread(rt, tg->process ? tg->process->tgid : 0, tg->tid, r) == 0)
-		me = find_rec(r, tg->tid);
+	if (sf_rt_iter_thread(rt, tgid, tid, r) == 0)
+		me = find_rec(r, tid);
 	if (!me) {
 		free(r->r);
 		r->r = NULL;
@@ -77,7 +76,9 @@ static int read_group(struct sf_runtime *rt, const struct sf_target *tg, pid_t *
 	const struct sf_iter_rec *me;
 	int err;
 
-	if (*single && (me = read_thread(rt, tg, r)) != NULL) {
+	/* Pinned to a process, only that group is reported. */
+	if (*single &&
+	    (me = one_thread(rt, tg->process ? tg->process->tgid : 0, tg->tid, r)) != NULL) {
 		*tgid = tg->process ? tg->process->tgid : (pid_t)me->tgid;
 		goto check;
 	}
@@ -162,14 +163,8 @@ struct want {
 static int apply_pass(struct sf_runtime *rt, pid_t tgid, const struct want *want,
 		      size_t n, bool single, struct sf_rt_recs *after)
 {
-	if (single && n == 1) {
-		if (sf_rt_iter_thread(rt, tgid, want[0].tid, after) == 0 &&
-		    find_rec(after, want[0].tid))
-			return 0;
-		free(after->r);
-		after->r = NULL;
-		after->n = 0;
-	}
+	if (single && n == 1 && one_thread(rt, tgid, want[0].tid, after))
+		return 0;
 	return sf_rt_iter_run(rt, tgid, true, after);
 }
 

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The dispatcher's attachment. Once any tp_btf/sys_enter program is
- * attached, the kernel sends every task on the machine through the
- * tracepoint slow path (about 100 ns a call here), confined or not. While
- * no task has a chain and no cgroup has a filter there is nothing to judge,
- * so the dispatcher is attached with the first chain (before any task can
- * have it: sf_rt_node_load()) and detached once nothing is left
- * (sf_runtime_idle_check()), and with it the sys_exit program that kernels
- * without fexit need for sf_attach()'s arm. A pinned runtime pins the
- * links (link_sf_dispatch), so that a restart finds them attached.
+ * The programs attached only on demand. Once any tp_btf/sys_enter program
+ * is attached, the kernel sends every task on the machine through the
+ * tracepoint slow path (about 100 ns a call here), confined or not, and a
+ * BPF LSM program's trampoline taxes every task that passes its hook.
+ * While no task has a chain and no cgroup has a filter there is nothing to
+ * judge, so the dispatcher and the LSM programs are attached with the
+ * first chain (before any task can have it: sf_rt_node_load()) and
+ * detached once nothing is left (sf_runtime_idle_check()). The reply
+ * programs, which decide an sf_attach()'s arm, are attached only while
+ * an arm may be undecided. A pinned runtime pins the links
+ * (link_<program>), so that a restart finds them attached.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -143,7 +145,6 @@ bool sf_rt_dispatch_attached(struct sf_runtime *rt)
 void sf_rt_dispatch_adopted(struct sf_runtime *rt)
 {
 	char path[PATH_MAX];
-
 	int i;
 
 	pin_path(rt, "link", DISPATCH, path, sizeof(path));
@@ -154,6 +155,77 @@ void sf_rt_dispatch_adopted(struct sf_runtime *rt)
 	}
 	/* Its last arm may be recent: keep them for a while. */
 	rt->last_arm = now_ns();
+}
+
+/* Hands the link pinned as name over to the caller: an fd of it goes to
+ * fds[(*n)++] (so that the last reference is one the caller closes, not a
+ * pin freed later from RCU) and the pin goes. */
+static void take_pin(struct sf_runtime *rt, const char *name, int *fds, int *n)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!rt->pin_dir)
+		return;
+	pin_path(rt, "link", name, path, sizeof(path));
+	fd = bpf_obj_get(path);
+	if (fd >= 0)
+		fds[(*n)++] = fd;
+	unlink(path);
+}
+
+static void close_now(const int *fds, int n)
+{
+	while (n-- > 0)
+		close(fds[n]);
+}
+
+/* Until no sf_runtime_idle_check() is closing links: the kernel refuses a
+ * second link of one program on one hook (EBUSY) while the old one lives. */
+static void wait_detached(struct sf_runtime *rt)
+{
+	pthread_mutex_lock(&rt->detach_lock);
+	pthread_mutex_unlock(&rt->detach_lock);
+}
+
+void sf_rt_wait_links_gone(const uint32_t *ids, size_t n, int timeout_ms)
+{
+	size_t i = 0;
+	int waited_ms = 0;
+
+	while (i < n) {
+		int fd = ids[i] ? bpf_link_get_fd_by_id(ids[i]) : -1;
+
+		if (fd < 0) {
+			i++;
+			continue;
+		}
+		close(fd);
+		if (waited_ms >= timeout_ms) {
+			fprintf(stderr, "sfilter: link %u still attached after %d ms\n", ids[i],
+				timeout_ms);
+			return;
+		}
+		usleep(1000);
+		waited_ms++;
+	}
+}
+
+/* Closes fds[0..n) and returns once the kernel has dropped their links
+ * (up to 30 s: a forked child that has not exec'd yet holds copies). */
+static void close_links(const int *fds, int n)
+{
+	uint32_t ids[SF_RT_MAX_LINKS];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct bpf_link_info li = {};
+		uint32_t len = sizeof(li);
+
+		ids[i] = bpf_obj_get_info_by_fd(fds[i], &li, &len) ? 0 : li.id;
+		close(fds[i]);
+	}
+	sf_rt_wait_links_gone(ids, (size_t)n, 30000);
 }
 
 /* ---- the LSM programs ----------------------------------------------------- */
@@ -188,39 +260,25 @@ static int lsm_names(const struct sf_runtime *rt, char (*names)[SF_RT_NAME_LEN],
 /* Detaches the LSM programs this runtime attached, and (adopted) those
  * only pinned. Unpinning is quick; the last close of a link is the slow
  * part (every detach rewrites the hook's trampoline: 0.15 s each under
- * TCG), so every link's fds (ours, and one taken from each pin before it
- * goes, so that the last reference is an fd, not a pin freed later from
- * RCU) go to fds[] (*n of them, room for SF_RT_MAX_LINKS) for the caller
- * to close when it holds no lock. */
+ * TCG), so the links' fds are appended to fds[] (at *n) for the caller to
+ * close when it holds no lock. */
 static void lsm_off(struct sf_runtime *rt, int *fds, int *n)
 {
-	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN], path[PATH_MAX];
-	int i, fd, k = lsm_names(rt, names, SF_RT_MAX_LSM);
+	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN];
+	int i, k = lsm_names(rt, names, SF_RT_MAX_LSM);
 
-	*n = 0;
-	for (i = 0; rt->pin_dir && i < k; i++) {
-		pin_path(rt, "link", names[i], path, sizeof(path));
-		fd = bpf_obj_get(path);
-		if (fd >= 0)
-			fds[(*n)++] = fd;
-		unlink(path);
-	}
+	for (i = 0; i < k; i++)
+		take_pin(rt, names[i], fds, n);
 	for (i = 0; i < rt->n_lsm; i++)
 		if (rt->fd_lsm[i] > 0)
 			fds[(*n)++] = rt->fd_lsm[i];
 	rt->n_lsm = 0;
 }
 
-static void close_now(int *fds, int n)
-{
-	while (n-- > 0)
-		close(fds[n]);
-}
-
 static int lsm_on(struct sf_runtime *rt)
 {
 	char names[SF_RT_MAX_LSM][SF_RT_NAME_LEN];
-	int fds[SF_RT_MAX_LINKS], i, n, k, fd;
+	int fds[SF_RT_MAX_LINKS], i, n = 0, k, fd;
 
 	if (rt->tier != SF_TIER_LSM)
 		return 0;
@@ -239,60 +297,18 @@ static int lsm_on(struct sf_runtime *rt)
 	return 0;
 }
 
-/* Closes fds[1..fds[0]] and returns once the kernel has dropped their
- * links (up to 30 s), so that the programs can be attached again: the
- * kernel refuses a second link of one program to one hook (EBUSY). */
-/* Closes fds[] and returns once the kernel has dropped their links (up to
- * 30 s: a forked child that has not exec'd yet holds copies), so that
- * the programs can be attached again: the kernel refuses a second link of
- * one program to one hook (EBUSY). */
-static void close_links(const int *fds, int n)
-{
-	uint32_t ids[SF_RT_MAX_LINKS];
-	int i, j, left = 1;
-
-	for (i = 0; i < n; i++) {
-		struct bpf_link_info li = {};
-		uint32_t len = sizeof(li);
-
-		ids[i] = bpf_obj_get_info_by_fd(fds[i], &li, &len) ? 0 : li.id;
-		close(fds[i]);
-	}
-	for (j = 0; left && j < 3000; j++) {
-		for (i = 0, left = 0; i < n; i++) {
-			int fd = ids[i] ? bpf_link_get_fd_by_id(ids[i]) : -1;
-
-			if (fd >= 0) {
-				left = 1;
-				close(fd);
-			}
-		}
-		if (left)
-			usleep(10000);
-	}
-}
-
-/* ---- all together --------------------------------------------------------- */
-
 /* ---- the reply programs ---------------------------------------------------- */
 
-/* Unpins the reply programs' links and hands their fds to the caller,
- * after telling the dispatcher that no program will decide an arm. */
+/* Unpins the reply programs' links and appends their fds to fds[] (at
+ * *n), after telling the dispatcher that no program will decide an arm. */
 static void reply_off(struct sf_runtime *rt, int *fds, int *n)
 {
-	char path[PATH_MAX];
-	int i, fd;
+	int i;
 
 	rt->bss->sf_reply_exit = 0;
 	rt->bss->sf_reply_exit_i386 = 0;
 	for (i = 0; i < SF_RT_N_REPLY; i++) {
-		if (rt->pin_dir) {
-			pin_path(rt, "link", reply_names[i], path, sizeof(path));
-			fd = bpf_obj_get(path);
-			if (fd >= 0)
-				fds[(*n)++] = fd;
-			unlink(path);
-		}
+		take_pin(rt, reply_names[i], fds, n);
 		if (rt->fd_reply[i] > 0)
 			fds[(*n)++] = rt->fd_reply[i];
 		rt->fd_reply[i] = 0;
@@ -309,8 +325,7 @@ void sf_rt_reply_on(struct sf_runtime *rt)
 	rt->last_arm = now_ns();
 	if (rt->reply_on)
 		return;
-	pthread_mutex_lock(&rt->detach_lock);
-	pthread_mutex_unlock(&rt->detach_lock);
+	wait_detached(rt);
 	for (i = 0; i < SF_RT_N_REPLY; i++) {
 		fd = attach_one(rt, reply_names[i], type[i]);
 		if (fd < 0) {
@@ -335,13 +350,11 @@ void sf_rt_reply_on(struct sf_runtime *rt)
 
 int sf_rt_dispatch_on(struct sf_runtime *rt)
 {
-	int disp, fds[SF_RT_MAX_LINKS], n, err;
+	int disp, fds[SF_RT_MAX_LINKS], n = 0, err;
 
 	if (sf_rt_dispatch_attached(rt))
 		return 0;
-	/* An idle check may be detaching the last LSM links: wait for it. */
-	pthread_mutex_lock(&rt->detach_lock);
-	pthread_mutex_unlock(&rt->detach_lock);
+	wait_detached(rt);
 	err = lsm_on(rt);
 	if (err)
 		return err;
@@ -358,18 +371,16 @@ int sf_rt_dispatch_on(struct sf_runtime *rt)
 
 /* The dispatcher first: from then on nothing is judged, and no deny mark
  * is set for the LSM programs, which go last; their fds and the reply
- * programs' go to fds[] (*n: room for SF_RT_MAX_LINKS)
- * for the caller to close. */
+ * programs' are appended to fds[] (at *n) for the caller to close. */
 static int dispatch_off(struct sf_runtime *rt, int *fds, int *n)
 {
 	int err = detach_one(rt, DISPATCH, &rt->fd_dispatch);
 
-	*n = 0;
 	if (err)
 		return err;
 	rt->dispatch_pinned = false;
 	lsm_off(rt, fds, n);
-	reply_off(rt, fds + *n, n);
+	reply_off(rt, fds, n);
 	return 0;
 }
 
@@ -402,6 +413,7 @@ static int nothing_to_judge(struct sf_runtime *rt)
 	struct sf_rt_recs r;
 	size_t i;
 	int err, busy = 0;
+
 	for (c = rt->cgroups; c; c = c->next)
 		if (c->base)
 			return 0;

@@ -13,6 +13,7 @@
  *      chain_emit.c    a chain's program, emitted and loaded
  *   1  iter.c          task iterator passes; waiting for BPF program runs
  *      events.c        the event ring buffer
+ *      dispatch.c      the programs attached on demand: dispatcher, LSM, reply
  *   2  cgroup_table.c  the attached cgroups as records, and the maps that mirror them
  *   3  state.c         the state file: chains and cgroups, saved and read back
  *   4  chains.c        chain nodes, PROG_ARRAY slots, loading a chain, the action table
@@ -240,6 +241,9 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt);
 void sf_rt_reply_on(struct sf_runtime *rt);
 /* Reads whether an adopted install's dispatcher is attached (pinned). */
 void sf_rt_dispatch_adopted(struct sf_runtime *rt);
+/* Returns once none of the links ids[] (0: none) exists, or after
+ * timeout_ms (and says which one is left). */
+void sf_rt_wait_links_gone(const uint32_t *ids, size_t n, int timeout_ms);
 
 /* The ring buffer reader over rt->fd_events. 0 or -errno. */
 int sf_rt_events_open(struct sf_runtime *rt);

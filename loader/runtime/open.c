@@ -70,14 +70,13 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 
 		if (!is_lsm_prog(p))
 			continue;
+		/* Attached with the dispatcher (dispatch.c). */
+		bpf_program__set_autoattach(p, false);
 		snprintf(fn, sizeof(fn), "bpf_lsm_%s", bpf_program__section_name(p) + 4);
 		if (!with_lsm || !vmlinux ||
 		    btf__find_by_name_kind(vmlinux, fn, BTF_KIND_FUNC) < 0)
 			bpf_program__set_autoload(p, false);
 	}
-	bpf_object__for_each_program(p, skel->obj)
-		if (is_lsm_prog(p))
-			bpf_program__set_autoattach(p, false); /* with the dispatcher */
 	bpf_program__set_autoattach(skel->progs.sf_iter, false);
 	/* Attached with the first chain (dispatch.c). */
 	bpf_program__set_autoattach(skel->progs.sf_dispatch, false);

@@ -113,31 +113,6 @@ static int unpin_links(const char *pin_dir, uint32_t *ids, size_t max, size_t *n
 	return err;
 }
 
-/* Returns once none of the links ids[] exists, or after about 5 s. An
- * unpinned link is released after an RCU grace period, from a workqueue
- * (bpf_free_inode(), bpf_link_put()): until then its program still runs. */
-static void wait_links_gone(const uint32_t *ids, size_t n)
-{
-	size_t i = 0;
-	int waited_ms = 0;
-
-	while (i < n) {
-		int fd = bpf_link_get_fd_by_id(ids[i]);
-
-		if (fd < 0) {
-			i++;
-			continue;
-		}
-		close(fd);
-		if (waited_ms >= 5000) {
-			fprintf(stderr, "sfilter: link %u still attached after 5 s\n", ids[i]);
-			return;
-		}
-		usleep(1000);
-		waited_ms++;
-	}
-}
-
 /* Everything in pin_dir but its links, and pin_dir itself. */
 static int unpin_rest(const char *pin_dir)
 {
@@ -174,9 +149,8 @@ static int teardown_dir(const char *pin_dir, struct sf_runtime *rt)
 	int err, err2;
 
 	err = unpin_links(pin_dir, ids, sizeof(ids) / sizeof(ids[0]), &n);
-	if (rt) {
+	if (rt)
 		sf_rt_dispatch_close_fd(rt);
-	}
 	if (rt && rt->skel) {
 		struct bpf_object_skeleton *sk = rt->skel->skeleton;
 		int i;
@@ -187,7 +161,10 @@ static int teardown_dir(const char *pin_dir, struct sf_runtime *rt)
 				*sk->progs[i].link = NULL;
 			}
 	}
-	wait_links_gone(ids, n);
+	/* An unpinned link is released after an RCU grace period, from a
+	 * workqueue (bpf_free_inode(), bpf_link_put()): until then its
+	 * program still runs. */
+	sf_rt_wait_links_gone(ids, n, 5000);
 	err2 = unpin_rest(pin_dir);
 	sf_rt_state_remove(pin_dir);
 	return err ? err : err2;
