@@ -241,6 +241,18 @@ static int run_one(struct sf_test *t)
 	return state->result;
 }
 
+/* -t's argument: globs separated by commas, any of which may match. */
+static bool name_matches(const char *globs, const char *name)
+{
+	char buf[1024], *save = NULL, *g;
+
+	snprintf(buf, sizeof(buf), "%s", globs);
+	for (g = strtok_r(buf, ",", &save); g; g = strtok_r(NULL, ",", &save))
+		if (fnmatch(g, name, 0) == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const char *pattern = NULL, *prefix = "";
@@ -276,7 +288,7 @@ int main(int argc, char **argv)
 				printf("%s\n", t->name);
 			return 0;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-t GLOB] [-p PREFIX] [-l]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-v] [-t GLOB[,GLOB...]] [-p PREFIX] [-l]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -299,7 +311,7 @@ int main(int argc, char **argv)
 		       err ? ": failed: " : "", err ? strerror(-err) : "");
 	}
 	for (t = tests_head; t; t = t->next) {
-		if (pattern && fnmatch(pattern, t->name, 0) != 0)
+		if (pattern && !name_matches(pattern, t->name))
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		result = run_one(t);

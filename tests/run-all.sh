@@ -11,7 +11,9 @@
 #   tests/run-all.sh [build/fuzz/NAME...]
 #
 # Environment: FUZZ_SHORT_SECONDS (default 15) per fuzzer; SF_NO_GUEST=1
-# leaves the guest out (reported as a SKIP, for quick local runs only).
+# leaves the guest out (reported as a SKIP, for quick local runs only);
+# SF_TESTS=GLOB[,GLOB...] runs only the tests whose names match, on both
+# kernels (sftest -t), for work on one feature; CI never sets it.
 # A guest that does not boot, or a run without its closing line, is a FAIL.
 set -uo pipefail
 
@@ -118,7 +120,9 @@ run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
 # Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
 # not for whatever python3 comes first on PATH.
 run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
-run_part "host: " 1 "$sftest" -p "host: "
+only=()
+[[ -n ${SF_TESTS:-} ]] && only=(-t "$SF_TESTS")
+run_part "host: " 1 "$sftest" ${only[@]+"${only[@]}"} -p "host: "
 
 if [[ $# -gt 0 ]]; then
 	run_part "host: " 0 env SF_PREFIX="host: " \
@@ -154,7 +158,7 @@ else
 		extra+=(-f "$f:/sf/$f")
 	done
 	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \
-		"$sftest" -p "$guest_prefix"
+		"$sftest" ${only[@]+"${only[@]}"} -p "$guest_prefix"
 fi
 
 if [[ ${#failures[@]} -gt 0 ]]; then
