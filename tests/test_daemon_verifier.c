@@ -19,6 +19,7 @@
 #include "daemon.h"
 #include "sfclient.h"
 #include "proto.h"
+#include "flood.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +40,6 @@ SFD_TIER_INDEPENDENT
 
 #define FLOOD_UID  65534
 #define OTHER_UID  65533
-#define LARGE      4096
 #define TRIES      100
 
 static double bound_ms(void)
@@ -55,85 +55,12 @@ static double clock_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-static bool become_user(uid_t uid)
-{
-	return setgroups(0, NULL) == 0 && setgid(uid) == 0 && setuid(uid) == 0 &&
-	       prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
-}
-
-/*
- * The k-th unique large filter; it allows every call the child makes. Even
- * k: nr against 2,047 constants no syscall has, the kernel's verifier
- * walking every branch. Odd k: the arguments against 2,047 constants with
- * jumps that rejoin, which the action table's analysis cannot settle
- * before its budget is spent, for every syscall number.
- */
-static struct sock_fprog large_filter(struct sock_filter *f, uint32_t k)
-{
-	uint32_t base = 0x10000000u | (k & 0xffff) << 12;
-	int i = 0;
-
-	f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
-	while (i < LARGE - 1) {
-		if (k % 2 == 0) {
-			f[i] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, base + i, 0, 1);
-			f[i + 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-								SECCOMP_RET_ERRNO | 1);
-		} else {
-			f[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-							    16 + 8 * (i % 6));
-			f[i + 1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
-								base + i, 0, 0);
-		}
-		i += 2;
-	}
-	f[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	return (struct sock_fprog){ LARGE, f };
-}
-
 /* What a child of another uid reports. */
 struct attach_report {
 	double ms;              /* < 0: it failed */
 	int err;
 	char msg[256];
 };
-
-/* What the flood did, in memory its processes share with the test. */
-struct flood {
-	uint32_t next;          /* the next filter's k */
-	uint32_t attached, refused, failed;
-	int last_errno;
-	struct attach_report other; /* the last small attach of the other uid */
-};
-
-/* One of the flood's senders: as uid 65534, forever, a child that attaches
- * the next unique filter and exits (so that the uid's limits on filters in
- * force never stop it: only its rate does). */
-static void flood_sender(struct flood *fl)
-{
-	if (!become_user(FLOOD_UID))
-		_exit(1);
-	for (;;) {
-		pid_t pid = fork();
-
-		if (pid == 0) {
-			static struct sock_filter f[LARGE];
-			struct sock_fprog p = large_filter(f, __atomic_fetch_add(&fl->next, 1,
-										  __ATOMIC_RELAXED));
-
-			if (sf_attach(&p, 0) == 0) {
-				__atomic_fetch_add(&fl->attached, 1, __ATOMIC_RELAXED);
-			} else {
-				__atomic_fetch_add(errno == EAGAIN ? &fl->refused : &fl->failed, 1,
-						   __ATOMIC_RELAXED);
-				fl->last_errno = errno;
-			}
-			_exit(0);
-		}
-		if (pid < 0 || waitpid(pid, NULL, 0) < 0)
-			usleep(10000);
-	}
-}
 
 /* sf_attach() of a one-instruction allow-all filter as uid OTHER_UID in a
  * child: its time in ms, or -1 when it failed (said in the log). */
@@ -149,7 +76,7 @@ static double small_attach_ms(struct attach_report *r)
 		struct sock_fprog p = { 1, (struct sock_filter *)allow };
 		double t0;
 
-		if (!become_user(OTHER_UID))
+		if (!flood_become(OTHER_UID))
 			_exit(1);
 		t0 = clock_ms();
 		if (sf_attach(&p, 0) == 0)
@@ -188,29 +115,22 @@ static void check_p99(const char *what, double *ms, int n)
 
 TEST(unique_large_filters_of_one_uid_delay_neither_an_admins_status_nor_another_uids_attach)
 {
-	int senders = test_is_emulated() ? 4 : 8, tries = TRIES, i, n;
+	int senders = test_is_emulated() ? 4 : FLOOD_SENDERS, i;
 	static double status_ms[TRIES], attach_ms[TRIES];
-	pid_t kids[8];
+	struct attach_report *other;
 	struct flood *fl;
 	SFD_AUTO;
 
 	/* The default limits: the flood runs at the default attach rate. */
 	if (!sfd_start_for_users(&dm, NULL))
 		return;
-	fl = mmap(NULL, sizeof(*fl), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (!ASSERT_TRUE(fl != MAP_FAILED, "shared counters"))
+	other = mmap(NULL, sizeof(*other), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	if (!ASSERT_TRUE(other != MAP_FAILED, "shared report"))
 		return;
-	memset(fl, 0, sizeof(*fl));
-	for (n = 0; n < senders; n++) {
-		fflush(stdout);
-		kids[n] = fork();
-		if (kids[n] == 0) {
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			flood_sender(fl);
-		}
-		if (kids[n] < 0)
-			break;
-	}
+	fl = flood_start(senders, FLOOD_UID);
+	if (!ASSERT_TRUE(fl != NULL, "the flood starts"))
+		goto out;
 	/* The flood is on once its first filters are in. */
 	for (i = 0; i < (test_is_emulated() ? 1200 : 200) &&
 		    __atomic_load_n(&fl->attached, __ATOMIC_RELAXED) < 2; i++)
@@ -218,8 +138,8 @@ TEST(unique_large_filters_of_one_uid_delay_neither_an_admins_status_nor_another_
 	if (!ASSERT_GE(fl->attached, 2, "uid 65534's large filters are being attached"))
 		goto out;
 	test_log("%d senders of uid %d attach unique %d-instruction filters; %d tries each\n",
-		 senders, FLOOD_UID, LARGE, tries);
-	for (i = 0; i < tries; i++) {
+		 fl->n, FLOOD_UID, FLOOD_INSNS, TRIES);
+	for (i = 0; i < TRIES; i++) {
 		struct sf_msg_hdr h;
 		double t0 = clock_ms();
 		int err = sfd_request(dm.sock, &h, SF_MSG_STATUS, sizeof(h), NULL, NULL);
@@ -227,7 +147,7 @@ TEST(unique_large_filters_of_one_uid_delay_neither_an_admins_status_nor_another_
 		status_ms[i] = clock_ms() - t0;
 		if (!ASSERT_EQ(err, 0, "root's STATUS is answered"))
 			goto out;
-		attach_ms[i] = small_attach_ms(&fl->other);
+		attach_ms[i] = small_attach_ms(other);
 		if (!ASSERT_TRUE(attach_ms[i] >= 0, "uid 65533's sf_attach() succeeds"))
 			goto out;
 		/* Spread over seconds: the flood fills the 255 chain slots
@@ -238,15 +158,11 @@ TEST(unique_large_filters_of_one_uid_delay_neither_an_admins_status_nor_another_
 		 "%u failed%s%s\n", FLOOD_UID, fl->attached, fl->refused, fl->failed,
 		 fl->failed ? ": " : "", fl->failed ? strerror(fl->last_errno) : "");
 	ASSERT_EQ(fl->failed, 0, "no large filter failed but for the rate");
-	check_p99("sfctl status (root)", status_ms, tries);
-	check_p99("sf_attach() of 1 instruction (uid 65533)", attach_ms, tries);
+	check_p99("STATUS (root)", status_ms, TRIES);
+	check_p99("sf_attach() of 1 instruction (uid 65533)", attach_ms, TRIES);
 out:
-	while (n-- > 0)
-		if (kids[n] > 0) {
-			kill(kids[n], SIGKILL);
-			waitpid(kids[n], NULL, 0);
-		}
-	munmap(fl, sizeof(*fl));
+	flood_stop(fl);
+	munmap(other, sizeof(*other));
 }
 
 /* As uid 65534: attaches a filter of its own (distinct by k), reports the
@@ -262,7 +178,7 @@ static void holder(uint32_t k, int go, int rep)
 	char c;
 	int e = 0;
 
-	if (!become_user(FLOOD_UID) || read(go, &c, 1) != 1)
+	if (!flood_become(FLOOD_UID) || read(go, &c, 1) != 1)
 		_exit(1);
 	if (sf_attach(&p, 0))
 		e = errno;

@@ -325,6 +325,7 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 		return err ? err : -EINPROGRESS;
 	}
 	op->node->busy = true;
+	op->node->last_use = ++rt->uses;
 	/* Before any task is given the chain, which may have been loaded
 	 * before the dispatcher was last detached. */
 	return sf_rt_dispatch_on(rt);

@@ -138,13 +138,25 @@ void sf_rt_nodes_free(struct sf_runtime *rt)
 	memset(rt->slots, 0, sizeof(rt->slots));
 }
 
-/* Frees the slots of chains no task has (an iteration over all tasks). */
+static int by_last_use(const void *a, const void *b)
+{
+	const struct sf_node *x = *(struct sf_node *const *)a, *y = *(struct sf_node *const *)b;
+
+	return x->last_use < y->last_use ? -1 : x->last_use > y->last_use;
+}
+
+/* Frees slots of chains no task has (an iteration over all tasks): the
+ * older half of them by their last attach, at least one. A chain attached
+ * again and again (a service's, a container image's) thus stays loaded
+ * while another uid attaches chain after chain that is never reused, and
+ * its next attach is not one more verification. */
 static int collect_slots(struct sf_runtime *rt)
 {
-	bool used[SF_MAX_CHAINS] = { false }, unused[SF_MAX_CHAINS] = { false };
+	bool used[SF_MAX_CHAINS] = { false };
+	struct sf_node *idle[SF_MAX_CHAINS];
 	struct sf_rt_recs r;
-	size_t i;
-	int err = sf_rt_iter_run(rt, 0, false, &r), freed = 0;
+	size_t i, n_idle = 0;
+	int err = sf_rt_iter_run(rt, 0, false, &r);
 
 	if (err)
 		return err;
@@ -157,28 +169,26 @@ static int collect_slots(struct sf_runtime *rt)
 	free(r.r);
 	for (i = 1; i < SF_MAX_CHAINS; i++)
 		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
-		    !sf_rt_cg_uses_slot(rt, i)) {
-			unused[i] = true;
-			freed++;
-		}
-	if (!freed)
+		    !sf_rt_cg_uses_slot(rt, i))
+			idle[n_idle++] = rt->slots[i];
+	if (!n_idle)
 		return -ENOSPC;
 	/* A task the last attach moved away from a slot may still be in
 	 * its dispatcher with the old slot number in hand. */
 	err = sf_rt_quiesce(rt);
 	if (err)
 		return err;
+	qsort(idle, n_idle, sizeof(*idle), by_last_use);
 	/* No task has these slots: their PROG_ARRAY entries stay until the
 	 * slots' next installs replace them. Every change of an entry
 	 * patches the dispatcher's direct tail call to it
 	 * (prog_array_map_poke_run()): 0.7 ms an entry measured on 6.18,
 	 * which for up to 255 entries at once, under rt->lock, made
 	 * everyone wait for a fifth of a second. */
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (unused[i]) {
-			sf_rt_cg_forget_slot(rt, i);
-			release_slot(rt, rt->slots[i]);
-		}
+	for (i = 0; i < (n_idle + 1) / 2; i++) {
+		sf_rt_cg_forget_slot(rt, idle[i]->slot);
+		release_slot(rt, idle[i]);
+	}
 	return 0;
 }
 

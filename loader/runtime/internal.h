@@ -102,6 +102,9 @@ struct sf_node {
 	bool table_pending;          /* defer_tables: the table's pieces from */
 	uint16_t table_next;         /* table_next on are all "run" */
 	bool busy;                   /* not collectable (an operation uses it) */
+	uint64_t last_use;           /* rt->uses at its last attach: of the
+					chains no task has, the least recently
+					attached lose their slots first */
 	int idx;                     /* state file index */
 	uint32_t hits_base;          /* SF_FLAG_COUNT: its first sf_hits key
 					(shared by the nodes of its id); 0: none */
@@ -161,6 +164,7 @@ struct sf_runtime {
 	struct sf_node *slots[SF_MAX_CHAINS];
 	struct sf_node *buckets[SF_RT_HASH_BUCKETS];
 	uint32_t next_id;
+	uint64_t uses;               /* attaches so far (sf_node.last_use) */
 	struct ring_buffer *rb;
 	sf_event_fn fn;
 	void *fn_ctx;
