@@ -86,6 +86,7 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 		cg_pend(task, cgid, false);
 	} else if (!s->chain) {
 		s->chain = cg->chain;
+		settle(s);
 	} else {
 		k.cgid = cgid;
 		k.chain = s->chain;
@@ -105,7 +106,10 @@ SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
 	     struct task_struct *task, bool threadgroup)
 {
+	/* Handing a chain read from sf_cgroups: the idle check waits. */
+	__sync_fetch_and_add(&sf_handing, 1);
 	cg_join(task, dst, threadgroup);
+	__sync_fetch_and_add(&sf_handing, -1);
 	return 0;
 }
 
@@ -130,23 +134,39 @@ static __always_inline void orphan(struct task_struct *child, __u32 chain, __u32
 }
 
 /* Runs in kernel_clone() before wake_up_new_task(): for fork, vfork,
- * clone and threads the child has its chain before its first instruction. */
+ * clone and threads the child has its chain before its first instruction.
+ * From reading the parent's chain to counting the child's, sf_handing
+ * holds the idle check off: a detach meanwhile may have left the parent
+ * chainless and uncounted. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct cgroup *pcg, *ccg;
-	struct sf_task *s, *c = 0;
-	__u32 chain;
+	struct cgroup *pcg = BPF_CORE_READ(parent, cgroups, dfl_cgrp);
+	struct cgroup *ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
+	struct sf_task *s = tracked(parent), *c = 0;
+	__u32 chain, at_exec, prev;
 
-	s = tracked(parent);
+	if (!s && !sf_tsync_pending && pcg == ccg)
+		return 0; /* nothing to hand on: nearly every fork */
+	__sync_fetch_and_add(&sf_handing, 1);
 	chain = s ? SF_TASK_CHAIN(s) : 0;
+	at_exec = s ? s->at_exec : 0;
+	prev = s ? s->prev : 0;
 	if (sf_tsync_pending && child->tgid == parent->tgid) {
 		/* A thread created while TSYNC moves its group: it takes the
-		 * chain the group is moving to, whatever its creator has. */
+		 * chain the group is moving to, waiting for its exec as that
+		 * attach says, whatever its creator has; should the attach
+		 * fail, it goes back to what its creator had before. */
 		__u32 tgid = parent->tgid, *to = bpf_map_lookup_elem(&sf_tsync, &tgid);
 
-		if (to && *to)
-			chain = *to;
+		if (to && *to) {
+			__u32 slot = *to & ~SF_PENDING_EXEC;
+
+			if (chain != slot)
+				prev = chain;
+			chain = slot;
+			at_exec = !!(*to & SF_PENDING_EXEC);
+		}
 	}
 	if (chain) {
 		if (!sf_test_no_storage)
@@ -156,18 +176,34 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 		 * child's own. */
 		if (c) {
 			c->chain = chain;
-			c->at_exec = s ? s->at_exec : 0;
+			c->at_exec = at_exec;
+			c->prev = prev;
+			settle(c);
 		} else {
-			orphan(child, chain, s ? s->at_exec : 0);
+			orphan(child, chain, at_exec);
 		}
 	}
 	/* clone3(CLONE_INTO_CGROUP) puts the child in another cgroup without
 	 * cgroup_attach_task(): the only way a new task's cgroup differs
 	 * from its parent's. That is a join, seen here before the child runs. */
-	pcg = BPF_CORE_READ(parent, cgroups, dfl_cgrp);
-	ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
 	if (pcg != ccg)
 		cg_join(child, ccg, false);
+	__sync_fetch_and_add(&sf_handing, -1);
+	return 0;
+}
+
+/* do_exit(), for every thread: it makes no system call again, so it is no
+ * longer counted, whatever its chain (which the task keeps: sfctl ps still
+ * shows a zombie's). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sf_exit)
+{
+	struct sf_task *s = tracked(bpf_get_current_task_btf());
+
+	if (s) {
+		__sync_fetch_and_or(&s->live, SF_LIVE_EXITED);
+		settle(s);
+	}
 	return 0;
 }
 
@@ -224,7 +260,8 @@ static __always_inline __u32 guard_refuses(struct task_struct *t, __u32 guard,
 	return 0;
 }
 
-/* Applies p to s (compare and set on the chain), into rec. */
+/* Applies p to s (compare and set on the chain), into rec. A task moved
+ * off a chain remembers it (prev) for SF_PENDING_BACK. */
 static __always_inline void apply_pending(struct sf_task *s, const struct sf_pending *p,
 					  struct sf_iter_rec *rec)
 {
@@ -240,23 +277,32 @@ static __always_inline void apply_pending(struct sf_task *s, const struct sf_pen
 	}
 	if (SF_TASK_CHAIN(s) != p->expect)
 		return;
-	if (p->chain & SF_PENDING_EXEC) {
+	if (p->chain == SF_PENDING_BACK) {
+		s->chain = s->prev;
+		if (!s->chain)
+			s->at_exec = 0;
+		disarm(s);
+	} else if (p->chain & SF_PENDING_EXEC) {
 		/* Never suspends a chain that judges the task already. */
 		if (p->expect && !s->at_exec) {
 			rec->refused = EBUSY;
 			return;
 		}
+		s->prev = p->expect;
 		s->chain = chain;
 		s->at_exec = chain != 0;
 	} else if (p->chain & SF_PENDING_ARM) {
+		s->prev = p->expect;
 		if (!s->armed)
 			__sync_fetch_and_add(&sf_armed, 1);
 		s->armed = chain;
 		s->armed_fd = p->armed_fd;
 	} else {
+		s->prev = p->expect;
 		s->chain = chain;
 		disarm(s);
 	}
+	settle(s);
 	rec->applied = 1;
 }
 

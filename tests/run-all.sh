@@ -137,7 +137,7 @@ else
 	# tests/test_demo.c for the demo in /sf/demo.
 	extra=()
 	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan \
-		   build/libsfprctl.so build/libsfprctl32.so build/tests/sf-first-call; do
+		   build/libsfprctl.so build/libsfprctl32.so build/tests/sf-*; do
 		[[ -e $bin ]] && extra+=(-f "$bin")
 	done
 	# take_seccomp_* runs Debian's bubblewrap, with its libraries.

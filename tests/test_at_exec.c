@@ -156,12 +156,7 @@ static int before_and_after(const char *image)
 
 static bool find_image(char *image, size_t size)
 {
-	if (sfd_find_bin("tests/sf-first-call", NULL, image, size) ||
-	    sfd_find_bin("sf-first-call", NULL, image, size))
-		return true;
-	test_fail(__FILE__, __LINE__, "no sf-first-call beside the runner (make %s)",
-		  "build/tests/sf-first-call");
-	return false;
+	return sfd_find_test_prog("sf-first-call", image, size);
 }
 
 static struct sf_runtime *open_rt(void)

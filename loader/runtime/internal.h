@@ -153,6 +153,7 @@ struct sf_runtime {
 	bool verbose;
 	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
+	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
 	size_t table_bytes;

@@ -72,6 +72,10 @@ struct sf_counters {
 	uint64_t tailcall_failed; /* a chain slot was empty: the task killed */
 	uint64_t cg_failed;       /* a cgroup join not finished in the kernel
 				     (no storage, full queue, too deep) */
+	uint64_t confined;        /* not a failure: the tasks (threads) with a
+				     chain or an arm that have not exited, as
+				     the kernel counts them; the dispatcher
+				     stays while it is not 0 */
 };
 void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out);
 
@@ -182,8 +186,10 @@ _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
 	       !(SF_ATTACH_ARM & SF_FLAGS_ADMIN), "admin flags are bpf/sfilter.h's");
 
 /* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
- * if task storage could not be allocated for a fork child (value 1). */
-enum sf_test_knob { SF_TEST_NO_STORAGE };
+ * if task storage could not be allocated for a fork child (value 1);
+ * SF_TEST_TSYNC_FAIL makes a TSYNC attach fail (-EIO) after its first pass
+ * has moved threads (value 1), to exercise its roll-back. */
+enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL };
 int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*
