@@ -31,8 +31,10 @@
  * 7: shadow filters (sf_task.s*, sf_event.enforced/insn, SF_TAKEN_SHADOW),
  *    hit counts (sf_hits).
  * 8: arm at exec (sf_task.at_exec, sf_orphan.at_exec, sf_iter_rec.at_exec,
- *    SF_PENDING_EXEC, sf_exec). */
-#define SF_ABI_VERSION  8
+ *    SF_PENDING_EXEC, sf_exec).
+ * 9: cgroups attached at exec (sf_cg.at_exec); sf_exec gives a task with
+ *    no chain its cgroup's. */
+#define SF_ABI_VERSION  9
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -266,7 +268,9 @@ struct sf_orphan {
  */
 struct sf_cg {
 	__u32 chain;
-	__u32 pad;
+	__u32 at_exec;     /* every filter of chain was attached at exec: a
+			      joiner with no chain, or one whose chain waits,
+			      waits for its next execve (sf_task.at_exec) */
 };
 struct sf_cg_key {
 	__u64 cgid;

@@ -552,3 +552,42 @@ TEST(runtime_admin_nested_cgroups_inner_attached_first)
 {
 	nested(false);
 }
+
+/* Each container the OCI hook confines is a cgroup with a chain of its
+ * own; containers come and go. A removed cgroup's chain slot is given
+ * back (at the next cgroup attach): more cgroups than there are slots
+ * are attached and removed one after the other, and a task in the last
+ * one is confined. */
+TEST(runtime_admin_removed_cgroups_give_their_chain_slots_back)
+{
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	struct sock_fprog p = deny(0, SYS_getppid);
+	char top[512], cg[600] = "";
+	struct c2e_error e;
+	int i, r = 0;
+
+	if (!tcg_make(top, sizeof(top), "sfilter-gone"))
+		return;
+	rt = open_plain();
+	if (!rt)
+		goto out;
+	for (i = 0; i < SF_MAX_CHAINS + 8 && !r; i++) {
+		snprintf(cg, sizeof(cg), "%s/c%d", top, i);
+		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir"))
+			goto out;
+		r = sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e);
+		if (i < SF_MAX_CHAINS + 7)
+			rmdir(cg);
+	}
+	test_log("%d cgroups attached and removed in turn; the last attach: %d\n", i, r);
+	if (!ASSERT_OK(r, "every attach finds a slot") ||
+	    !ASSERT_TRUE(victim_start(&v), "victim") || !ASSERT_TRUE(tcg_move(cg, v.pid), "join"))
+		goto out;
+	ASSERT_EQ(victim_do(&v, 'A'), 0, "a joiner of the last cgroup is confined");
+out:
+	victim_end(&v);
+	sf_runtime_close(rt);
+	rmdir(cg);
+	rmdir(top);
+}

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 
 struct sf_cgroup *sf_rt_cg_find(struct sf_runtime *rt, uint64_t id)
@@ -71,6 +72,27 @@ void sf_rt_cg_free_all(struct sf_runtime *rt)
 	rt->cgroups = NULL;
 }
 
+/* A cgroup whose directory is gone (removed, or another one by now under
+ * its name: __kernfs_new_node() never gives an id twice) has no task and can have none:
+ * rmdir(2) refuses a cgroup with live tasks, and nothing joins a removed
+ * one. Its record would otherwise hold its chain's slot for good, one per
+ * container the OCI hook confined. */
+void sf_rt_cg_prune(struct sf_runtime *rt)
+{
+	struct sf_cgroup *c, *next;
+	struct stat st;
+
+	for (c = rt->cgroups; c; c = next) {
+		next = c->next;
+		if (stat(c->path, &st) == 0 ? (uint64_t)st.st_ino == c->id
+					    : errno != ENOENT && errno != ENOTDIR)
+			continue;
+		c->base = NULL;
+		sf_rt_cg_sync(rt, c);
+		sf_rt_cg_remove(rt, c);
+	}
+}
+
 bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot)
 {
 	struct sf_cgroup *c;
@@ -108,7 +130,7 @@ void sf_rt_cg_forget_slot(struct sf_runtime *rt, int slot)
 /* The kernel maps follow c: its base chain, no prepared appends. */
 void sf_rt_cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
 {
-	struct sf_cg v = { .chain = c->base ? c->base->slot : 0 };
+	struct sf_cg v = { .chain = c->base ? c->base->slot : 0, .at_exec = c->at_exec };
 	size_t i;
 
 	for (i = 0; i < c->n_app; i++) {

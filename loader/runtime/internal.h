@@ -115,6 +115,8 @@ struct sf_cgroup {
 	uint64_t id;                 /* kernfs id = inode of the directory */
 	char *path;
 	struct sf_node *base;        /* the cgroup's own filters, as a chain */
+	bool at_exec;                /* every filter of base was attached at exec
+					(sf_cg.at_exec) */
 	struct sf_cg_app *app;
 	size_t n_app, cap_app;
 };
@@ -261,6 +263,8 @@ struct sf_cgroup *sf_rt_cg_add(struct sf_runtime *rt, uint64_t id, const char *p
 void sf_rt_cg_remove(struct sf_runtime *rt, struct sf_cgroup *c);
 /* Frees every record (closing: the maps go with the runtime or stay pinned). */
 void sf_rt_cg_free_all(struct sf_runtime *rt);
+/* Forgets the attached cgroups whose directory is gone. */
+void sf_rt_cg_prune(struct sf_runtime *rt);
 /* Whether an attached cgroup's base chain or prepared append is in slot. */
 bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot);
 /* Drops the prepared appends that start from slot (the slot is going away). */
