@@ -440,11 +440,11 @@ static const struct refusal refusals[] = {
 	{ "text that is no filter: its line, not its content", ANNOTATIONS,
 	  "\"io.sfilter.profile\":\"secret.bpf\"",
 	  "io.sfilter.profile: secret.bpf: neither a profile (JSON) nor a classic filter: line 1 "
-	  "(classic2ebpf check on the file says why)" },
+	  "(classic2ebpf check FILE says why)" },
 	{ "a broken profile: its JSON path, not its content", ANNOTATIONS,
 	  "\"io.sfilter.profile\":\"bad.json\"",
 	  "io.sfilter.profile: bad.json: syscalls[1].action: not a profile sfilter takes "
-	  "(sfctl compile --profile on the file says why)" },
+	  "(sfctl compile --profile FILE -o /dev/null says why)" },
 	{ "both a profile and take-seccomp", ANNOTATIONS,
 	  "\"io.sfilter.profile\":\"p.json\",\"io.sfilter.take-seccomp\":\"true\"",
 	  "io.sfilter.profile and io.sfilter.take-seccomp=true: set one of them, not both" },

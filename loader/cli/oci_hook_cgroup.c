@@ -147,8 +147,10 @@ void hook_cgroup(pid_t pid, int pidfd, char *out, size_t size)
 	if (r < 0)
 		hook_fail("pid %d: %s/cgroup: %s", (int)pid, proc, strerror(-r));
 	r = v2_path(AT_FDCWD, "/proc/self/cgroup", own, sizeof(own));
+	if (r == -ENOENT)
+		hook_fail("sfilter-oci-hook is in no cgroup v2");
 	if (r < 0)
-		hook_fail("/proc/self/cgroup: %s", strerror(r == -ENOENT ? EINVAL : -r));
+		hook_fail("/proc/self/cgroup: %s", strerror(-r));
 	n = strcmp(cg, "/") ? strlen(cg) : 0;
 	if (!strncmp(own, cg, n) && (own[n] == '/' || own[n] == '\0'))
 		hook_fail("pid %d: its cgroup %s holds sfilter-oci-hook too (the runtime's): "

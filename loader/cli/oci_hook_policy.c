@@ -306,8 +306,8 @@ static void compile_profile(const char *what, const char *json, size_t len, cons
 	if (sf_profile_compile(json, len, &opts, &p, &err) < 0) {
 		if (!quiet)
 			hook_fail("%s: %s", what, err.msg);
-		hook_fail("%s: %s%snot a profile sfilter takes (sfctl compile --profile on the "
-			  "file says why)", what, err.path, err.path[0] ? ": " : "");
+		hook_fail("%s: %s%snot a profile sfilter takes (sfctl compile --profile FILE "
+			  "-o /dev/null says why)", what, err.path, err.path[0] ? ": " : "");
 	}
 	out->insns = p.insns;
 	out->len = p.len;
@@ -331,13 +331,13 @@ static void load_classic(const char *name, const char *buf, size_t len,
 		hook_fail("%s: %s: %s", ANN_PROFILE, name, strerror(ENOMEM));
 	if (r < 0 && err.line > 0)
 		hook_fail("%s: %s: neither a profile (JSON) nor a classic filter: line %d "
-			  "(classic2ebpf check on the file says why)", ANN_PROFILE, name, err.line);
+			  "(classic2ebpf check FILE says why)", ANN_PROFILE, name, err.line);
 	if (r < 0)
 		hook_fail("%s: %s: neither a profile (JSON) nor a classic filter "
-			  "(classic2ebpf check on the file says why)", ANN_PROFILE, name);
+			  "(classic2ebpf check FILE says why)", ANN_PROFILE, name);
 	if (c2e_validate_abi(out->insns, out->len, C2E_ABI_SECCOMP, &err) < 0)
 		hook_fail("%s: %s: instruction %d: refused as seccomp(2) would refuse it "
-			  "(classic2ebpf check on the file says why)", ANN_PROFILE, name,
+			  "(classic2ebpf check FILE says why)", ANN_PROFILE, name,
 			  err.index);
 }
 
