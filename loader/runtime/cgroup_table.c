@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <bpf/bpf.h>
 
 struct sf_cgroup *sf_rt_cg_find(struct sf_runtime *rt, uint64_t id)
@@ -72,20 +71,15 @@ void sf_rt_cg_free_all(struct sf_runtime *rt)
 	rt->cgroups = NULL;
 }
 
-/* A cgroup whose directory is gone (removed, or another one by now under
- * its name: __kernfs_new_node() never gives an id twice) has no task and can have none:
- * rmdir(2) refuses a cgroup with live tasks, and nothing joins a removed
- * one. Its record would otherwise hold its chain's slot for good, one per
- * container the OCI hook confined. */
+/* One record per container the OCI hook confined, and containers come
+ * and go. */
 void sf_rt_cg_prune(struct sf_runtime *rt)
 {
 	struct sf_cgroup *c, *next;
-	struct stat st;
 
 	for (c = rt->cgroups; c; c = next) {
 		next = c->next;
-		if (stat(c->path, &st) == 0 ? (uint64_t)st.st_ino == c->id
-					    : errno != ENOENT && errno != ENOTDIR)
+		if (sf_rt_cg_alive(c))
 			continue;
 		c->base = NULL;
 		sf_rt_cg_sync(rt, c);

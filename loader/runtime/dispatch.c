@@ -403,7 +403,8 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 }
 
 /* Whether nothing can be judged now: no task has a chain (nor an old one
- * its armed recv still runs under), no cgroup has filters, no orphan waits
+ * its armed recv still runs under), no cgroup that still exists has
+ * filters (each container the OCI hook confined has one), no orphan waits
  * for its chain, no chain is being attached. Under rt->lock, nothing else
  * can give a task a chain meanwhile: attaches take the lock, and forks
  * and cgroup joins only pass on chains and filters that exist. */
@@ -415,7 +416,7 @@ static int nothing_to_judge(struct sf_runtime *rt)
 	int err, busy = 0;
 
 	for (c = rt->cgroups; c; c = c->next)
-		if (c->base)
+		if (c->base && sf_rt_cg_alive(c))
 			return 0;
 	if (__atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&rt->bss->sf_tsync_pending, __ATOMIC_SEQ_CST))
