@@ -423,6 +423,8 @@ PCDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
 HOOKSDIR ?= /usr/share/containers/oci/hooks.d
+# The hook's --profile-dir in dist/oci-hooks.d/sfilter.json.
+PROFILEDIR ?= /etc/sfilter/profiles
 INSTALL ?= install
 MAN_PAGES := $(wildcard man/*.[0-9])
 
@@ -457,7 +459,8 @@ install-systemd: install
 # directory on every change: the file goes in whole, by rename.
 install-hooks: install
 	$(INSTALL) -d $(DESTDIR)$(HOOKSDIR)
-	sed 's|@BINDIR@|$(BINDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
+	$(INSTALL) -d $(DESTDIR)$(PROFILEDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILEDIR@|$(PROFILEDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
 

@@ -100,6 +100,9 @@ __u64 sf_tsync_pending;
  * thread) or taking a lower one (a fork after the pid counter wraps). */
 __u64 sf_live;
 __u64 sf_handing;
+/* Whether any cgroup has filters (set by user space): only then does an
+ * exec look for its cgroup's (sf_exec). */
+__u32 sf_cg_attached;
 /* For the test suite only: task storage for a fork child, and for an
  * orphan's adoption, "cannot be allocated" (see sf_runtime_test_knob()). */
 __u32 sf_test_no_storage;

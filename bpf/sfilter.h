@@ -34,7 +34,9 @@
  *    SF_PENDING_EXEC, sf_exec).
  * 9: confined tasks counted in the kernel (sf_task.live, sf_live,
  *    sf_handing, sf_exit), sf_task.prev and SF_PENDING_BACK, sf_tsync
- *    values carry SF_PENDING_EXEC. */
+ *    values carry SF_PENDING_EXEC; cgroups attached at exec
+ *    (sf_cg.at_exec); sf_exec gives a task with no chain its cgroup's,
+ *    while sf_cg_attached. */
 #define SF_ABI_VERSION  9
 
 /* How far above the cgroup a task enters the BPF side looks for an
@@ -283,7 +285,9 @@ struct sf_orphan {
  */
 struct sf_cg {
 	__u32 chain;
-	__u32 pad;
+	__u32 at_exec;     /* every filter of chain was attached at exec: a
+			      joiner with no chain, or one whose chain waits,
+			      waits for its next execve (sf_task.at_exec) */
 };
 struct sf_cg_key {
 	__u64 cgid;

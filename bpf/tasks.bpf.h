@@ -32,8 +32,10 @@ static __always_inline void cg_pend(struct task_struct *task, __u64 cgid,
 /* The nearest cgroup at or above cg that has filters attached (its entry,
  * its id in *cgid), or NULL. Attaching to a cgroup covers its subtree;
  * user space makes an attached cgroup's chain contain the filters of every
- * attached cgroup above it, so the nearest one is all a joiner needs. */
-static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 *cgid)
+ * attached cgroup above it, so the nearest one is all a joiner needs.
+ * A join (joining) deeper than we look is counted: user space can see it. */
+static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 *cgid,
+						       bool joining)
 {
 	struct sf_cg *e;
 	int i;
@@ -46,21 +48,31 @@ static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 
 		/* cgroup_parent(): self is the first member of struct cgroup. */
 		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
 	}
-	if (cg) /* deeper than we look: counted, user space can see it */
+	if (cg && joining)
 		__sync_fetch_and_add(&sf_cg_failed, 1);
 	return NULL;
 }
 
 /*
- * task has just entered cgroup dst (migration or clone3(CLONE_INTO_CGROUP)).
- * A task without a chain gets the cgroup's chain here, before it returns to
- * user space from anything it was blocked in; a task with a chain gets the
- * prepared "chain + cgroup filters" if user space made one, else it is left
- * for sf_runtime_process_pending(). Other threads of a moved multi-threaded
+ * task has just entered cgroup dst (migration or clone3(CLONE_INTO_CGROUP)),
+ * or (joining false) execs in it with no chain. A task without a chain
+ * gets the cgroup's chain here, before it returns to user space from
+ * anything it was blocked in; a task with a chain gets the prepared
+ * "chain + cgroup filters" if user space made one, else it is left for
+ * sf_runtime_process_pending(). Other threads of a moved multi-threaded
  * group (threadgroup) are left to user space too.
+ *
+ * When the cgroup was attached at exec (sf_cg.at_exec), a task with no
+ * chain, or one whose chain waits, waits for its next execve, as a
+ * runtime's own seccomp filter, installed just before the workload's
+ * execve, would judge it: a process `runc exec` starts joins the
+ * container's cgroup as runc's init, not yet the command. A task a filter
+ * judges already takes the cgroup's filters at once. Any other cgroup's
+ * filters judge from the join: a chain waiting for the task's exec stops
+ * waiting (stricter, never looser).
  */
 static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst,
-				    bool threadgroup)
+				    bool threadgroup, bool joining)
 {
 	struct sf_cg_key k = {};
 	struct sf_task *s;
@@ -68,7 +80,7 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 	__u64 cgid = 0;
 	__u32 *to;
 
-	cg = cg_attached_above(dst, &cgid);
+	cg = cg_attached_above(dst, &cgid, joining);
 	if (!cg)
 		return;
 	s = bpf_task_storage_get(&sf_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -77,15 +89,14 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 		cg_pend(task, cgid, threadgroup);
 		return;
 	}
-	/* A cgroup's filters judge from the join: a chain waiting for the
-	 * task's exec stops waiting (stricter, never looser). */
-	if (s->at_exec)
+	if (s->at_exec && !cg->at_exec)
 		s->at_exec = 0;
 	if (s->armed) {
 		/* In the middle of sf_attach(): user space sorts it out. */
 		cg_pend(task, cgid, false);
 	} else if (!s->chain) {
 		s->chain = cg->chain;
+		s->at_exec = cg->at_exec ? 1 : 0;
 		settle(s);
 	} else {
 		k.cgid = cgid;
@@ -108,7 +119,7 @@ int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
 {
 	/* Handing a chain read from sf_cgroups: the idle check waits. */
 	__sync_fetch_and_add(&sf_handing, 1);
-	cg_join(task, dst, threadgroup);
+	cg_join(task, dst, threadgroup, true);
 	__sync_fetch_and_add(&sf_handing, -1);
 	return 0;
 }
@@ -187,7 +198,7 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 	 * cgroup_attach_task(): the only way a new task's cgroup differs
 	 * from its parent's. That is a join, seen here before the child runs. */
 	if (pcg != ccg)
-		cg_join(child, ccg, false);
+		cg_join(child, ccg, false, true);
 	__sync_fetch_and_add(&sf_handing, -1);
 	return 0;
 }
@@ -210,12 +221,24 @@ int BPF_PROG(sf_exit)
 /* Fires in exec_binprm() once the new image is loaded, past the point of
  * no return and before the task returns to user space: a chain that waited
  * for this exec judges the new image's first syscall. A failed execve
- * never gets here, and keeps waiting. */
+ * never gets here, and keeps waiting.
+ *
+ * A task with no chain in an attached cgroup gets the cgroup's here: a
+ * thread of a process that joined while multi-threaded, which user space
+ * (cg_pend) has not reached yet, or a child it forked meanwhile. Its new
+ * image is judged from its first call, as every joiner's would be. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sf_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct sf_task *s = tracked(bpf_get_current_task_btf());
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sf_task *s = tracked(t);
 
+	if ((!s || !SF_TASK_CHAIN(s)) && sf_cg_attached) {
+		__sync_fetch_and_add(&sf_handing, 1);
+		cg_join(t, BPF_CORE_READ(t, cgroups, dfl_cgrp), false, false);
+		__sync_fetch_and_add(&sf_handing, -1);
+		s = tracked(t);
+	}
 	if (s && s->at_exec)
 		s->at_exec = 0;
 	return 0;

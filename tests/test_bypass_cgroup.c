@@ -18,6 +18,12 @@
  * judged. One iteration: one such task making the denied call (the
  * children that came and went before are checked too: none may have been
  * killed).
+ *
+ * Exec right after the join: a process with two threads is moved into an
+ * attached cgroup (attached plain, or at exec as the OCI hook attaches a
+ * container's), and its second thread, which the BPF side leaves to user
+ * space, execs at once; nothing processes the queued join. One
+ * iteration: the new image, whose first call is the denied one.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -26,8 +32,11 @@
 #include "progs.h"
 #include "runtime.h"
 #include "c2e.h"
+#include "daemon.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -50,14 +59,19 @@ static pid_t clone_into(int cgfd)
 	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
 }
 
-static bool attach_cgroup(struct sf_runtime *rt, const char *cg)
+static bool attach_cgroup_flags(struct sf_runtime *rt, const char *cg, unsigned int flags)
 {
 	struct sock_fprog p = progs_kill_on(kill_getppid, 4, SYS_getppid);
 	struct c2e_error e;
 	char m[600];
 
-	snprintf(m, sizeof(m), "attach %s", cg);
-	return ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), m);
+	snprintf(m, sizeof(m), "attach %s%s", cg, flags & SF_ATTACH_AT_EXEC ? " at exec" : "");
+	return ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, flags, NULL, &e), m);
+}
+
+static bool attach_cgroup(struct sf_runtime *rt, const char *cg)
+{
+	return attach_cgroup_flags(rt, cg, 0);
 }
 
 /* ---- leaving ----------------------------------------------------------- */
@@ -381,4 +395,99 @@ out:
 	sf_runtime_close(rt);
 	rmdir(cg);
 	rmdir(top);
+}
+
+/* ---- exec right after the join ------------------------------------------ */
+
+struct execer {
+	volatile int ready;     /* the second thread runs */
+	volatile int go;        /* the process has been moved: exec */
+	struct bp_flags f;
+};
+
+static struct execer *X;
+static char x_image[PATH_MAX];
+
+/* The second thread: execs the image (build/tests/sf-first-call, whose
+ * first call is getppid, the denied call, and which exits 0 if it ran). */
+static void *execer_thread(void *arg)
+{
+	char *const argv[] = { x_image, NULL };
+
+	(void)arg;
+	X->ready = 1;
+	while (!X->go)
+		sched_yield();
+	X->f.reached = 1;
+	execve(x_image, argv, environ);
+	_exit(30);
+}
+
+static void execer_body(void)
+{
+	pthread_t th;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (pthread_create(&th, NULL, execer_thread, NULL))
+		_exit(31);
+	for (;;)
+		sched_yield();
+}
+
+TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judged)
+{
+	static const char *const how[2] = { "attached plain", "attached at exec" };
+	long i, n = bp_iterations(1000, 40);
+	struct sf_runtime *rt = NULL;
+	struct bp_tally t = { 0 };
+	char cg[2][512], what[160];
+	double t0 = bp_now();
+	pid_t pid;
+	int st, k;
+
+	if (!sfd_find_bin("tests/sf-first-call", NULL, x_image, sizeof(x_image)) &&
+	    !ASSERT_TRUE(sfd_find_bin("sf-first-call", NULL, x_image, sizeof(x_image)),
+			 "sf-first-call beside the runner"))
+		return;
+	if (!tcg_make(cg[0], sizeof(cg[0]), "sf-bypass-exec0"))
+		return;
+	if (!tcg_make(cg[1], sizeof(cg[1]), "sf-bypass-exec1"))
+		goto out;
+	X = bp_shared(sizeof(*X));
+	rt = bp_runtime_open(false);
+	if (!rt || !X || !attach_cgroup_flags(rt, cg[0], 0) ||
+	    !attach_cgroup_flags(rt, cg[1], SF_ATTACH_AT_EXEC))
+		goto out;
+	for (i = 0; i < n && !test_failed(); i++) {
+		k = (int)(i % 2);
+		memset((void *)X, 0, sizeof(*X));
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			execer_body();
+		if (!ASSERT_TRUE(pid > 0, "fork"))
+			break;
+		if (!ASSERT_TRUE(bp_spin_until(&X->ready, 1, 10), "the second thread runs") ||
+		    !ASSERT_TRUE(tcg_move(cg[k], pid), "move the process")) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			break;
+		}
+		X->go = 1;
+		st = bp_wait(pid, 10);
+		/* The image exits 0 when its getppid ran. */
+		if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			X->f.survived = 1;
+		snprintf(what, sizeof(what), "iteration %ld (cgroup %s)", i, how[k]);
+		bp_count(&t, bp_judge_denied(st, &X->f), st, what);
+		/* The queued joins of the dead, as sfilterd would drop them. */
+		sf_runtime_process_pending(rt);
+	}
+	bp_report("cgroup-exec", "a two-threaded process is moved into an attached cgroup and "
+		  "its second thread execs at once; the image makes the denied call", &t,
+		  bp_now() - t0);
+out:
+	sf_runtime_close(rt);
+	rmdir(cg[0]);
+	rmdir(cg[1]);
 }

@@ -403,8 +403,9 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 }
 
 /* Whether nothing can be judged now: no task has a chain or an arm, no
- * program is handing one on, no cgroup has filters, no orphan waits for
- * its chain, no chain is being attached. The BPF side counts tasks with
+ * program is handing one on, no cgroup that still exists has filters
+ * (each container the OCI hook confined has one), no orphan waits for its
+ * chain, no chain is being attached. The BPF side counts tasks with
  * chains as they get and lose them (settle() in sfilter.bpf.c), so no
  * walk over tasks decides this: a task can outrun a walk, by an exec from
  * a thread (which takes over its leader's lower tid) or a fork after the
@@ -419,7 +420,7 @@ static int nothing_to_judge(struct sf_runtime *rt)
 	size_t i;
 
 	for (c = rt->cgroups; c; c = c->next)
-		if (c->base)
+		if (c->base && sf_rt_cg_alive(c))
 			return 0;
 	if (__atomic_load_n(&rt->bss->sf_handing, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&rt->bss->sf_live, __ATOMIC_SEQ_CST) ||
