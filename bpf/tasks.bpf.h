@@ -157,7 +157,7 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 	struct sf_task *s = tracked(parent), *c = 0;
 	__u32 chain, at_exec, prev;
 
-	if (!s && !sf_tsync_pending && pcg == ccg)
+	if (!s && !sf_tsync_pending && pcg == ccg && !sf_cg_attached)
 		return 0; /* nothing to hand on: nearly every fork */
 	__sync_fetch_and_add(&sf_handing, 1);
 	chain = s ? SF_TASK_CHAIN(s) : 0;
@@ -197,7 +197,11 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 	/* clone3(CLONE_INTO_CGROUP) puts the child in another cgroup without
 	 * cgroup_attach_task(): the only way a new task's cgroup differs
 	 * from its parent's. That is a join, seen here before the child runs. */
-	if (pcg != ccg)
+	/* A child with no chain in a cgroup with filters: its parent is a
+	 * thread of a group that joined while multi-threaded, which user
+	 * space (cg_pend) has not reached yet and never will for the child;
+	 * it joins here, as its parent will. */
+	if (pcg != ccg || (!chain && sf_cg_attached))
 		cg_join(child, ccg, false, true);
 	__sync_fetch_and_add(&sf_handing, -1);
 	return 0;

@@ -33,6 +33,7 @@
 #include "runtime.h"
 #include "c2e.h"
 #include "daemon.h"
+#include "wstatus.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -402,6 +403,8 @@ out:
 struct execer {
 	volatile int ready;     /* the second thread runs */
 	volatile int go;        /* the process has been moved: exec */
+	volatile int fork;      /* fork instead: the child acts (1 plain, 2 at exec) */
+	volatile int child_st;  /* the child's wait status */
 	struct bp_flags f;
 };
 
@@ -418,6 +421,28 @@ static void *execer_thread(void *arg)
 	X->ready = 1;
 	while (!X->go)
 		sched_yield();
+	if (X->fork) {
+		/* A child of this thread, which no one has confined yet: in
+		 * a plain cgroup its denied call must kill it; in one attached
+		 * at exec it is free until its exec, judged after it. */
+		pid_t c = fork();
+		int st;
+
+		if (c == 0) {
+			if (X->fork == 2) {
+				bp_denied_call();
+				X->f.reached = 1;
+				execve(x_image, argv, environ);
+				_exit(30);
+			}
+			X->f.reached = 1;
+			bp_denied_call();
+			X->f.survived = 1;
+			_exit(0);
+		}
+		X->child_st = c > 0 && waitpid(c, &st, 0) == c ? st : -1;
+		_exit(0);
+	}
 	X->f.reached = 1;
 	execve(x_image, argv, environ);
 	_exit(30);
@@ -434,7 +459,7 @@ static void execer_body(void)
 		sched_yield();
 }
 
-TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judged)
+static void joiner_acts(bool forks)
 {
 	static const char *const how[2] = { "attached plain", "attached at exec" };
 	long i, n = bp_iterations(1000, 40);
@@ -445,9 +470,7 @@ TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judge
 	pid_t pid;
 	int st, k;
 
-	if (!sfd_find_bin("tests/sf-first-call", NULL, x_image, sizeof(x_image)) &&
-	    !ASSERT_TRUE(sfd_find_bin("sf-first-call", NULL, x_image, sizeof(x_image)),
-			 "sf-first-call beside the runner"))
+	if (!sfd_find_test_prog("sf-first-call", x_image, sizeof(x_image)))
 		return;
 	if (!tcg_make(cg[0], sizeof(cg[0]), "sf-bypass-exec0"))
 		return;
@@ -461,6 +484,7 @@ TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judge
 	for (i = 0; i < n && !test_failed(); i++) {
 		k = (int)(i % 2);
 		memset((void *)X, 0, sizeof(*X));
+		X->fork = forks ? k + 1 : 0;
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
@@ -475,19 +499,42 @@ TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judge
 		}
 		X->go = 1;
 		st = bp_wait(pid, 10);
-		/* The image exits 0 when its getppid ran. */
-		if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
-			X->f.survived = 1;
 		snprintf(what, sizeof(what), "iteration %ld (cgroup %s)", i, how[k]);
+		if (forks && !wstatus_exited_ok(st)) {
+			/* The forking process made allowed calls only. */
+			bp_count(&t, bp_judge_allowed(st), st, what);
+			sf_runtime_process_pending(rt);
+			continue;
+		}
+		if (forks)
+			st = X->child_st;
+		/* The image exits 0 when its getppid ran. */
+		if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && X->f.reached)
+			X->f.survived = 1;
 		bp_count(&t, bp_judge_denied(st, &X->f), st, what);
 		/* The queued joins of the dead, as sfilterd would drop them. */
 		sf_runtime_process_pending(rt);
 	}
-	bp_report("cgroup-exec", "a two-threaded process is moved into an attached cgroup and "
-		  "its second thread execs at once; the image makes the denied call", &t,
-		  bp_now() - t0);
+	if (forks)
+		bp_report("cgroup-join-fork", "a two-threaded process is moved into an attached cgroup "
+			  "and its second thread forks at once; the child makes the denied call "
+			  "(at exec: after its exec)", &t, bp_now() - t0);
+	else
+		bp_report("cgroup-exec", "a two-threaded process is moved into an attached cgroup "
+			  "and its second thread execs at once; the image makes the denied call",
+			  &t, bp_now() - t0);
 out:
 	sf_runtime_close(rt);
 	rmdir(cg[0]);
 	rmdir(cg[1]);
+}
+
+TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judged)
+{
+	joiner_acts(false);
+}
+
+TEST(bypass_a_child_a_thread_forks_as_its_process_joins_an_attached_cgroup_is_judged)
+{
+	joiner_acts(true);
 }
