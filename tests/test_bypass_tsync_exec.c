@@ -53,7 +53,7 @@ static void *waiter(void *arg)
 {
 	(void)arg;
 	while (!B->release)
-		sched_yield();
+		usleep(100);
 	bp_denied_call();
 	__atomic_fetch_add(&B->called, 1, __ATOMIC_SEQ_CST);
 	__atomic_fetch_sub(&B->waiting, 1, __ATOMIC_SEQ_CST);
@@ -69,7 +69,7 @@ static void *creator(void *arg)
 		pthread_t t;
 
 		if (B->waiting >= MAX_WAITING || B->release) {
-			sched_yield();
+			usleep(50);
 			continue;
 		}
 		__atomic_fetch_add(&B->waiting, 1, __ATOMIC_SEQ_CST);
@@ -95,7 +95,7 @@ static void victim(bool exec)
 		if (pthread_create(&t, NULL, creator, NULL))
 			_exit(4);
 	while (!B->release || B->waiting > 0 || !B->stop)
-		sched_yield();
+		usleep(100);
 	if (!exec)
 		_exit(0);
 	B->f.reached = 1;
@@ -147,7 +147,7 @@ static void run_case(bool fail, const char *name, const char *what)
 {
 	struct sf_runtime *rt;
 	struct bp_tally t = { 0 };
-	long i, n = bp_iterations(200, 12);
+	long i, n = bp_iterations(200, 8);
 	double t0 = bp_now();
 
 	if (!sfd_find_test_prog("sf-first-call", image, sizeof(image)))
