@@ -140,6 +140,8 @@ else
 		   build/libsfprctl.so build/libsfprctl32.so build/tests/sf-*; do
 		[[ -e $bin ]] && extra+=(-f "$bin")
 	done
+	# sfrun needs a dynamically linked shell, and the guest's is busybox.
+	extra+=(-f /bin/bash:/bin/bash)
 	# take_seccomp_* runs Debian's bubblewrap, with its libraries.
 	[[ -x /usr/bin/bwrap ]] && extra+=(-f /usr/bin/bwrap:/usr/bin/bwrap)
 	# tests/test_containers.c runs the hook under Debian's runc and crun.

@@ -73,7 +73,7 @@ static int run_example(const char *sfrun, const char *ex, const char *dir,
 		       char *out, size_t size)
 {
 	char cmd[4 * PATH_MAX];
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 
 	snprintf(cmd, sizeof(cmd), "printf 'Ada\\n' | %s --prctl -- %s > %s/out; rc=$?; "
 		 "tr -d '\\000' < %s/out; exit $rc", sfrun, ex, dir, dir);
@@ -142,7 +142,7 @@ TEST(take_seccomp_enforces_bubblewraps_own_seccomp_filter_in_sfilter)
 	SFD_AUTO;
 	char sfrun[PATH_MAX], c2e[PATH_MAX], cmd[4 * PATH_MAX], out[4096], src[PATH_MAX],
 	     bpf[PATH_MAX];
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 	FILE *f;
 	int st;
 
@@ -202,12 +202,14 @@ TEST(take_seccomp_enforces_bubblewraps_own_seccomp_filter_in_sfilter)
  * sfrun --prctl it fails with EINVAL instead, while prctl(36, 1), the
  * subreaper call as its users make it, still works (sf-prctl36's exit
  * status 0; 1 is the silent success). As root, and as uid 65534, for whom
- * sfrun sets no_new_privs to install its kernel filter.
+ * sfrun sets no_new_privs to install its kernel filter. Bash, because the
+ * shell in the middle must be dynamically linked, and the guest's /bin/sh
+ * is a static busybox.
  */
 static void nested_prctl36(bool nobody)
 {
 	char sfrun[PATH_MAX], prog[PATH_MAX], cmd[4 * PATH_MAX], out[256] = "";
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 	int p[2], st = -1;
 	ssize_t n;
 	pid_t pid;
@@ -219,7 +221,7 @@ static void nested_prctl36(bool nobody)
 		return;
 	}
 	/* A static grandchild, then one started with LD_PRELOAD removed. */
-	snprintf(cmd, sizeof(cmd), "%s --prctl -- /bin/sh -c '%s; a=$?; "
+	snprintf(cmd, sizeof(cmd), "%s --prctl -- /bin/bash -c '%s; a=$?; "
 		 "env -u LD_PRELOAD %s; echo \"$a $?\"'", sfrun, prog, prog);
 	if (!ASSERT_OK(pipe(p), "pipe"))
 		return;
