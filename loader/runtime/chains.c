@@ -156,8 +156,11 @@ static int collect_slots(struct sf_runtime *rt)
 	struct sf_node *idle[SF_MAX_CHAINS];
 	struct sf_rt_recs r;
 	size_t i, n_idle = 0;
-	int err = sf_rt_iter_run(rt, 0, false, &r);
+	int err;
 
+	/* A removed cgroup's record holds its chain's slot. */
+	sf_rt_cg_prune(rt);
+	err = sf_rt_iter_run(rt, 0, false, &r);
 	if (err)
 		return err;
 	for (i = 0; i < r.n; i++) {
