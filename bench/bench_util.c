@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -358,6 +359,10 @@ int bench_daemon_start(struct bench_daemon *dm, double timeout_s)
 
 	snprintf(dm->dir, sizeof(dm->dir), "/tmp/sf-bench.XXXXXX");
 	if (!mkdtemp(dm->dir))
+		return -errno;
+	/* mkdtemp() makes it 0700: benches that attach as other uids
+	 * (verify_flood) must reach the socket. */
+	if (chmod(dm->dir, 0755))
 		return -errno;
 	snprintf(dm->sock, sizeof(dm->sock), "%s/sfilterd.sock", dm->dir);
 	snprintf(dm->log, sizeof(dm->log), "%s/sfilterd.log", dm->dir);

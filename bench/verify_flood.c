@@ -13,6 +13,14 @@
  * flood phase (the flood started, and running before the first sample),
  * n samples of each measure per phase, the two measures alternating.
  *
+ * The flood phase starts once the flood's first filters are in and one
+ * more second has spent the uid's burst (the rate's bucket holds a
+ * second's worth), so that the samples see the flood at its steady rate.
+ * Samples are 20 ms apart. After the flood is stopped the next quiet
+ * phase waits until the daemon answers STATUS within 10 ms three times
+ * in a row (at most 60 s): the time that took is the flood's tail (work
+ * the daemon still does for it), reported as "settle".
+ *
  * STATUS: connect (with the daemon's hello), the request, every reply
  * read; as root. Attach: sf_attach() timed inside a forked child of uid
  * 65533 (no_new_privs); the same filter every time, so that it is a
@@ -82,35 +90,17 @@ static double status_us(void)
 }
 
 /* One sf_attach() by uid OTHER_UID in a child, in us; -1 on failure. */
-static double attach_us(double *shared)
+static double attach_us(struct flood_probe *shared)
 {
-	static const struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
-	pid_t pid;
-
-	*shared = -1;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		struct sock_fprog p = { 1, (struct sock_filter *)allow };
-		double t0;
-
-		if (!flood_become(OTHER_UID))
-			_exit(1);
-		t0 = bench_now_ns();
-		if (sf_attach(&p, 0) == 0)
-			*shared = (bench_now_ns() - t0) / 1e3;
-		else
-			fprintf(stderr, "verify_flood: uid %d's sf_attach: %s\n", OTHER_UID,
-				sf_last_error());
-		_exit(0);
+	if (flood_probe_attach(shared, OTHER_UID) < 0) {
+		fprintf(stderr, "verify_flood: uid %d's sf_attach: %s\n", OTHER_UID, shared->msg);
+		return -1;
 	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	return *shared;
+	return shared->ms * 1e3;
 }
 
 /* n samples of each measure into [m][phase][at..at+n). */
-static int measure(int phase, int at, int n, double *shared)
+static int measure(int phase, int at, int n, struct flood_probe *shared)
 {
 	int i, failed = 0;
 
@@ -119,8 +109,24 @@ static int measure(int phase, int at, int n, double *shared)
 		samples[M_ATTACH][phase][at + i] = attach_us(shared);
 		failed += samples[M_STATUS][phase][at + i] < 0;
 		failed += samples[M_ATTACH][phase][at + i] < 0;
+		usleep(20000);
 	}
 	return failed;
+}
+
+/* Seconds until STATUS is answered within 10 ms three times in a row
+ * (at most 60). */
+static double settle(void)
+{
+	double t0 = bench_now_ns(), us;
+	int fast = 0;
+
+	while (fast < 3 && (bench_now_ns() - t0) / 1e9 < 60) {
+		us = status_us();
+		fast = us >= 0 && us < 10000 ? fast + 1 : 0;
+		usleep(50000);
+	}
+	return (bench_now_ns() - t0) / 1e9;
 }
 
 int main(int argc, char **argv)
@@ -128,7 +134,9 @@ int main(int argc, char **argv)
 	bool emulated = bench_emulated();
 	int rounds = emulated ? 2 : 6, n = emulated ? 10 : 30, verbose = 0, r, m, p, failed = 0;
 	uint32_t attached = 0, refused = 0, other_failed = 0;
-	double *shared, flood_s = 0;
+	struct flood_probe *shared;
+	double flood_s = 0, settle_s, settle_max = 0;
+	int last_errno = 0;
 	char tier[32];
 	struct utsname uts;
 	int opt, err;
@@ -176,21 +184,26 @@ int main(int argc, char **argv)
 				strerror(errno));
 			break;
 		}
+		t0 = bench_now_ns(); /* the flood's rate: over the whole phase */
 		for (i = 0; i < 2400 && __atomic_load_n(&fl->attached, __ATOMIC_RELAXED) < 2; i++)
 			usleep(50000);
-		t0 = bench_now_ns();
+		sleep(1);
 		failed += measure(P_FLOOD, r * n, n, shared);
 		flood_s += (bench_now_ns() - t0) / 1e9;
 		attached += fl->attached;
 		refused += fl->refused;
 		other_failed += fl->failed;
+		if (fl->failed)
+			last_errno = fl->last_errno;
 		flood_stop(fl);
-		if (verbose)
-			printf("round %d: flood attached %u, refused %u (rate), failed %u\n", r,
-			       fl ? attached : 0, refused, other_failed);
-		/* What the killed senders left under way ends before the next
+		/* What the flood left the daemon to do ends before the next
 		 * quiet phase. */
-		usleep(emulated ? 3000000 : 500000);
+		settle_s = settle();
+		if (settle_s > settle_max)
+			settle_max = settle_s;
+		if (verbose)
+			printf("round %d: so far the flood attached %u, refused %u (rate), failed %u; "
+			       "settled in %.1f s\n", r, attached, refused, other_failed, settle_s);
 	}
 
 	bench_daemon_tier(&dm, tier, sizeof(tier));
@@ -199,8 +212,10 @@ int main(int argc, char **argv)
 	       FLOOD_INSNS, uts.release, emulated ? BENCH_EMULATED_NOTE : "", dm.bin, tier,
 	       rounds, n);
 	printf("\nthe flood: %u filters attached in %.1f s of flood phases (%.1f/s), %u refused "
-	       "by the rate, %u failed otherwise\n\n", attached, flood_s,
-	       flood_s > 0 ? attached / flood_s : 0, refused, other_failed);
+	       "by the rate, %u failed otherwise%s%s; after it, STATUS within 10 ms again "
+	       "in %.1f s at most\n\n", attached, flood_s, flood_s > 0 ? attached / flood_s : 0,
+	       refused, other_failed, other_failed ? ": " : "",
+	       other_failed ? strerror(last_errno) : "", settle_max);
 	bench_md_head("measure | phase | n | p50 ms | p90 ms | p99 ms | max ms", 2);
 	for (m = 0; m < M_COUNT; m++)
 		for (p = 0; p < P_COUNT; p++) {

@@ -55,39 +55,10 @@ static double clock_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* What a child of another uid reports. */
-struct attach_report {
-	double ms;              /* < 0: it failed */
-	int err;
-	char msg[256];
-};
-
-/* sf_attach() of a one-instruction allow-all filter as uid OTHER_UID in a
- * child: its time in ms, or -1 when it failed (said in the log). */
-static double small_attach_ms(struct attach_report *r)
+/* uid OTHER_UID's timed attach of a small filter; -1 (logged) on failure. */
+static double small_attach_ms(struct flood_probe *r)
 {
-	static const struct sock_filter allow[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
-	pid_t pid;
-
-	*r = (struct attach_report){ .ms = -1 };
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		struct sock_fprog p = { 1, (struct sock_filter *)allow };
-		double t0;
-
-		if (!flood_become(OTHER_UID))
-			_exit(1);
-		t0 = clock_ms();
-		if (sf_attach(&p, 0) == 0)
-			r->ms = clock_ms() - t0;
-		r->err = errno;
-		snprintf(r->msg, sizeof(r->msg), "%s", sf_last_error());
-		_exit(0);
-	}
-	if (pid > 0)
-		waitpid(pid, NULL, 0);
-	if (r->ms < 0)
+	if (flood_probe_attach(r, OTHER_UID) < 0)
 		test_log("uid %d's sf_attach: %s: %s\n", OTHER_UID, strerror(r->err), r->msg);
 	return r->ms;
 }
@@ -117,7 +88,7 @@ TEST(unique_large_filters_of_one_uid_delay_neither_an_admins_status_nor_another_
 {
 	int senders = test_is_emulated() ? 4 : FLOOD_SENDERS, i;
 	static double status_ms[TRIES], attach_ms[TRIES];
-	struct attach_report *other;
+	struct flood_probe *other;
 	struct flood *fl;
 	SFD_AUTO;
 

@@ -44,4 +44,16 @@ struct flood *flood_start(int n, uid_t uid);
 /* Kills and reaps the senders and unmaps fl. */
 void flood_stop(struct flood *fl);
 
+/* What a timed attach of another uid reports. */
+struct flood_probe {
+	double ms;              /* < 0: it failed */
+	int err;                /* errno */
+	char msg[256];          /* sf_last_error() */
+};
+/* In a forked child of uid (flood_become()), sf_attach() of a
+ * one-instruction allow-all filter, timed: the same filter every time, so
+ * a chain already loaded unless the daemon let its slot go. r is in
+ * memory shared with the caller (MAP_SHARED). Its ms, or -1. */
+double flood_probe_attach(struct flood_probe *r, uid_t uid);
+
 #endif
