@@ -178,10 +178,10 @@ void peer_accept(int lfd);
 /* Fills a from c's message mh; a descriptor it does not keep goes to the
  * closer, counted against c's login user. */
 void peer_scan_cmsgs(const struct client *c, struct msghdr *mh, struct ancillary *a);
-/* After a message that brought descriptors: false (and c closed with all
- * of its login user's connections, after a line saying why) when that
- * user has left too many with the closer. */
-bool peer_fds_within_bound(struct client *c);
+/* After a message that brought descriptors: false, and why, when c's
+ * login user has left too many with the closer (its connections are then
+ * to be closed). */
+bool peer_fds_within_bound(const struct client *c, char *why, size_t size);
 /* Whether the sender of a request may administer. */
 bool peer_is_admin(const struct client *c, const struct ucred *sender);
 /* The checks every request but ATTACH passes first: its descriptors, its

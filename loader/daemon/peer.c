@@ -130,16 +130,15 @@ void peer_scan_cmsgs(const struct client *c, struct msghdr *mh, struct ancillary
 	}
 }
 
-bool peer_fds_within_bound(struct client *c)
+bool peer_fds_within_bound(const struct client *c, char *why, size_t size)
 {
 	unsigned int waiting = closer_pending(&c->login);
-	char why[256], name[128];
+	char name[128];
 
 	if (c->privileged || waiting < CLOSER_PER_LOGIN)
 		return true;
-	snprintf(why, sizeof(why), "%u descriptors that %s sent wait to be closed (at most %u)",
-		 waiting, login_name(&c->login, c->uid, name, sizeof(name)), CLOSER_PER_LOGIN);
-	conn_close_login(&c->login, why);
+	set_msg(why, size, "%u descriptors that %s sent wait to be closed (at most %u)",
+		waiting, login_name(&c->login, c->uid, name, sizeof(name)), CLOSER_PER_LOGIN);
 	return false;
 }
 

@@ -149,6 +149,7 @@ void request_handle(struct client *c)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct ancillary anc = { .fd = -1 };
+	char why[SF_PROTO_MAX_TEXT];
 	ssize_t n;
 
 	/* With the closer full, descriptors that come are left in the queue
@@ -171,8 +172,11 @@ void request_handle(struct client *c)
 		conn_close(c);
 		return;
 	}
-	if (anc.nfds && !peer_fds_within_bound(c)) {
+	if (anc.nfds && !peer_fds_within_bound(c, why, sizeof(why))) {
 		close_fd(&anc);
+		reply_attach(c, n >= (ssize_t)SF_PROTO_HDR_SIZE ? rbuf.hdr.request_id : 0, EAGAIN,
+			     0, why);
+		conn_close_login(&c->login, why);
 		return;
 	}
 	c->last = time(NULL);
