@@ -49,11 +49,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <linux/seccomp.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -427,6 +430,26 @@ static int attempt_answer(struct attempt *a)
 	return r > 0 || (r == -1000 && a->k == K_BEFORE_HELLO) ? SENT_ANSWERED : SENT_UNANSWERED;
 }
 
+/* A network namespace of the caller's own with its loopback up: the
+ * attacker's TCP connections are its own business (and the guest's /init
+ * leaves the machine's loopback down). */
+static bool private_loopback(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s;
+	bool ok;
+
+	if (unshare(CLONE_NEWNET))
+		return false;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ok = s >= 0 && ioctl(s, SIOCGIFFLAGS, &ifr) == 0;
+	ifr.ifr_flags |= IFF_UP;
+	ok = ok && ioctl(s, SIOCSIFFLAGS, &ifr) == 0;
+	if (s >= 0)
+		close(s);
+	return ok;
+}
+
 /* Does each step the test asks for on cmd (a kind to prepare, -2: send,
  * -3: answer, -1: stop) and says on rep how it went; the TCP peer of the
  * last attempt stays open until the next is prepared. */
@@ -437,7 +460,7 @@ static void fd_attacker(uid_t uid, int cmd, int rep)
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	signal(SIGPIPE, SIG_IGN);
-	if (uid && !become(uid))
+	if (!private_loopback() || (uid && !become(uid)))
 		_exit(1);
 	while (read(cmd, &op, sizeof(op)) == sizeof(op) && op != -1) {
 		if (op == -2) {
