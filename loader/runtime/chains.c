@@ -132,8 +132,11 @@ int sf_rt_slots_unused(struct sf_runtime *rt, bool unused[SF_MAX_CHAINS])
 	bool used[SF_MAX_CHAINS] = { false };
 	struct sf_rt_recs r;
 	size_t i;
-	int err = sf_rt_iter_run(rt, 0, false, &r), n = 0;
+	int err, n = 0;
 
+	/* A removed cgroup's record holds its chain's slot. */
+	sf_rt_cg_prune(rt);
+	err = sf_rt_iter_run(rt, 0, false, &r);
 	if (err)
 		return err;
 	for (i = 0; i < r.n; i++) {
