@@ -49,7 +49,7 @@ static int check_request(const struct client *c, const struct ucred *sender,
 	}
 	*admin = peer_is_admin(c, sender);
 	if (!*admin)
-		return limits_check(sender->uid, req->n_insns, msg, msz);
+		return limits_check(c, req->n_insns, msg, msz);
 	return 0;
 }
 
@@ -124,7 +124,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 		return explain_refusal(r, c, tg.tid, req->flags, &cerr, msg, msz);
 	sf_runtime_set_owner(d.rt, *filter_id, sender->uid);
 	if (!admin)
-		limits_account(*filter_id, sender->uid, req->n_insns);
+		limits_account(*filter_id, c, req->n_insns);
 	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
 	snprintf(msg, msz, "filter %u attached to thread %d; %s", *filter_id, tg.tid, note);
 	return 0;

@@ -127,13 +127,12 @@ void sf_rt_nodes_free(struct sf_runtime *rt)
 	memset(rt->slots, 0, sizeof(rt->slots));
 }
 
-/* Frees the slots of chains no task has (an iteration over all tasks). */
-static int collect_slots(struct sf_runtime *rt)
+int sf_rt_slots_unused(struct sf_runtime *rt, bool unused[SF_MAX_CHAINS])
 {
-	bool used[SF_MAX_CHAINS] = { false }, unused[SF_MAX_CHAINS] = { false };
+	bool used[SF_MAX_CHAINS] = { false };
 	struct sf_rt_recs r;
 	size_t i;
-	int err, freed = 0;
+	int err, n = 0;
 
 	/* A removed cgroup's record holds its chain's slot. */
 	sf_rt_cg_prune(rt);
@@ -147,13 +146,24 @@ static int collect_slots(struct sf_runtime *rt)
 			used[r.r[i].old] = true;
 	}
 	free(r.r);
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
-		    !sf_rt_cg_uses_slot(rt, i)) {
-			unused[i] = true;
-			freed++;
-		}
-	if (!freed)
+	for (i = 0; i < SF_MAX_CHAINS; i++) {
+		unused[i] = i && rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
+			    !sf_rt_cg_uses_slot(rt, i);
+		n += unused[i];
+	}
+	return n;
+}
+
+/* Frees the slots of chains no task has (an iteration over all tasks). */
+static int collect_slots(struct sf_runtime *rt)
+{
+	bool unused[SF_MAX_CHAINS];
+	int err = sf_rt_slots_unused(rt, unused);
+	size_t i;
+
+	if (err < 0)
+		return err;
+	if (!err)
 		return -ENOSPC;
 	/* A task the last attach moved away from a slot may still be in
 	 * its dispatcher with the old slot number in hand. */

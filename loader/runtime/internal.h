@@ -327,6 +327,11 @@ struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
 			       unsigned int flags, uint32_t id, int kcount);
 /* Generates, loads and installs n's chain program in a slot. 0 or -errno. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* Marks in unused[] the loaded chain slots that no task, no cgroup and no
+ * operation under way uses any more (an iteration over every task): those
+ * the next slot allocation that finds none empty frees. Their number, or
+ * -errno. */
+int sf_rt_slots_unused(struct sf_runtime *rt, bool unused[SF_MAX_CHAINS]);
 /* Empties n's slot and closes its program. */
 void sf_rt_node_unload(struct sf_runtime *rt, struct sf_node *n);
 /* Frees every node (closing: pinned, the PROG_ARRAY keeps the programs). */
