@@ -9,7 +9,8 @@
  *   - interleaved requests: several sent before any reply is read, on one
  *     connection and across two;
  *   - file descriptors (SCM_RIGHTS: pipes, /dev/null, the victim's pidfd)
- *     with an attach aimed at the victim;
+ *     with an attach aimed at the victim (where the kernel refuses them
+ *     at the send, SO_PASSRIGHTS, 6.16+, that refusal is the answer);
  *   - administration it may not do: DETACH and REPLACE of the sentinel's
  *     filter, ADMIN_ATTACH of the victim with its pidfd;
  *   - spoofed SCM_CREDENTIALS (uid 0, or the sentinel's pid): the kernel
@@ -53,6 +54,7 @@ static const struct sock_filter allow_all[] = { BPF_STMT(BPF_RET | BPF_K, SECCOM
 struct board {
 	struct bp_tally t;
 	volatile int refused_sends;  /* spoofed credentials the kernel refused */
+	volatile int refused_rights; /* descriptors the kernel refused to send */
 };
 
 static struct board *B;
@@ -241,6 +243,18 @@ static const uint16_t garbage_types[] = {
 	2 /* version 2's ATTACH reply, reserved */, SF_MSG_REPLY, SF_MSG_HELLO, 12, 0xffff,
 };
 
+/* A send with descriptors, err: true when it went, false when the kernel
+ * refused it because the daemon takes none from this user (SO_PASSRIGHTS,
+ * 6.16+: EPERM); any other error fails the test. */
+static bool sent_or_refused_rights(int err)
+{
+	if (err == -EPERM) {
+		B->refused_rights++;
+		return false;
+	}
+	return ASSERT_OK(err, "send");
+}
+
 static void abuse(int *conn, enum abuse a, unsigned int *seed)
 {
 	static const struct ucred spoofs[] = { { 0, 0, 0 }, { 0, 0, 0 }, { 1, SUID_NOBODY, SUID_NOBODY } };
@@ -319,7 +333,7 @@ static void abuse(int *conn, enum abuse a, unsigned int *seed)
 		nfds += fds[nfds] >= 0;
 		len = attach_msg(victim_pid, kill_getppid, 4);
 		sf_proto_header(&m.h, SF_MSG_ATTACH, (uint32_t)len, 1);
-		if (ASSERT_OK(send_raw(fd, len, fds, nfds, NULL), "send"))
+		if (sent_or_refused_rights(send_raw(fd, len, fds, nfds, NULL)))
 			refused(reply(fd, NULL, 0), false, a);
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
@@ -337,7 +351,7 @@ static void abuse(int *conn, enum abuse a, unsigned int *seed)
 		len = admin_attach_msg(victim_pid);
 		sf_proto_header(&m.h, SF_MSG_ADMIN_ATTACH, (uint32_t)len, 1);
 		if (ASSERT_TRUE(fds[0] >= 0, "the victim's pidfd") &&
-		    ASSERT_OK(send_raw(fd, len, fds, 1, NULL), "send"))
+		    sent_or_refused_rights(send_raw(fd, len, fds, 1, NULL)))
 			refused(reply(fd, NULL, 0), false, a);
 		if (fds[0] >= 0)
 			close(fds[0]);
@@ -474,6 +488,8 @@ TEST(bypass_protocol_abuse_by_a_local_user_attaches_and_detaches_nothing)
 	st = bp_wait(a, 600);
 	ASSERT_TRUE(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the attacker ran to its end");
 	test_log("%d spoofed sends refused by the kernel\n", B->refused_sends);
+	test_log("%d sends of descriptors refused by the kernel (SO_PASSRIGHTS)\n",
+		 B->refused_rights);
 	ASSERT_TRUE(sfd_ps_lists(dm.sock, sentinel_pid, sentinel_id),
 		    "PS: the sentinel still has its filter");
 	ASSERT_FALSE(sfd_ps_lists(dm.sock, victim_pid, 0), "PS: the victim has none");

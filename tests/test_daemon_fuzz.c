@@ -359,40 +359,6 @@ static int count_asan_logs(const char *dir)
 	return n;
 }
 
-/* Descriptors that are not BPF objects: sockets, pipes, files. Loaded
- * filters legitimately hold BPF fds. */
-static int count_plain_fds(pid_t pid, char *list, size_t size)
-{
-	char dir[64], path[384], target[256];
-	struct dirent *e;
-	int n = 0;
-	size_t off = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	if (!(d = opendir(dir)))
-		return -1;
-	list[0] = '\0';
-	while ((e = readdir(d))) {
-		ssize_t k;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		k = readlink(path, target, sizeof(target) - 1);
-		if (k < 0)
-			continue;
-		target[k] = '\0';
-		if (strstr(target, "bpf"))
-			continue;
-		n++;
-		if (off < size)
-			off += snprintf(list + off, size - off, " %s=%s", e->d_name, target);
-	}
-	closedir(d);
-	return n;
-}
-
 TEST(daemon_protocol_fuzz_asan)
 {
 	static char *env[3];
@@ -487,7 +453,7 @@ TEST(daemon_protocol_fuzz_asan)
 			  "STATUS before the run");
 	}
 	usleep(100000);
-	base_plain = count_plain_fds(dm.pid, base_list, sizeof(base_list));
+	base_plain = sfd_count_plain_fds(dm.pid, base_list, sizeof(base_list));
 	base_all = sfd_count_fds(dm.pid);
 	test_log("baseline: %d descriptors, %d not BPF:%s\n", base_all, base_plain, base_list);
 
@@ -583,7 +549,7 @@ TEST(daemon_protocol_fuzz_asan)
 	 * client's connection (socket and pidfd) that the daemon has closed
 	 * since, as idle: fewer is fine, more is a leak. */
 	for (i = 0; i < 150; i++) {
-		plain = count_plain_fds(dm.pid, list, sizeof(list));
+		plain = sfd_count_plain_fds(dm.pid, list, sizeof(list));
 		if (plain <= base_plain)
 			break;
 		usleep(20000);

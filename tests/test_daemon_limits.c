@@ -10,16 +10,31 @@
  * low. Attaching users are forked children that take uid 65534 or 65533,
  * set no_new_privs and call sf_attach(); holders keep their filter in
  * force by staying alive until told to exit.
+ *
+ * A uid here is a login user: the subordinate uids a user maps (user
+ * namespaces it owns) share its limits, connections included, and a
+ * namespace root made is an account of its own (tests/lib/userns: the
+ * namespaces mapped as newuidmap would). The attach rate holds for every
+ * login user, however many have asked (1,100 uids, each a thread of this
+ * process with credentials of its own).
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "progs.h"
 #include "daemon.h"
+#include "probe.h"
+#include "proto.h"
+#include "bypass.h"
 #include "sfclient.h"
+#include "userns.h"
+#include "wstatus.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/uio.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/filter.h>
@@ -239,4 +254,185 @@ TEST(daemon_limit_on_attach_rate_refuses_that_uid_only)
 	ASSERT_EQ(holder_errno(&late), 0, "the uid attaches again a second later");
 	ASSERT_TRUE(holder_release_killed(&late), "and its filter enforces");
 	holder_end(&late);
+}
+
+/* ---- login users --------------------------------------------------------- */
+
+/* One ATTACH of an allow-all filter to the calling thread, which has taken
+ * uid (credentials are per thread: a raw setresuid changes the caller
+ * alone) and has neither no_new_privs nor capabilities: the daemon counts
+ * the request against the uid's rate, then refuses it (EACCES), or past
+ * the rate refuses it first (EAGAIN). */
+struct rate_req {
+	const char *sock;
+	uid_t uid;
+	int n;          /* requests */
+	int eagain;     /* of them refused for the rate */
+	int other;      /* answered otherwise than EACCES or EAGAIN */
+};
+
+static void *attach_as_thread(void *arg)
+{
+	struct rate_req *q = arg;
+	struct {
+		struct sf_attach_req r;
+		struct sock_filter f;
+	} m;
+	int i, e;
+
+	if (syscall(SYS_setresgid, q->uid, q->uid, q->uid) ||
+	    syscall(SYS_setresuid, q->uid, q->uid, q->uid)) {
+		q->other = q->n;
+		return NULL;
+	}
+	for (i = 0; i < q->n; i++) {
+		memset(&m, 0, sizeof(m));
+		m.r.tid = (int32_t)syscall(SYS_gettid);
+		m.r.reply_fd = -1;
+		m.r.n_insns = 1;
+		m.f = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		e = sfd_request(q->sock, &m, SF_MSG_ATTACH, sizeof(m), NULL, NULL);
+		q->eagain += e == EAGAIN;
+		q->other += e != EAGAIN && e != EACCES;
+	}
+	return NULL;
+}
+
+static struct rate_req rate_as(const char *sock, uid_t uid, int n)
+{
+	struct rate_req q = { sock, uid, n, 0, 0 };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, attach_as_thread, &q)) {
+		q.other = n;
+		return q;
+	}
+	pthread_join(t, NULL);
+	return q;
+}
+
+TEST(daemon_attach_rate_holds_for_every_login_user_however_many_asked)
+{
+	/* One request a second: a burst of 20 is mostly refused. */
+	static const char *const args[] = { "--max-attach-rate", "1", NULL };
+	struct rate_req q;
+	int i, other = 0;
+	SFD_AUTO;
+
+	if (!sfd_start_for_users(&dm, args))
+		return;
+	/* 1,100 uids ask once each: more than a table of 1,024 would hold. */
+	for (i = 0; i < 1100; i++) {
+		q = rate_as(dm.sock, 400000 + i, 1);
+		other += q.other;
+	}
+	ASSERT_EQ(other, 0, "1,100 uids: each request answered (EACCES: no no_new_privs)");
+	q = rate_as(dm.sock, 401100, 20);
+	test_log("the 1,101st uid: %d of 20 requests refused for the rate\n", q.eagain);
+	ASSERT_EQ(q.other, 0, "its requests answered");
+	ASSERT_GE(q.eagain, 10, "a burst past the rate: EAGAIN, for the 1,101st uid too");
+	q = rate_as(dm.sock, 400000, 20);
+	ASSERT_GE(q.eagain, 10, "and for the first");
+}
+
+/* What a process in a user namespace saw of its connections. */
+struct conn_board {
+	int held;                       /* followers greeted */
+	int refused;                    /* the connect's return: -errno, or 0 greeted */
+	char why[SF_PROTO_MAX_TEXT];
+};
+
+static struct conn_board *CB;
+
+/* Follows the log on a connection of its own (never idle to the daemon)
+ * and waits to be killed: the parent-death signal, as uid k (arg). */
+static void follower_as(uid_t k)
+{
+	struct sf_log_req lg = { .flags = SF_LOG_FOLLOW };
+	int fd;
+
+	if (k && (syscall(SYS_setresgid, k, k, k) || syscall(SYS_setresuid, k, k, k)))
+		_exit(1);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	fd = sfd_connect(getenv(SF_PROTO_SOCKET_ENV));
+	sf_proto_header(&lg.hdr, SF_MSG_LOG, sizeof(lg), 1);
+	if (fd < 0 || sf_proto_send(fd, &(struct iovec){ &lg, sizeof(lg) }, 1, NULL, 0))
+		_exit(1);
+	__atomic_add_fetch(&CB->held, 1, __ATOMIC_SEQ_CST);
+	pause();
+	_exit(0);
+}
+
+/* In a user namespace (as its uid 0): n followers as its uids 1..n, then
+ * a connection as uid n + 1, whose refusal (or greeting) is reported. */
+static int followers_then_one_more(void *arg)
+{
+	int n = *(int *)arg, i, fd;
+	pid_t p;
+
+	for (i = 1; i <= n; i++) {
+		fflush(stdout);
+		p = fork();
+		if (p == 0)
+			follower_as((uid_t)i);
+		if (p < 0)
+			return 1;
+	}
+	for (i = 0; i < 2000 && __atomic_load_n(&CB->held, __ATOMIC_SEQ_CST) < n; i++)
+		usleep(10000);
+	if (syscall(SYS_setresgid, n + 1, n + 1, n + 1) || syscall(SYS_setresuid, n + 1, n + 1, n + 1))
+		return 2;
+	fd = sf_proto_connect(getenv(SF_PROTO_SOCKET_ENV), 20000, CB->why, sizeof(CB->why));
+	CB->refused = fd < 0 ? fd : 0;
+	if (fd >= 0)
+		close(fd);
+	/* The followers go with this process (their parent-death signal). */
+	return 0;
+}
+
+/* A user namespace of owner's (mapping 8 uids at base) where two processes
+ * follow the log and a third connects: what became of it. */
+static int third_connection(uid_t owner, uid_t base, char *why, size_t size)
+{
+	int two = 2, st;
+	pid_t p;
+
+	memset(CB, 0, sizeof(*CB));
+	p = userns_fork(owner, base, 8, 0, followers_then_one_more, &two);
+	if (p < 0)
+		return -1000;
+	st = bp_wait(p, 60);
+	if (!ASSERT_TRUE(wstatus_exited_ok(st), "the namespace's processes ran") ||
+	    !ASSERT_EQ(CB->held, 2, "two of its uids follow the log"))
+		return -1000;
+	snprintf(why, size, "%s", CB->why);
+	test_log("a third connection from a namespace of uid %u's: %s%s\n", owner,
+		 CB->refused ? "refused: " : "greeted", why);
+	return CB->refused;
+}
+
+TEST(daemon_subordinate_uids_share_their_owners_connection_limit)
+{
+	static const char *const args[] = { "--max-conns-per-uid", "2", NULL };
+	char why[SF_PROTO_MAX_TEXT];
+	SFD_AUTO;
+
+	if (!TEST_REQUIRE(probe_userns(why, sizeof(why)), NULL, why))
+		return;
+	CB = bp_shared(sizeof(*CB));
+	if (!CB || !sfd_start_for_users(&dm, args))
+		return;
+	/* uid 65534's uids 300001 and 300002 hold its two; 300003 is its
+	 * third. */
+	ASSERT_EQ(third_connection(65534, 300000, why, sizeof(why)), -EAGAIN,
+		  "a third connection of uid 65534's subordinate uids: EAGAIN");
+	ASSERT_TRUE(strstr(why, "uid 65534 (the owner of uid 300003's user namespace) has 2 "
+			   "connections open and none idle") != NULL, "the reason names the owner");
+	/* A namespace root made (a container's) is an account of its own:
+	 * two connections there, and no more, whatever root and others
+	 * hold. */
+	ASSERT_EQ(third_connection(0, 310000, why, sizeof(why)), -EAGAIN,
+		  "a third connection from one namespace root made: EAGAIN");
+	ASSERT_TRUE(strstr(why, "user namespace ") && strstr(why, "(uid 0's, where uid 310003 is)"),
+		    "the reason names the namespace");
 }

@@ -123,6 +123,12 @@ int sf_client_admin_attach_fd(int fd, pid_t tid, int pidfd, const char *cgroup,
 	iov = (struct iovec){ req, len };
 	r = sf_proto_send(fd, &iov, 1, &pidfd, cgroup || pidfd < 0 ? 0 : 1);
 	free(req);
+	/* The daemon takes descriptors only on an admin's connection; the
+	 * kernel refuses them at the send (SO_PASSRIGHTS, Linux 6.16+). */
+	if (r == -EPERM && !cgroup && pidfd >= 0)
+		return local_failure(reply, EPERM, "sfilterd takes no pidfd on this connection: "
+				     "administration needs uid 0 or the admin group when "
+				     "connecting");
 	if (r < 0)
 		return local_failure(reply, -r, "send: %s", strerror(-r));
 	return read_reply(fd, id, reply);

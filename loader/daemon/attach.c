@@ -49,7 +49,7 @@ static int check_request(const struct client *c, const struct ucred *sender,
 	}
 	*admin = peer_is_admin(c, sender);
 	if (!*admin)
-		return limits_check(sender->uid, req->n_insns, msg, msz);
+		return limits_check(c, req->n_insns, msg, msz);
 	return 0;
 }
 
@@ -111,7 +111,7 @@ static int attach_result(const struct client *c, uid_t uid, bool admin,
 		return explain_refusal(r, c, tid, req->flags, cerr, msg, msz);
 	sf_runtime_set_owner(d.rt, id, uid);
 	if (!admin)
-		limits_account(id, uid, req->n_insns);
+		limits_account(id, c, req->n_insns);
 	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
 	snprintf(msg, msz, "filter %u attached to thread %d; %s", id, tid, note);
 	return 0;

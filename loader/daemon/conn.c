@@ -24,7 +24,15 @@
  *     still attaches. When none of the uid's connections is idle (replies
  *     waiting, a request not yet read, following the log), the new one is
  *     answered why (an SF_MSG_REPLY with EAGAIN in place of the hello)
- *     and closed.
+ *     and closed. "A uid" here is a login user (login.c): the subordinate
+ *     uids of a user share its limit.
+ *   - Descriptors (SCM_RIGHTS) are refused by the kernel at the sender
+ *     (SO_PASSRIGHTS off, inherited from the listening socket, 6.16+) on
+ *     every connection but an administrator's, which may carry
+ *     ADMIN_ATTACH's pidfd. Where they can still arrive, a descriptor the
+ *     daemon did not ask for is never closed here: closing it may wait as
+ *     long as its sender likes (closer.c). That includes the last close of
+ *     a connection whose queue still holds some, which the closer does.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -47,9 +55,10 @@
 #endif
 
 /* Descriptors the daemon keeps for itself (the runtime's maps, programs
- * and links, the log, epoll) beside two per connection (its socket and the
+ * and links, the log, epoll, those waiting at the closer and one
+ * message's worth more) beside two per connection (its socket and the
  * peer's pidfd). */
-#define FDS_OUTSIDE_CONNS 512
+#define FDS_OUTSIDE_CONNS (512 + CLOSER_MAX + FDS_PER_MSG)
 
 struct conn_msg {
 	struct conn_msg *next;
@@ -284,16 +293,84 @@ int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t id,
 
 /* ---- closing ------------------------------------------------------------ */
 
-void conn_discard(int fd)
+/* Receives one datagram of fd (at most size bytes kept) with room for every
+ * descriptor it may carry, which go to the closer: the kernel would drop
+ * those that found no room, and that drop is a last close on this thread
+ * (scm_destroy() in recvmsg). Its length, or -1 (errno). */
+static ssize_t recv_handing_over(int fd, void *buf, size_t size, const struct login *who)
+{
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(sizeof(struct ucred)) +
+			   CMSG_SPACE(FDS_PER_MSG * sizeof(int))];
+	} ctl;
+	struct iovec iov = { buf, size };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
+			     .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+
+	for (cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t i, k;
+		int f;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(f));
+			closer_take(f, who);
+		}
+	}
+	return n;
+}
+
+void conn_discard(int fd, const struct login *who)
 {
 	char buf[64];
 	int i;
 
-	/* Without room for control messages, the kernel drops the
-	 * descriptors a datagram carries instead of installing them. */
 	for (i = 0; i < 64; i++)
-		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC) < 0)
+		if (recv_handing_over(fd, buf, sizeof(buf), who) < 0)
 			return;
+}
+
+/* The descriptors queued on fd, as the kernel counts them
+ * (unix_show_fdinfo()'s scm_fds); -1 when it cannot be told. */
+static int queued_fds(int fd)
+{
+	char path[64], text[512], *p;
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, text, sizeof(text) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	text[n] = '\0';
+	p = strstr(text, "scm_fds:");
+	return p ? atoi(p + 8) : -1;
+}
+
+/* Closes a connection's socket fd. Where descriptors may wait in its queue
+ * (may_hold_fds), its last close would release them here: the peer is
+ * stopped from sending more (shutdown: unix_dgram_sendmsg() answers
+ * EPIPE), and if any are there, the closer closes it, counted against
+ * who. */
+static void close_socket(int fd, bool may_hold_fds, const struct login *who)
+{
+	if (may_hold_fds) {
+		shutdown(fd, SHUT_RD);
+		if (queued_fds(fd) != 0) {
+			closer_take(fd, who);
+			return;
+		}
+	}
+	close(fd);
 }
 
 void conn_close(struct client *c)
@@ -309,7 +386,7 @@ void conn_close(struct client *c)
 			break;
 		}
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
+	close_socket(c->fd, c->takes_fds, &c->login);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
 	while (c->q_head) {
@@ -338,6 +415,15 @@ void conn_free_closed(void)
 		*p = c->next_dead;
 		free(c);
 	}
+}
+
+void conn_close_login(const struct login *who, const char *why)
+{
+	int i;
+
+	for (i = conn_count - 1; i >= 0; i--)
+		if (i < conn_count && login_eq(&conn_list[i]->login, who))
+			close_noting(conn_list[i], "close", why);
 }
 
 void conn_sweep_idle(int seconds)
@@ -419,12 +505,15 @@ static bool idle(const struct client *c)
 	return n == 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
-/* 0 when a connection of uid fits (after making room, maybe), else EAGAIN
- * with the reason in why. */
-static int make_room(uid_t uid, bool privileged, char *why, size_t size)
+/* 0 when a connection of who's (uid: its own) fits (after making room,
+ * maybe), else EAGAIN with the reason in why. */
+static int make_room(const struct login *who, uid_t uid, bool privileged, char *why,
+		     size_t size)
 {
 	uint32_t reserve = conn_cfg.total / 16 ? conn_cfg.total / 16 : 1, mine = 0;
 	struct client *oldest = NULL;
+	char name[128];
+	unsigned int waiting;
 	int i;
 
 	if ((uint32_t)conn_count >= conn_cfg.total) {
@@ -439,12 +528,18 @@ static int make_room(uid_t uid, bool privileged, char *why, size_t size)
 			 "--max-conns %u is kept for administrators", conn_count, conn_cfg.total);
 		return EAGAIN;
 	}
+	waiting = closer_pending(who);
+	if (waiting >= CLOSER_PER_LOGIN) {
+		snprintf(why, size, "%u descriptors that %s sent wait to be closed (at most %u)",
+			 waiting, login_name(who, uid, name, sizeof(name)), CLOSER_PER_LOGIN);
+		return EAGAIN;
+	}
 	if (!conn_cfg.per_uid)
 		return 0;
 	for (i = 0; i < conn_count; i++) {
 		struct client *c = conn_list[i];
 
-		if (c->uid != uid || c->privileged)
+		if (!login_eq(&c->login, who) || c->privileged)
 			continue;
 		mine++;
 		if ((!oldest || c->last < oldest->last) && idle(c))
@@ -454,20 +549,21 @@ static int make_room(uid_t uid, bool privileged, char *why, size_t size)
 		return 0;
 	if (oldest && mine == conn_cfg.per_uid) {
 		if (d.verbose)
-			diag("pid %d uid %u: idle, closed to make room for its uid",
+			diag("pid %d uid %u: idle, closed to make room for its login user",
 			     oldest->pid, oldest->uid);
 		conn_stats.evicted++;
 		conn_close(oldest);
 		return 0;
 	}
-	snprintf(why, size, "uid %u has %u connections open and none idle "
-		 "(--max-conns-per-uid %u)", uid, mine, conn_cfg.per_uid);
+	snprintf(why, size, "%s has %u connections open and none idle "
+		 "(--max-conns-per-uid %u)", login_name(who, uid, name, sizeof(name)), mine,
+		 conn_cfg.per_uid);
 	return EAGAIN;
 }
 
 /* Answers a connection over a limit why, in place of the hello, and closes
  * it. One line in the log a second at most: refusals are cheap to cause. */
-static void refuse(int fd, const struct ucred *cred, const char *why)
+static void refuse(int fd, const struct ucred *cred, const struct login *who, const char *why)
 {
 	static time_t logged;
 	static uint64_t unlogged;
@@ -479,11 +575,11 @@ static void refuse(int fd, const struct ucred *cred, const char *why)
 	time_t now = time(NULL);
 
 	conn_stats.refused++;
-	conn_discard(fd);
+	conn_discard(fd, who);
 	reply_error_text(EAGAIN, why, text, sizeof(text));
 	send_now(fd, &out, build_reply(&out, sizeof(out), 0, EAGAIN, 0, 0, text, NULL, 0),
 		 NULL, 0);
-	close(fd);
+	close_socket(fd, true, who);
 	if (now == logged) {
 		unlogged++;
 		return;
@@ -527,59 +623,90 @@ static int accept_one(int lfd, bool *no_fds)
 	}
 }
 
+/* The pidfd of the process that connected: race-free from the kernel when
+ * it can (6.5+), else by pid, at once; -1 when it has gone. */
+static int peer_pidfd(int fd, pid_t pid)
+{
+	socklen_t len = sizeof(int);
+	int pidfd = -1;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0)
+		return pidfd;
+	/* Only when the kernel lacks SO_PEERPIDFD: any other error means
+	 * the peer has exited, and its pid may already be someone else's. */
+	pidfd = errno == ENOPROTOOPT ? syscall(SYS_pidfd_open, pid, 0) : -1;
+	if (pidfd >= 0)
+		fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+	return pidfd;
+}
+
+/* Whether descriptors can arrive on fd: an administrator's connection
+ * takes them (ADMIN_ATTACH's pidfd), any other refuses them at the sender
+ * where the kernel can (SO_PASSRIGHTS: EPERM in unix_dgram_sendmsg()). */
+static bool set_passrights(int fd, bool privileged)
+{
+	int on = privileged;
+
+	return setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &on, sizeof(on)) < 0 || on;
+}
+
 struct client *conn_accept(int lfd)
 {
 	for (;;) {
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
 		struct epoll_event ev = { .events = EPOLLIN };
+		struct login who;
 		struct client *c;
 		char why[SF_PROTO_MAX_TEXT];
-		bool no_fds, group;
-		int fd, one = 1, pidfd = -1;
+		bool no_fds, group, privileged;
+		int fd, one = 1, pidfd, r;
 
 		fd = accept_one(lfd, &no_fds);
 		if (fd < 0)
 			return NULL;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-			close(fd);
+			close_socket(fd, true, &(struct login){ .uid = (uid_t)-1 });
 			continue;
 		}
+		who = (struct login){ .uid = cred.uid };
 		if (no_fds) {
-			refuse(fd, &cred, "sfilterd has no descriptor left for it");
+			refuse(fd, &cred, &who, "sfilterd has no descriptor left for it");
 			continue;
 		}
-		group = in_admin_group(fd, cred.gid);
-		if (make_room(cred.uid, cred.uid == 0 || group, why, sizeof(why))) {
-			refuse(fd, &cred, why);
-			continue;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			continue;
-		}
-		/* The pidfd of the process that connected: race-free from the
-		 * kernel when it can (6.5+), else by pid, at once. */
-		len = sizeof(pidfd);
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) < 0) {
-			/* Only when the kernel lacks SO_PEERPIDFD: any other
-			 * error means the peer has exited, and its pid may
-			 * already be someone else's. */
-			pidfd = errno == ENOPROTOOPT ?
-				syscall(SYS_pidfd_open, cred.pid, 0) : -1;
+		pidfd = peer_pidfd(fd, cred.pid);
+		r = login_of(pidfd, &cred, &who);
+		if (r < 0 && r != -ESRCH) {
+			snprintf(why, sizeof(why), "sfilterd cannot tell its login user: %s",
+				 strerror(-r));
+			refuse(fd, &cred, &who, why);
 			if (pidfd >= 0)
-				fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+				close(pidfd);
+			continue;
+		}
+		/* Gone (-ESRCH): greeted never, closed by peer.c. */
+		group = in_admin_group(fd, cred.gid);
+		privileged = cred.uid == 0 || group;
+		c = NULL;
+		if (make_room(&who, cred.uid, privileged, why, sizeof(why)))
+			refuse(fd, &cred, &who, why);
+		else if (!(c = calloc(1, sizeof(*c))))
+			close_socket(fd, true, &who);
+		if (!c) {
+			if (pidfd >= 0)
+				close(pidfd);
+			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 		*c = (struct client){ .fd = fd, .pidfd = pidfd, .pid = cred.pid,
 				      .uid = cred.uid, .gid = cred.gid,
-				      .in_admin_group = group, .privileged = cred.uid == 0 || group,
+				      .in_admin_group = group, .privileged = privileged,
+				      .login = who, .takes_fds = set_passrights(fd, privileged),
 				      .last = time(NULL),
 				      .watching = EPOLLIN };
 		ev.data.ptr = c;
 		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-			close(fd);
+			close_socket(fd, true, &who);
 			if (pidfd >= 0)
 				close(pidfd);
 			free(c);

@@ -19,6 +19,20 @@
 /* Descriptors one queued message may carry (SCM_RIGHTS). */
 #define CONN_MAX_FDS 4
 
+/*
+ * Whom a connection's limits are counted against (login.c): its login user,
+ * decided at connect from the user namespace of the process that connected.
+ * A process in the daemon's user namespace is its own uid's; one in a user
+ * namespace below it is the owner's of the outermost one under the
+ * daemon's, so that the uids a user maps (newuidmap, subuids) share their
+ * owner's limits. A namespace that uid 0 made (a container's) is an
+ * account of its own, userns its inode; userns is 0 otherwise.
+ */
+struct login {
+	uid_t uid;
+	uint32_t userns;
+};
+
 struct conn_msg;
 
 struct client {
@@ -30,10 +44,15 @@ struct client {
 	uid_t uid;
 	gid_t gid;
 	bool in_admin_group; /* the admin group among its groups at connect */
-	/* uid 0 or the admin group at connect: outside the per-uid limit,
-	 * and may use the connections kept back for administrators. Only a
-	 * connection slot; what a request may do is decided per request. */
+	/* uid 0 or the admin group at connect: outside the per-login-user
+	 * limit, may use the connections kept back for administrators, and
+	 * may send descriptors (ADMIN_ATTACH's pidfd). Only a connection
+	 * slot; what a request may do is decided per request. */
 	bool privileged;
+	struct login login; /* whose limits it counts against (login.c) */
+	/* Descriptors can arrive on it: it is privileged, or the kernel
+	 * cannot refuse them at the sender (SO_PASSRIGHTS, 6.16). */
+	bool takes_fds;
 	struct sf_identity ident; /* the process, as identified before the hello */
 	time_t last;    /* last activity, for the idle sweep */
 	bool dead;      /* closed; freed only after the current epoll batch */
@@ -47,14 +66,14 @@ struct client {
 };
 
 struct conn_config {
-	uint32_t per_uid;     /* connections of one non-admin uid; 0: no limit */
+	uint32_t per_uid;     /* connections of one non-admin login user; 0: no limit */
 	uint32_t total;       /* all connections */
 	size_t queue_bytes;   /* the output queue's bound, per connection */
 };
 
 struct conn_stats {
 	uint64_t refused;     /* over a connection limit */
-	uint64_t evicted;     /* idle, closed to make room for its own uid */
+	uint64_t evicted;     /* idle, closed to make room for its own login user */
 	uint64_t overflowed;  /* closed: its output queue was over the bound */
 };
 
@@ -95,10 +114,13 @@ int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t id,
  * it is released (hold false). */
 void conn_hold(struct client *c, bool hold);
 
-/* Reads and drops what the peer queued, descriptors included, so that
- * closing reads as an end of file to it rather than a reset. */
-void conn_discard(int fd);
+/* Reads and drops what the peer queued, so that closing reads as an end of
+ * file to it rather than a reset; the descriptors that came along go to
+ * the closer, counted against who. */
+void conn_discard(int fd, const struct login *who);
 void conn_close(struct client *c);
+/* Closes every connection of who's, as conn_close() does. */
+void conn_close_login(const struct login *who, const char *why);
 /* Frees the connections closed during the last epoll batch. */
 void conn_free_closed(void);
 /* Closes the connections that have been idle (no request read, no reply

@@ -15,9 +15,12 @@
  *   container.c   the container a task's process runs in (PS, SHOW)
  *   peer.c        who asks: the hello, the pidfd's identity, credentials
  *                 and descriptors that came along, the admin decision
- *   limits.c      per-uid accounting of non-admin filters, the attach rate
+ *   limits.c      per-login-user accounting of non-admin filters, the
+ *                 attach rate, the chain slots kept for admins
  *   reply.c       what replies are built with (JSON, messages, notes)
  *   conn.c        connections: limits, bounded output queues (conn.h)
+ *   closer.c      descriptors nobody asked for, closed off the loop
+ *   login.c       a connection's login user (struct login, conn.h)
  *   eventlog.c    what the daemon says: the JSON event log (reopened on
  *                 SIGHUP), the events kept for LOG, lines on stderr
  *
@@ -208,20 +211,37 @@ bool container_of(pid_t tgid, char id[SF_CONTAINER_ID_LEN + 1]);
 
 /* ---- peer.c ------------------------------------------------------------- */
 
+#ifndef SO_PASSRIGHTS
+#define SO_PASSRIGHTS 83 /* Linux 6.16 */
+#endif
+
+/* The descriptors one message can carry (SCM_MAX_FD, scm_fp_copy()). A
+ * message is always received with room for all of them: the kernel drops
+ * those that find none, and that drop can be their last close. */
+#define FDS_PER_MSG 253
+
 /* What a message's ancillary data brought: the sender's credentials, as
- * the kernel checked them when it was sent, and its descriptors: the first
- * is kept open (ADMIN_ATTACH's pidfd), the others are closed at once. */
+ * the kernel checked them when it was sent, and its descriptors: a first
+ * one that is a pidfd is kept open (ADMIN_ATTACH's), every other went to
+ * the closer (closer.c), never closed on the loop. */
 struct ancillary {
 	struct ucred cred;
 	bool have_cred;
-	int fd;     /* the first descriptor, or -1; the caller closes it */
+	int fd;     /* the first descriptor if a pidfd, or -1; the caller
+		       closes it (a pidfd's close never waits) */
 	int nfds;   /* how many came */
 };
 
 /* Accepts, identifies and greets the connections waiting on lfd (a
  * bounded number a call). */
 void peer_accept(int lfd);
-void peer_scan_cmsgs(struct msghdr *mh, struct ancillary *a);
+/* Fills a from c's message mh; a descriptor it does not keep goes to the
+ * closer, counted against c's login user. */
+void peer_scan_cmsgs(const struct client *c, struct msghdr *mh, struct ancillary *a);
+/* After a message that brought descriptors: false, and why, when c's
+ * login user has left too many with the closer (its connections are then
+ * to be closed). */
+bool peer_fds_within_bound(const struct client *c, char *why, size_t size);
 /* Whether the sender of a request may administer. */
 bool peer_is_admin(const struct client *c, const struct ucred *sender);
 /* The checks every request but ATTACH passes first: its descriptors, its
@@ -232,12 +252,14 @@ int peer_check_request(const struct client *c, const struct ancillary *anc, uint
 
 /* ---- limits.c ----------------------------------------------------------- */
 
-/* 0, EAGAIN (rate) or ENOSPC (programs, instructions) for one more filter
- * of n_insns instructions by uid. Only the asking uid is affected. */
-int limits_check(uid_t uid, uint32_t n_insns, char *msg, size_t msz);
-/* Filter id, attached for a non-admin uid, counts against its limits
- * (once, however often it is attached). */
-void limits_account(uint32_t id, uid_t uid, uint32_t len);
+/* 0, EAGAIN (rate) or ENOSPC (programs, instructions, the chain slots
+ * kept for admins) for one more filter of n_insns instructions by a
+ * non-admin sender on c. Only c's login user is affected, but that the
+ * last chain slots are for admins alone. */
+int limits_check(const struct client *c, uint32_t n_insns, char *msg, size_t msz);
+/* Filter id, attached for a non-admin on c, counts against its login
+ * user's limits (once, however often it is attached). */
+void limits_account(uint32_t id, const struct client *c, uint32_t len);
 /* Filter id is gone, or has len instructions now. */
 void limits_forget(uint32_t id);
 void limits_resize(uint32_t id, uint32_t len);
@@ -276,6 +298,31 @@ int runtime_err(int r, const struct c2e_error *cerr, char *msg, size_t msz);
  * do instead, or for a 2012-interface filter how execve fails. */
 void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags,
 	       char *out, size_t size);
+
+/* ---- closer.c ----------------------------------------------------------- */
+
+/* Descriptors of one login user's that may wait at the closer: past it,
+ * conn.c refuses its new connections and closes those it has. */
+#define CLOSER_PER_LOGIN 64
+/* In all: past it, a connection whose next message carries descriptors is
+ * closed without reading it. */
+#define CLOSER_MAX 1024
+
+/* Closes fd on the closer's thread, counted against who until it is
+ * closed; never waits. */
+void closer_take(int fd, const struct login *who);
+/* How many of who's, or of everyone's, have not been closed yet. */
+unsigned int closer_pending(const struct login *who);
+unsigned int closer_total(void);
+
+/* ---- login.c ------------------------------------------------------------ */
+
+/* The login user of the process pidfd names (cred: SO_PEERCRED at
+ * connect). 0, or -errno (out then holds cred's uid alone). */
+int login_of(int pidfd, const struct ucred *cred, struct login *out);
+bool login_eq(const struct login *a, const struct login *b);
+/* l for a message: "uid U", or how the connection's uid comes under l. */
+const char *login_name(const struct login *l, uid_t uid, char *buf, size_t size);
 
 /* ---- eventlog.c --------------------------------------------------------- */
 

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-uid limits on what non-admin peers attach (docs/security.md): how
- * many filters a uid has, their classic instructions, and how fast it
- * asks. Only the asking uid is ever refused; admins are not counted.
+ * Limits on what non-admin peers attach (docs/security.md): how many
+ * filters a login user has (login.c: a uid, with the subordinate uids it
+ * maps), their classic instructions, and how fast it asks; and the share
+ * of the chain slots that non-admin filters may take at all. Only the
+ * asking login user is ever refused, but that the last chain slots are
+ * kept for admins, whose attaches start containers; admins are not
+ * counted.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -11,22 +15,29 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-/* Filters the daemon attached for non-admin peers, for the per-uid limits.
- * An entry whose filter is no longer in any task's chain is dropped when a
- * uid reaches a limit (refresh_accounts()). */
-struct acct_filter { uint32_t id; uid_t uid; uint32_t len; };
+/* Chain slots only an admin's attach may take: a quarter of them, so that
+ * with every other user at its limit, containers still start. */
+#define ADMIN_SLOTS (SF_MAX_CHAINS / 4)
+
+/* Filters the daemon attached for non-admin peers, for the per-login-user
+ * limits. An entry whose filter is no longer in any task's chain is
+ * dropped when a login user reaches a limit (refresh_accounts()). */
+struct acct_filter { uint32_t id; struct login who; uint32_t len; };
 static struct acct_filter *accts;
 static size_t n_acct, cap_acct;
-/* Token buckets for the attach rate, one per uid seen. */
-struct rate { uid_t uid; double tokens; struct timespec last; };
-static struct rate rates[1024];
-static size_t n_rates;
+/* Token buckets for the attach rate, one per login user that asked within
+ * the last second: a bucket that has filled up again is the same as none,
+ * and makes room for another (bucket_of()). */
+struct rate { struct login who; double tokens; struct timespec last; };
+static struct rate *rates;
+static size_t n_rates, cap_rates;
 
-void limits_account(uint32_t id, uid_t uid, uint32_t len)
+void limits_account(uint32_t id, const struct client *c, uint32_t len)
 {
 	size_t i;
 
@@ -42,7 +53,7 @@ void limits_account(uint32_t id, uid_t uid, uint32_t len)
 		accts = a;
 		cap_acct = cap;
 	}
-	accts[n_acct++] = (struct acct_filter){ id, uid, len };
+	accts[n_acct++] = (struct acct_filter){ id, c->login, len };
 }
 
 void limits_forget(uint32_t id)
@@ -106,75 +117,129 @@ static void refresh_accounts(void)
 	free(l.ids);
 }
 
-static void usage_of(uid_t uid, uint32_t *progs, uint64_t *insns)
+static void usage_of(const struct login *who, uint32_t *progs, uint64_t *insns)
 {
 	size_t i;
 
 	*progs = 0;
 	*insns = 0;
 	for (i = 0; i < n_acct; i++)
-		if (accts[i].uid == uid) {
+		if (login_eq(&accts[i].who, who)) {
 			(*progs)++;
 			*insns += accts[i].len;
 		}
 }
 
-/* 0, or EAGAIN when uid has asked more than d.max_rate times in the last
- * second (bursts of as many). */
-static int check_rate(uid_t uid, char *msg, size_t msz)
+static double seconds_since(const struct timespec *then, const struct timespec *now)
+{
+	return (now->tv_sec - then->tv_sec) + (now->tv_nsec - then->tv_nsec) / 1e9;
+}
+
+/* who's bucket, or a new full one; NULL only when memory is short. */
+static struct rate *bucket_of(const struct login *who, const struct timespec *now)
+{
+	size_t i, kept = 0;
+
+	for (i = 0; i < n_rates; i++)
+		if (login_eq(&rates[i].who, who))
+			return &rates[i];
+	if (n_rates == cap_rates) {
+		/* Those that refilled since (at d.max_rate a second, to
+		 * d.max_rate: in a second at most) are dropped. */
+		for (i = 0; i < n_rates; i++)
+			if (rates[i].tokens + seconds_since(&rates[i].last, now) * d.max_rate <
+			    d.max_rate)
+				rates[kept++] = rates[i];
+		n_rates = kept;
+	}
+	if (n_rates == cap_rates) {
+		size_t cap = cap_rates ? 2 * cap_rates : 64;
+		struct rate *r = realloc(rates, cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		rates = r;
+		cap_rates = cap;
+	}
+	rates[n_rates] = (struct rate){ *who, d.max_rate, *now };
+	return &rates[n_rates++];
+}
+
+/* 0, or EAGAIN when who has asked more than d.max_rate times in the last
+ * second (bursts of as many), or memory is short to tell. */
+static int check_rate(const struct login *who, const char *name, char *msg, size_t msz)
 {
 	struct timespec now;
-	struct rate *rt = NULL;
-	size_t i;
+	struct rate *rt;
 
+	if (!d.max_rate)
+		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (i = 0; i < n_rates; i++)
-		if (rates[i].uid == uid)
-			rt = &rates[i];
-	if (!rt && n_rates < sizeof(rates) / sizeof(rates[0])) {
-		rt = &rates[n_rates++];
-		*rt = (struct rate){ uid, d.max_rate, now };
+	rt = bucket_of(who, &now);
+	if (!rt) {
+		snprintf(msg, msz, "%s: out of memory to count its attach requests", name);
+		return EAGAIN;
 	}
-	if (rt && d.max_rate) {
-		double dt = (now.tv_sec - rt->last.tv_sec) +
-			    (now.tv_nsec - rt->last.tv_nsec) / 1e9;
-
-		rt->tokens += dt * d.max_rate;
-		if (rt->tokens > d.max_rate)
-			rt->tokens = d.max_rate;
-		rt->last = now;
-		if (rt->tokens < 1) {
-			snprintf(msg, msz, "uid %u: more than %u attach requests per second",
-				 uid, d.max_rate);
-			return EAGAIN;
-		}
-		rt->tokens -= 1;
+	rt->tokens += seconds_since(&rt->last, &now) * d.max_rate;
+	if (rt->tokens > d.max_rate)
+		rt->tokens = d.max_rate;
+	rt->last = now;
+	if (rt->tokens < 1) {
+		snprintf(msg, msz, "%s: more than %u attach requests per second", name,
+			 d.max_rate);
+		return EAGAIN;
 	}
+	rt->tokens -= 1;
 	return 0;
 }
 
-int limits_check(uid_t uid, uint32_t n_insns, char *msg, size_t msz)
+/* 0, or ENOSPC when a non-admin filter could take one of the chain slots
+ * kept for admins. Counting the slots that no task uses any more takes a
+ * pass over every task: only when the empty ones are that few. */
+static int check_slots(char *msg, size_t msz)
 {
+	struct sf_slot_usage u;
+	int r = sf_runtime_slot_usage(d.rt, false, &u);
+
+	if (r == 0 && u.empty > ADMIN_SLOTS)
+		return 0;
+	if (r == 0)
+		r = sf_runtime_slot_usage(d.rt, true, &u);
+	if (r == 0 && u.empty + u.reclaimable > ADMIN_SLOTS)
+		return 0;
+	if (r < 0)
+		snprintf(msg, msz, "cannot count the chain slots in use: %s", strerror(-r));
+	else
+		snprintf(msg, msz, "%u of %u chain slots are in use: the last %u are kept "
+			 "for administrators", u.total - u.empty - u.reclaimable, u.total,
+			 ADMIN_SLOTS);
+	return ENOSPC;
+}
+
+int limits_check(const struct client *c, uint32_t n_insns, char *msg, size_t msz)
+{
+	char name[128];
 	uint32_t progs;
 	uint64_t insns;
 	int r;
 
-	if ((r = check_rate(uid, msg, msz)) != 0)
+	login_name(&c->login, c->uid, name, sizeof(name));
+	if ((r = check_rate(&c->login, name, msg, msz)) != 0)
 		return r;
-	usage_of(uid, &progs, &insns);
+	usage_of(&c->login, &progs, &insns);
 	if (progs + 1 > d.max_programs || insns + n_insns > d.max_insns) {
 		refresh_accounts();
-		usage_of(uid, &progs, &insns);
+		usage_of(&c->login, &progs, &insns);
 	}
 	if (progs + 1 > d.max_programs) {
-		snprintf(msg, msz, "uid %u already has %u filters (limit %u)",
-			 uid, progs, d.max_programs);
+		snprintf(msg, msz, "%s already has %u filters (limit %u)",
+			 name, progs, d.max_programs);
 		return ENOSPC;
 	}
 	if (insns + n_insns > d.max_insns) {
-		snprintf(msg, msz, "uid %u: %" PRIu64 " + %u instructions exceed the limit of %u",
-			 uid, insns, n_insns, d.max_insns);
+		snprintf(msg, msz, "%s: %" PRIu64 " + %u instructions exceed the limit of %u",
+			 name, insns, n_insns, d.max_insns);
 		return ENOSPC;
 	}
-	return 0;
+	return check_slots(msg, msz);
 }

@@ -2,7 +2,12 @@
 /*
  * The socket sfilterd serves: the one systemd passes (socket activation,
  * dist/sfilterd.socket), or one bound here. Anyone may connect; what a
- * request may do is decided per request.
+ * request may do is decided per request. No descriptor may be sent on a
+ * connection until the daemon allows it (conn.c, for administrators):
+ * SO_PASSRIGHTS off on the listening socket is what every connection
+ * starts with (unix_stream_connect() copies the listener's flags), so
+ * that one is refused at the sender even before the connection is
+ * accepted. Kernels before 6.16 lack the option, and take them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -108,14 +113,23 @@ static int make_dir_of(const char *path)
 	return r;
 }
 
+static void refuse_rights(int fd)
+{
+	int off = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
+}
+
 int listen_socket(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, one = 1, r;
 
 	fd = activated_socket();
-	if (fd >= 0)
+	if (fd >= 0) {
+		refuse_rights(fd);
 		return fd;
+	}
 
 	if (strlen(path) >= sizeof(addr.sun_path)) {
 		diag("socket path too long: %s", path);
@@ -130,6 +144,7 @@ int listen_socket(const char *path)
 		diag("socket: %s", strerror(-r));
 		return r;
 	}
+	refuse_rights(fd);
 	if ((r = clear_stale(path, &addr)) < 0)
 		goto fail;
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {

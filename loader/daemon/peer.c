@@ -11,7 +11,9 @@
  *     at send time): admin is uid 0 then, or the --admin-group; a request
  *     sent by another process than the one that connected is refused;
  *   - the descriptors a request carries: one pidfd for an admin's attach
- *     by pid, none otherwise.
+ *     by pid, none otherwise. Only connections privileged at connect take
+ *     any where the kernel can refuse them (conn.c); any that came and is
+ *     not that pidfd is closed by the closer, never here (closer.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -54,7 +56,7 @@ static int greet(struct client *c)
 	if (recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
 		if (d.verbose)
 			diag("pid %d uid %u: sent before the hello: refused", c->pid, c->uid);
-		conn_discard(c->fd);
+		conn_discard(c->fd, &c->login);
 		reply_json(c, 0, EPROTO, 0, 0, NULL, "request sent before the daemon's hello "
 			   "(since protocol version 2: wait for SF_MSG_HELLO first)");
 		return -EPROTO;
@@ -95,7 +97,14 @@ bool peer_is_admin(const struct client *c, const struct ucred *sender)
 	       (c->in_admin_group && sender->uid == c->uid);
 }
 
-void peer_scan_cmsgs(struct msghdr *mh, struct ancillary *a)
+/* Whether fd is a pidfd (or a /proc/<pid> directory), whose close never
+ * waits: pidfd_send_signal() takes nothing else (pidfd_to_pid(): EBADF). */
+static bool is_pidfd(int fd)
+{
+	return syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0) == 0 || errno == ESRCH;
+}
+
+void peer_scan_cmsgs(const struct client *c, struct msghdr *mh, struct ancillary *a)
 {
 	struct cmsghdr *cm;
 
@@ -108,11 +117,10 @@ void peer_scan_cmsgs(struct msghdr *mh, struct ancillary *a)
 
 			for (i = 0; i < n; i++) {
 				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-				if (a->fd < 0)
+				if (a->nfds++ == 0 && is_pidfd(fd))
 					a->fd = fd;
 				else
-					close(fd);
-				a->nfds++;
+					closer_take(fd, &c->login);
 			}
 		} else if (cm->cmsg_type == SCM_CREDENTIALS &&
 			   cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
@@ -120,6 +128,18 @@ void peer_scan_cmsgs(struct msghdr *mh, struct ancillary *a)
 			a->have_cred = true;
 		}
 	}
+}
+
+bool peer_fds_within_bound(const struct client *c, char *why, size_t size)
+{
+	unsigned int waiting = closer_pending(&c->login);
+	char name[128];
+
+	if (c->privileged || waiting < CLOSER_PER_LOGIN)
+		return true;
+	set_msg(why, size, "%u descriptors that %s sent wait to be closed (at most %u)",
+		waiting, login_name(&c->login, c->uid, name, sizeof(name)), CLOSER_PER_LOGIN);
+	return false;
 }
 
 int peer_check_request(const struct client *c, const struct ancillary *anc, uint32_t type,
@@ -131,6 +151,10 @@ int peer_check_request(const struct client *c, const struct ancillary *anc, uint
 	if (anc->nfds && !(type == SF_MSG_ADMIN_ATTACH && anc->nfds == 1)) {
 		set_msg(msg, msz, "%d file descriptor(s) attached: not accepted, closed",
 			anc->nfds);
+		return EINVAL;
+	}
+	if (anc->nfds && anc->fd < 0) {
+		set_msg(msg, msz, "the descriptor attached is not a pidfd: not accepted, closed");
 		return EINVAL;
 	}
 	if (!anc->have_cred) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One request: a datagram read from a connection (with the credentials
- * and descriptors that came along), its header checked (loader/proto.c),
+ * and descriptors that came along: every one of them is received, and
+ * those not asked for go to the closer, peer.c), its header checked
+ * (loader/proto.c),
  * handed to its handler, and answered with SF_MSG_REPLY (JSON), whatever
  * its type (reply.c). One datagram per call, so
  * that level-triggered epoll brings the loop back for the next one and
@@ -28,11 +30,25 @@ static union {
 	char bytes[SF_PROTO_MAX_MSG + 8];
 } rbuf;
 
+/* The pidfd peer.c kept: its close never waits. */
 static void close_fd(struct ancillary *anc)
 {
 	if (anc->fd >= 0)
 		close(anc->fd);
 	anc->fd = -1;
+}
+
+/* Whether the next datagram on fd carries descriptors: peeked with room
+ * for its credentials alone, those are left in the queue (the peek's own
+ * references, unix_peek_fds(), are not the last) and MSG_CTRUNC says so. */
+static bool next_has_fds(int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))], b;
+	struct iovec iov = { &b, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+
+	return recvmsg(fd, &mh, MSG_PEEK | MSG_DONTWAIT) >= 0 && (mh.msg_flags & MSG_CTRUNC);
 }
 
 /* Every request type but ATTACH (n bytes in rbuf): checked by peer.c,
@@ -153,22 +169,39 @@ bool request_resume(void)
 
 void request_handle(struct client *c)
 {
-	char cbuf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(253 * sizeof(int))];
+	char cbuf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(FDS_PER_MSG * sizeof(int))];
 	struct iovec iov = { rbuf.bytes, sizeof(rbuf.bytes) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct ancillary anc = { .fd = -1 };
+	char why[SF_PROTO_MAX_TEXT];
 	ssize_t n;
 
+	/* With the closer full, descriptors that come are left in the queue
+	 * for the closer to release with the connection. */
+	if (c->takes_fds && !c->privileged && closer_total() >= CLOSER_MAX &&
+	    next_has_fds(c->fd)) {
+		diag("pid %d uid %u: sent descriptors while %u wait to be closed: "
+		     "connection closed", c->pid, c->uid, closer_total());
+		conn_close(c);
+		return;
+	}
 	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	/* Descriptors arrive even with an empty datagram: take them first. */
 	if (n >= 0)
-		peer_scan_cmsgs(&mh, &anc);
+		peer_scan_cmsgs(c, &mh, &anc);
 	if (n <= 0) { /* EOF (or an empty datagram, which looks the same) */
 		close_fd(&anc);
 		conn_close(c);
+		return;
+	}
+	if (anc.nfds && !peer_fds_within_bound(c, why, sizeof(why))) {
+		close_fd(&anc);
+		reply_attach(c, n >= (ssize_t)SF_PROTO_HDR_SIZE ? rbuf.hdr.request_id : 0, EAGAIN,
+			     0, why);
+		conn_close_login(&c->login, why);
 		return;
 	}
 	c->last = time(NULL);

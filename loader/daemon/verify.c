@@ -13,13 +13,14 @@
  *   - The verifier makes the jobs' runtime calls, which load the program
  *     without the runtime's lock (loader/runtime/chains.c), so that STATUS,
  *     PS and the attaches of loaded chains go on meanwhile.
- *   - A uid has one job at a time. An attach request of a uid that has one
- *     is parked (its connection held too) and handled on the loop, in the
+ *   - A login user (struct login: the uids a user maps count as the user)
+ *     has one job at a time. An attach request of one that has a job is
+ *     parked (its connection held too) and handled on the loop, in the
  *     order they came, once that job is answered. The jobs are thus taken
- *     in turn, one per uid: another uid's attach waits for at most the one
- *     verification under way and one per other uid queued before it,
- *     however many requests one uid sends; and the per-uid limits see each
- *     attach of a uid before they judge its next one.
+ *     in turn, one per login user: another's attach waits for at most the
+ *     one verification under way and one per other user queued before it,
+ *     however many requests one user sends; and the per-user limits see
+ *     each attach of a user before they judge its next one.
  *   - The verifier hands a job back through an eventfd in the loop's epoll
  *     set; the loop answers it (attach.c, admin.c). The caller's arm is set
  *     by the runtime call and its reply sent after it, as before.
@@ -41,7 +42,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
-/* The loop's alone: a uid with a job (busy) or with parked requests. */
+/* The loop's alone: a login user with a job (busy) or with parked requests. */
 struct parked {
 	struct parked *next;
 	struct client *c;
@@ -52,7 +53,7 @@ struct parked {
 };
 struct account {
 	struct account *next;
-	uid_t uid;
+	struct login login;     /* whose turn: the connection's login user */
 	bool busy;
 	struct parked *head, *tail;
 };
@@ -94,16 +95,16 @@ static struct {
 	.tables = PTHREAD_COND_INITIALIZER };
 static int efd = -1;
 
-static struct account *account(uid_t uid, bool make)
+static struct account *account(const struct login *login, bool make)
 {
 	struct account *a;
 
 	for (a = accounts; a; a = a->next)
-		if (a->uid == uid)
+		if (login_eq(&a->login, login))
 			return a;
 	if (!make || !(a = calloc(1, sizeof(*a))))
 		return NULL;
-	a->uid = uid;
+	a->login = *login;
 	a->next = accounts;
 	accounts = a;
 	return a;
@@ -264,7 +265,7 @@ struct verify_job *verify_job_new(const struct sf_msg_hdr *req)
 
 void verify_submit(struct verify_job *j)
 {
-	struct account *a = account(j->uid, true);
+	struct account *a = account(&j->c->login, true);
 
 	/* Without an account (no memory), the uid's next attach is not
 	 * parked behind this one: only its limits are judged a job early. */
@@ -281,7 +282,7 @@ void verify_submit(struct verify_job *j)
 int verify_park(struct client *c, struct ancillary *anc, const void *bytes, size_t n,
 		int msg_flags)
 {
-	struct account *a = account(anc->have_cred ? anc->cred.uid : c->uid, false);
+	struct account *a = account(&c->login, false);
 	struct parked *p;
 
 	if (!a || !a->busy)
@@ -315,7 +316,7 @@ void verify_ready(void)
 	v.done = (struct queue){ NULL, NULL };
 	pthread_mutex_unlock(&v.lock);
 	while ((j = pop(&list))) {
-		struct account *a = account(j->uid, false);
+		struct account *a = account(&j->c->login, false);
 
 		j->done(j);
 		conn_hold(j->c, false);

@@ -138,6 +138,33 @@ void sf_rt_nodes_free(struct sf_runtime *rt)
 	memset(rt->slots, 0, sizeof(rt->slots));
 }
 
+int sf_rt_slots_unused(struct sf_runtime *rt, bool unused[SF_MAX_CHAINS])
+{
+	bool used[SF_MAX_CHAINS] = { false };
+	struct sf_rt_recs r;
+	size_t i;
+	int err, n = 0;
+
+	/* A removed cgroup's record holds its chain's slot. */
+	sf_rt_cg_prune(rt);
+	err = sf_rt_iter_run(rt, 0, false, &r);
+	if (err)
+		return err;
+	for (i = 0; i < r.n; i++) {
+		if (r.r[i].chain < SF_MAX_CHAINS)
+			used[r.r[i].chain] = true;
+		if (r.r[i].old < SF_MAX_CHAINS)
+			used[r.r[i].old] = true;
+	}
+	free(r.r);
+	for (i = 0; i < SF_MAX_CHAINS; i++) {
+		unused[i] = i && rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
+			    !sf_rt_cg_uses_slot(rt, i);
+		n += unused[i];
+	}
+	return n;
+}
+
 static int by_last_use(const void *a, const void *b)
 {
 	const struct sf_node *x = *(struct sf_node *const *)a, *y = *(struct sf_node *const *)b;
@@ -152,30 +179,18 @@ static int by_last_use(const void *a, const void *b)
  * its next attach is not one more verification. */
 static int collect_slots(struct sf_runtime *rt)
 {
-	bool used[SF_MAX_CHAINS] = { false };
+	bool unused[SF_MAX_CHAINS];
 	struct sf_node *idle[SF_MAX_CHAINS];
-	struct sf_rt_recs r;
+	int err = sf_rt_slots_unused(rt, unused);
 	size_t i, n_idle = 0;
-	int err;
 
-	/* A removed cgroup's record holds its chain's slot. */
-	sf_rt_cg_prune(rt);
-	err = sf_rt_iter_run(rt, 0, false, &r);
-	if (err)
+	if (err < 0)
 		return err;
-	for (i = 0; i < r.n; i++) {
-		if (r.r[i].chain < SF_MAX_CHAINS)
-			used[r.r[i].chain] = true;
-		if (r.r[i].old < SF_MAX_CHAINS)
-			used[r.r[i].old] = true;
-	}
-	free(r.r);
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (rt->slots[i] && !used[i] && !rt->slots[i]->busy &&
-		    !sf_rt_cg_uses_slot(rt, i))
-			idle[n_idle++] = rt->slots[i];
-	if (!n_idle)
+	if (!err)
 		return -ENOSPC;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (unused[i])
+			idle[n_idle++] = rt->slots[i];
 	/* A task the last attach moved away from a slot may still be in
 	 * its dispatcher with the old slot number in hand. */
 	err = sf_rt_quiesce(rt);

@@ -360,6 +360,11 @@ int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
  * multiple): a piece costs at most this many entries' bounded analysis. */
 #define SF_TABLE_PIECE 64
 _Static_assert(SF_TABLE_PER_CHAIN % SF_TABLE_PIECE == 0, "a table is whole pieces");
+/* Marks in unused[] the loaded chain slots that no task, no cgroup and no
+ * operation under way uses any more (an iteration over every task): those
+ * the next slot allocation that finds none empty frees. Their number, or
+ * -errno. */
+int sf_rt_slots_unused(struct sf_runtime *rt, bool unused[SF_MAX_CHAINS]);
 /* Empties n's slot and closes its program. */
 void sf_rt_node_unload(struct sf_runtime *rt, struct sf_node *n);
 /* Frees every node (closing: pinned, the PROG_ARRAY keeps the programs). */

@@ -79,6 +79,24 @@ int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 	return err;
 }
 
+int sf_runtime_slot_usage(struct sf_runtime *rt, bool count_reclaimable,
+			  struct sf_slot_usage *out)
+{
+	bool unused[SF_MAX_CHAINS];
+	int i, r = 0;
+
+	*out = (struct sf_slot_usage){ .total = SF_MAX_CHAINS - 1 };
+	pthread_mutex_lock(&rt->lock);
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		out->empty += !rt->slots[i];
+	if (count_reclaimable) {
+		r = sf_rt_slots_unused(rt, unused);
+		out->reclaimable = r > 0 ? (uint32_t)r : 0;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return r < 0 ? r : 0;
+}
+
 static struct sf_node *node_by_id(struct sf_runtime *rt, uint32_t id)
 {
 	struct sf_node *n, *dead = NULL;

@@ -329,6 +329,17 @@ struct sf_lazy_links {
 	bool reply;      /* the programs that decide an sf_attach()'s arm */
 };
 void sf_runtime_lazy_links(struct sf_runtime *rt, struct sf_lazy_links *out);
+/* The chain slots (SF_MAX_CHAINS - 1 of them: slot 0 is the enforcer's):
+ * every attach that makes a new chain takes one, and past the last one it
+ * fails with -ENOSPC. empty: holding no chain; reclaimable: holding a
+ * chain that no task and no cgroup uses any more, which the next attach
+ * that finds none empty frees. Counting those takes an iteration over
+ * every task: only with count_reclaimable (else 0). 0 or -errno. */
+struct sf_slot_usage {
+	uint32_t total, empty, reclaimable;
+};
+int sf_runtime_slot_usage(struct sf_runtime *rt, bool count_reclaimable,
+			  struct sf_slot_usage *out);
 /* Copies filter id's program (malloc'd *out; free it). */
 int sf_runtime_filter(struct sf_runtime *rt, uint32_t filter_id,
 		      struct sf_filter_info *info, struct sock_filter **out);

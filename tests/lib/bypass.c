@@ -108,8 +108,7 @@ void *bp_shared(size_t size)
 	return p;
 }
 
-/* A child (which inherits the chain) makes call nr; its wait status. */
-static int probe_in_child(int nr)
+int bp_probe(int nr)
 {
 	int st = -1;
 	pid_t c = vfork();
@@ -137,12 +136,12 @@ static void prober_body(struct bp_prober_board *b, int cmd, int rep)
 			/* Spread over the change, not all at its start. */
 			usleep(500);
 			if (j++ % 2) {
-				st = probe_in_child(SYS_getppid);
+				st = bp_probe(SYS_getppid);
 				f.survived = st != -1 && WIFEXITED(st);
 				bp_count(&b->t, bp_judge_denied(st, &f), st,
 					 "a prober's child on the denied call, during a change");
 			} else {
-				st = probe_in_child(SYS_getgid);
+				st = bp_probe(SYS_getgid);
 				bp_count(&b->t, bp_judge_allowed(st), st,
 					 "a prober's child on an allowed call, during a change");
 			}
@@ -155,7 +154,7 @@ static void prober_body(struct bp_prober_board *b, int cmd, int rep)
 			sched_yield();
 			continue;
 		}
-		st = probe_in_child(nr);
+		st = bp_probe(nr);
 		if (write(rep, &st, sizeof(st)) != sizeof(st))
 			_exit(2);
 	}

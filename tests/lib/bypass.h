@@ -120,6 +120,10 @@ int bp_attach(struct sf_runtime *rt, pid_t tid, const struct sock_fprog *prog,
 struct clone_args;
 long bp_clone3_run(struct clone_args *args, size_t size, void (*fn)(void));
 
+/* A child of the calling thread (which inherits its chain) makes call nr;
+ * its wait status, or -1. */
+int bp_probe(int nr);
+
 /* The denied call of most cases, and calls no filter of theirs denies. */
 long bp_denied_call(void);   /* getppid */
 long bp_allowed_call(void);  /* getgid */

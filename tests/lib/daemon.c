@@ -469,6 +469,38 @@ int sfd_count_fds(pid_t pid)
 	return n;
 }
 
+int sfd_count_plain_fds(pid_t pid, char *list, size_t size)
+{
+	char dir[64], path[384], target[256];
+	struct dirent *e;
+	int n = 0;
+	size_t off = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	if (!(d = opendir(dir)))
+		return -1;
+	list[0] = '\0';
+	while ((e = readdir(d))) {
+		ssize_t k;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		k = readlink(path, target, sizeof(target) - 1);
+		if (k < 0)
+			continue;
+		target[k] = '\0';
+		if (strstr(target, "bpf"))
+			continue;
+		n++;
+		if (off < size)
+			off += snprintf(list + off, size - off, " %s=%s", e->d_name, target);
+	}
+	closedir(d);
+	return n;
+}
+
 int sfd_request(const char *sock, void *msg, uint16_t type, uint32_t len,
 		void (*each)(void *, const struct sf_reply *, const char *), void *ctx)
 {

@@ -120,6 +120,10 @@ int sfd_run_io(const char *const argv[], const struct sfd_io *io, int timeout_s)
 
 /* Counts the open descriptors of pid (/proc/PID/fd); -1 on error. */
 int sfd_count_fds(pid_t pid);
+/* The same for those that are not BPF objects (sockets, pipes, files:
+ * loaded filters legitimately hold BPF ones), listed as " FD=TARGET..."
+ * into list (size bytes). */
+int sfd_count_plain_fds(pid_t pid, char *list, size_t size);
 
 /*
  * One raw request on a fresh connection: fills the header (request_id

@@ -4,6 +4,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -318,4 +319,36 @@ int probe_securityfs(char *why, size_t size)
 		return answer(-1, why, size, "securityfs probe: mounted, but "
 			      SECURITYFS_DIR " is not securityfs");
 	return answer(1, why, size, "securityfs mounted in a private mount namespace");
+}
+
+int probe_userns(char *why, size_t size)
+{
+	static struct cached c;
+	int status, r;
+	pid_t pid;
+
+	if (c.r)
+		return cached_answer(&c, why, size);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return answer(-1, why, size, "user namespace probe: fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(255);
+		_exit(unshare(CLONE_NEWUSER) ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return answer(-1, why, size, "user namespace probe: the child failed (0x%x)",
+			      status);
+	r = WEXITSTATUS(status);
+	if (r == 0)
+		r = answer(1, c.why, sizeof(c.why), "uid 65534 makes user namespaces");
+	else if (r == EPERM || r == ENOSPC || r == EACCES)
+		r = answer(0, c.why, sizeof(c.why), "user namespaces of an unprivileged uid are "
+			   "refused (%s)", strerror(r));
+	else
+		return answer(-1, why, size, "user namespace probe: unshare: %s", strerror(r));
+	cache(&c, r);
+	return cached_answer(&c, why, size);
 }

@@ -45,4 +45,10 @@ int probe_cgroup2(char *root, size_t rsize, char *why, size_t size);
  * process (each test runs in its own): 0 only when that mount is refused. */
 int probe_securityfs(char *why, size_t size);
 
+/* A user namespace made by a process of uid 65534: unshare(CLONE_NEWUSER)
+ * in a forked child that has become that uid (what a user's container
+ * engine does; sysctls such as user.max_user_namespaces or Debian's
+ * kernel.unprivileged_userns_clone can refuse it). The answer is cached. */
+int probe_userns(char *why, size_t size);
+
 #endif
