@@ -28,9 +28,11 @@
  * per measure and phase, the flood's attach count, and the ratio of the
  * flood's p50 and p99 to the quiet ones.
  *
- * Compare two daemons by running it twice: -d OLD_SFILTERD, -d NEW.
+ * Compare two daemons by running it twice: -d OLD_SFILTERD, -d NEW. -p runs
+ * the daemon pinned (a private --pin-dir, its state file in /run) as
+ * sfilterd runs by default, rather than --no-pin.
  *
- * Usage: verify_flood [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-v]   (root)
+ * Usage: verify_flood [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-p] [-v]   (root)
  */
 #define _GNU_SOURCE
 #include "sfclient.h"
@@ -141,14 +143,19 @@ int main(int argc, char **argv)
 	struct utsname uts;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:d:v")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:d:pv")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 'n': n = atoi(optarg); break;
 		case 'd': snprintf(dm.bin, sizeof(dm.bin), "%s", optarg); break;
+		case 'p':
+			/* bpffs refuses names with a dot. */
+			snprintf(dm.pin_dir, sizeof(dm.pin_dir), "/sys/fs/bpf/sf-verify-flood-%d",
+				 (int)getpid());
+			break;
 		case 'v': verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-v]\n",
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-p] [-v]\n",
 				argv[0]);
 			return 2;
 		}
@@ -208,8 +215,9 @@ int main(int argc, char **argv)
 
 	bench_daemon_tier(&dm, tier, sizeof(tier));
 	printf("\n# others' latency under one uid's flood of unique %d-instruction filters, "
-	       "kernel %s%s, daemon %s (tier %s), %d rounds x %d samples per phase\n",
+	       "kernel %s%s, daemon %s (tier %s, %s), %d rounds x %d samples per phase\n",
 	       FLOOD_INSNS, uts.release, emulated ? BENCH_EMULATED_NOTE : "", dm.bin, tier,
+	       dm.pin_dir[0] ? "pinned" : "--no-pin",
 	       rounds, n);
 	printf("\nthe flood: %u filters attached in %.1f s of flood phases (%.1f/s), %u refused "
 	       "by the rate, %u failed otherwise%s%s; after it, STATUS within 10 ms again "
