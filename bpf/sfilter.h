@@ -31,8 +31,10 @@
  * 7: shadow filters (sf_task.s*, sf_event.enforced/insn, SF_TAKEN_SHADOW),
  *    hit counts (sf_hits).
  * 8: arm at exec (sf_task.at_exec, sf_orphan.at_exec, sf_iter_rec.at_exec,
- *    SF_PENDING_EXEC, sf_exec). */
-#define SF_ABI_VERSION  8
+ *    SF_PENDING_EXEC, sf_exec).
+ * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*), the
+ *    process identity of an event (sf_event.account/start_ns/exec_id). */
+#define SF_ABI_VERSION  9
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -190,8 +192,51 @@ struct sf_event {
 	__u32 insn;       /* SF_TAKEN_SHADOW: the classic index of the shadow
 			     filter's ret (its length: the implicit return 0);
 			     else SF_INSN_NONE */
+	__u32 account;    /* whose event budget it was charged to (struct
+			     sf_acct): the login user */
+	__u32 pad2;
+	__u64 start_ns;   /* its thread-group leader's start_boottime (the
+			     clock of time_ns): with pid, the process; a
+			     reused pid has another (de_thread() keeps it
+			     across exec) */
+	__u64 exec_id;    /* task->self_exec_id: which image of the process
+			     (every execve bumps it) */
 };
 #define SF_INSN_NONE 0xffffffffU
+
+/*
+ * Event budgets. Every event is charged to an account: the login user of
+ * the task that made the call, which is its real uid, or for a task in a
+ * user namespace the uid that created the outermost one below the initial
+ * namespace (a user's containers, and the 65,536 subuids they run as, are
+ * that user's). Each account may have SF_EV_* events logged at a rate, in
+ * bursts of a bounded size, per class: a flood of calls that are only
+ * logged never uses up what the same user's denials and kills may log.
+ * Events that are only logged are moreover kept out of the upper half of
+ * the ring buffer, which stays for denials and kills. sf_accounts, an LRU
+ * hash (account -> struct sf_acct), also counts what each account lost.
+ */
+#define SF_EV_ENFORCED 0  /* killed, denied, fallback-killed */
+#define SF_EV_LOGGED   1  /* logged, fallback-logged, complain, shadow */
+#define SF_EV_CLASSES  2
+#define SF_EV_CLASS(taken) ((taken) == SF_TAKEN_KILLED || (taken) == SF_TAKEN_DENIED || \
+			    (taken) == SF_TAKEN_FALLBACK_KILLED ? SF_EV_ENFORCED : SF_EV_LOGGED)
+#define SF_ACCOUNTS_MAX   16384
+#define SF_EVENTS_BYTES   (1U << 20)   /* the ring buffer sf_events */
+/* How deep user namespaces nest: create_user_ns() refuses a parent whose
+ * level is above 32. */
+#define SF_USERNS_MAX_LEVEL 33
+struct sf_acct {
+	__u64 tat[SF_EV_CLASSES];     /* per class, the generic cell rate
+					 algorithm's theoretical arrival time
+					 (bpf_ktime_get_ns()): each event moves
+					 it one interval on; an event that would
+					 put it more than the window ahead of
+					 now is dropped */
+	__u64 budget_dropped[SF_EV_CLASSES]; /* events over the budget */
+	__u64 ring_dropped[SF_EV_CLASSES];   /* events within it that found no
+						room in the ring buffer */
+};
 
 /* Hit counters: one per-CPU __u64 per ret of every filter attached with
  * SF_FLAG_COUNT, at the filter's base + the ret's classic index (+ its
