@@ -233,10 +233,18 @@ bool eventlog_on_stdout(void);
 void log_line(const char *line);
 void log_flush(void);
 /* Logs the events the runtime has ready, a bounded number of them, keeps
- * them for LOG and streams them to the followers; writes the lines on
- * dropped events when it is time. True when more may be ready (the loop
- * comes back at once: the ring buffer's descriptor stays readable). */
+ * them for LOG and streams them to the followers. True when more may be
+ * ready (the loop comes back at once: the ring buffer's descriptor stays
+ * readable). */
 bool eventlog_drain(void);
+/* Every turn of the loop: once the kernel has counted dropped events, a
+ * line per account that lost any since the last lines, at once the first
+ * time, then at most every few seconds (or now, with now_or_never: at
+ * the stop). */
+void eventlog_tick(bool now_or_never);
+/* At the stop: the events the ring buffer holds, and the last lines on
+ * dropped events. */
+void eventlog_stop(void);
 /* The accounts that lost events, for STATUS: an admin's every one (the
  * most first, at most 64), anyone else's only its own uid. A JSON array. */
 struct json_object *eventlog_drops_json(bool admin, uid_t uid);

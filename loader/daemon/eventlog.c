@@ -32,9 +32,9 @@ struct ring_ev { uid_t uid; char *json; };
 static struct ring_ev ring[RING_EVENTS];
 static size_t ring_next;
 
-/* What the lines on dropped events said last (drops_report()). */
+/* What the lines on dropped events said last (eventlog_tick()). */
 static struct {
-	bool looked, wrote;           /* drops_report() looked, wrote lines */
+	bool looked, wrote;           /* eventlog_tick() looked, wrote lines */
 	uint64_t seen;                /* the kernel's events_dropped then */
 	struct timespec last;         /* the last lines (or the start) */
 	struct sf_event_drops *prev;  /* every account's counts then, by account */
@@ -201,10 +201,7 @@ static void drop_line(const struct sf_event_drops *a, double since)
 	     "buffer full; %llu of them denials or kills)", a->account, b + r, b, r, e);
 }
 
-/* The lines on what each account lost since the last ones, when it is
- * time: once the kernel has counted a drop, at once the first time, then
- * at most every DROP_REPORT_S seconds. */
-static void drops_report(void)
+void eventlog_tick(bool now_or_never)
 {
 	struct sf_event_drops *cur, *delta;
 	struct sf_counters cnt;
@@ -215,7 +212,8 @@ static void drops_report(void)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	since = (now.tv_sec - drops.last.tv_sec) + (now.tv_nsec - drops.last.tv_nsec) / 1e9;
 	sf_runtime_counters(d.rt, &cnt);
-	if (cnt.events_dropped == drops.seen || (drops.wrote && since < DROP_REPORT_S))
+	if (cnt.events_dropped == drops.seen ||
+	    (drops.wrote && since < DROP_REPORT_S && !now_or_never))
 		return;
 	if (sf_runtime_event_drops(d.rt, &cur, &n) < 0)
 		return;
@@ -296,8 +294,18 @@ bool eventlog_drain(void)
 	int n = sf_runtime_drain_events(d.rt, EVENTS_PER_TURN, log_event, NULL);
 
 	log_flush();
-	drops_report();
 	return n >= EVENTS_PER_TURN;
+}
+
+void eventlog_stop(void)
+{
+	int i;
+
+	/* What the ring buffer holds (at most 6,554 events), not a flood
+	 * that goes on meanwhile. */
+	for (i = 0; i < 32 && eventlog_drain(); i++)
+		;
+	eventlog_tick(true);
 }
 
 size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin)

@@ -551,6 +551,7 @@ static void serve(void)
 			dispatch(&evs[i]);
 		if (evfd < 0)
 			eventlog_drain();
+		eventlog_tick(false);
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
 		sf_runtime_process_pending(d.rt);
@@ -598,7 +599,7 @@ int main(int argc, char **argv)
 	serve();
 	idle_stop();
 
-	eventlog_drain();
+	eventlog_stop();
 	while (conn_count)
 		conn_close(conn_list[0]);
 	conn_free_closed();
