@@ -168,7 +168,8 @@ enum sf_taken {
 #define SF_BPF_TIER_TRACEPOINT 0
 #define SF_BPF_TIER_LSM        1
 
-/* One ring buffer record: every deny and every LOG. */
+/* One ring buffer record: every deny and every LOG, within its account's
+ * budget (struct sf_acct below). */
 struct sf_event {
 	__u64 time_ns;    /* bpf_ktime_get_boot_ns() */
 	__u32 pid;        /* tgid */

@@ -95,13 +95,8 @@ static struct flood_board *F;
 /* uid 65534: logs every getppid, in a loop, until told to stop. */
 static void flooder(void)
 {
-	static const struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { 4, (struct sock_filter *)f };
+	static struct sock_filter log_getppid[4];
+	struct sock_fprog prog = progs_log_on(log_getppid, 4, SYS_getppid);
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (!become(FLOODER_UID) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
