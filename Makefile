@@ -148,7 +148,9 @@ $(C2E_CLI): $(call obj,classic2ebpf/main.c) $(LIBC2E)
 # --- bpf: the BPF objects and their skeletons -----------------------------------
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) $(BPF_INC)
+# v3: atomics that return their old value (compare-and-swap, fetch-add),
+# which counting confined tasks needs (kernel 5.12 and later).
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) $(BPF_INC)
 
 bpf: $(BPF_SKELS)
 
@@ -314,14 +316,23 @@ $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): | $(BPF_SKELS)
 $(LIBTEST): $(call obj,$(TESTLIB_SRCS))
 	$(Q)$(archive)
 
-$(SFTEST): $(TEST_OBJS) $(USER_LIBS) $(OUTPUT)/tests/sf-first-call
+# Images without a C library, whose system calls are all their own:
+# tests/progs/NAME.c becomes sf-NAME (underscores as dashes) beside the
+# runner (sf-first-call: tests/test_at_exec.c; sf-prctl36:
+# tests/test_rfc2012_seed.c).
+TEST_PROG_NAMES := $(basename $(notdir $(wildcard tests/progs/*.c)))
+TEST_PROGS := $(foreach p,$(TEST_PROG_NAMES),$(OUTPUT)/tests/sf-$(subst _,-,$(p)))
+
+$(SFTEST): $(TEST_OBJS) $(USER_LIBS) $(TEST_PROGS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(link_static)
 
-# An image whose first system call is its own (tests/test_at_exec.c).
-$(OUTPUT)/tests/sf-first-call: tests/progs/first_call.c
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -O2 -nostdlib -static -fno-stack-protector -fno-pie -no-pie $< -o $@
+define test_prog
+$(OUTPUT)/tests/sf-$(subst _,-,$(1)): tests/progs/$(1).c
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(CC) -O2 -nostdlib -static -fno-stack-protector -fno-pie -no-pie $$< -o $$@
+endef
+$(foreach p,$(TEST_PROG_NAMES),$(eval $(call test_prog,$(p))))
 
 $(OUTPUT)/bench/%: $(OUTPUT)/obj/bench/%.o $(call obj,$(BENCH_UTIL_SRCS)) $(LIBTEST) $(USER_LIBS)
 	$(Q)mkdir -p $(@D)
@@ -412,6 +423,8 @@ PCDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
 HOOKSDIR ?= /usr/share/containers/oci/hooks.d
+# The hook's --profile-dir in dist/oci-hooks.d/sfilter.json.
+PROFILEDIR ?= /etc/sfilter/profiles
 INSTALL ?= install
 MAN_PAGES := $(wildcard man/*.[0-9])
 
@@ -446,7 +459,8 @@ install-systemd: install
 # directory on every change: the file goes in whole, by rename.
 install-hooks: install
 	$(INSTALL) -d $(DESTDIR)$(HOOKSDIR)
-	sed 's|@BINDIR@|$(BINDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
+	$(INSTALL) -d $(DESTDIR)$(PROFILEDIR)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILEDIR@|$(PROFILEDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
 

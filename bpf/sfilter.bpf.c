@@ -98,6 +98,17 @@ __u64 sf_orphans_pending;
 __u64 sf_orphans_killed;
 /* Entries in sf_tsync (TSYNC attaches under way). */
 __u64 sf_tsync_pending;
+/* Tasks that have a chain or an arm and have not exited (sf_task.live),
+ * and programs under way that may give a task a chain they read elsewhere
+ * (a parent's at fork, a cgroup's at a join). sfilterd detaches the
+ * dispatcher only when both are 0 (read in that order): no walk over
+ * tasks, which a task can outrun by changing its tid (an exec from a
+ * thread) or taking a lower one (a fork after the pid counter wraps). */
+__u64 sf_live;
+__u64 sf_handing;
+/* Whether any cgroup has filters (set by user space): only then does an
+ * exec look for its cgroup's (sf_exec). */
+__u32 sf_cg_attached;
 /* For the test suite only: task storage for a fork child, and for an
  * orphan's adoption, "cannot be allocated" (see sf_runtime_test_knob()). */
 __u32 sf_test_no_storage;
@@ -167,7 +178,8 @@ struct {
 } sf_orphans SEC(".maps");
 
 /* TSYNC under way in a thread group (tgid): the chain every thread gets,
- * which a thread created meanwhile takes at fork (sf_runtime_attach). */
+ * which a thread created meanwhile takes at fork (sf_runtime_attach), with
+ * SF_PENDING_EXEC when it waits for the thread's exec. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -197,6 +209,34 @@ struct {
 	__type(value, __u64);
 } sf_hits SEC(".maps");
 
+/*
+ * Brings s->live's COUNTED bit, and sf_live with it, in line with whether
+ * the task has a chain or an arm and has not exited. Called by every
+ * program after it changes one of those, from any context: the task's own
+ * (dispatcher, reply, exit), a parent's (fork), a cgroup writer's, the
+ * iterator's. The bit changes only by compare-and-swap, so sf_live moves
+ * once per change of the bit; and each round re-reads the chain after an
+ * atomic operation (a full barrier), so a change made on another CPU
+ * meanwhile is seen by this call or by that CPU's own call, whichever
+ * comes last. A task with a chain is thus never left uncounted. The
+ * bound: every round that does not settle follows a change by someone
+ * else, who settles again.
+ */
+static __always_inline void settle(struct sf_task *s)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		__u32 w = __sync_fetch_and_add(&s->live, 0);
+		__u32 want = (s->chain || s->armed) && !(w & SF_LIVE_EXITED);
+
+		if (want == (w & SF_LIVE_COUNTED))
+			return;
+		if (__sync_val_compare_and_swap(&s->live, w, w ^ SF_LIVE_COUNTED) == w)
+			__sync_fetch_and_add(&sf_live, want ? 1 : -1);
+	}
+}
+
 static __always_inline bool task_compat(struct task_struct *t)
 {
 	return t->thread_info.status & SF_TS_COMPAT;
@@ -216,34 +256,40 @@ static __always_inline struct sf_task *tracked(struct task_struct *t)
  * if the storage still cannot be had, it dies. Never unjudged. */
 static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
 {
-	__u32 tid = t->pid, chain, at_exec;
+	__u32 tid = t->pid;
 	struct sf_orphan *o = bpf_map_lookup_elem(&sf_orphans, &tid);
 	struct sf_task *s = NULL;
-	bool stale;
 
 	if (!o)
 		return 0;
-	chain = o->chain;
-	at_exec = o->at_exec;
-	stale = o->start_time != t->start_time; /* a dead orphan's tid, reused */
+	/* A dead orphan's tid, reused, is not this task. Else the task is
+	 * counted (settle()) before it stops being a pending orphan: the
+	 * idle check never sees neither. */
+	if (o->start_time == t->start_time) {
+		if (!sf_test_no_storage)
+			s = bpf_task_storage_get(&sf_tasks, t, 0,
+						 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (s) {
+			s->chain = o->chain;
+			s->at_exec = o->at_exec;
+			settle(s);
+		} else {
+			__sync_fetch_and_add(&sf_orphans_killed, 1);
+			bpf_send_signal(SIGKILL);
+		}
+	}
 	if (bpf_map_delete_elem(&sf_orphans, &tid) == 0)
 		__sync_fetch_and_add(&sf_orphans_pending, -1);
-	if (stale)
-		return 0;
-	if (!sf_test_no_storage)
-		s = bpf_task_storage_get(&sf_tasks, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (s) {
-		s->chain = chain;
-		s->at_exec = at_exec;
-		return s;
-	}
-	__sync_fetch_and_add(&sf_orphans_killed, 1);
-	bpf_send_signal(SIGKILL);
-	return 0;
+	return s;
 }
 
+/* After the chain the arm brings is in s->chain, if it is to be kept:
+ * the task never looks chainless to settle() on another CPU meanwhile
+ * (stores leave in program order on x86; the barrier keeps the compiler's
+ * order too). */
 static __always_inline void disarm(struct sf_task *s)
 {
+	asm volatile("" ::: "memory");
 	if (s->armed) {
 		s->armed = 0;
 		__sync_fetch_and_add(&sf_armed, -1);
@@ -318,8 +364,8 @@ int BPF_PROG(sf_dispatch, struct pt_regs *regs, long id)
 		bool reply = reply_recv(nr, regs, s->armed_fd, compat);
 
 		if (!reply || !(compat ? sf_reply_exit_i386 : sf_reply_exit)) {
-			disarm(s);
 			s->chain = next;
+			disarm(s);
 		}
 		if (!reply)
 			chain = next;
@@ -381,6 +427,7 @@ static __always_inline void reply_done(__s32 fd, long ret)
 		   ret != -ERESTARTNOINTR && ret != -ERESTARTNOHAND &&
 		   ret != -ERESTART_RESTARTBLOCK) {
 		disarm(s);
+		settle(s); /* a first filter's arm, dropped: no chain left */
 	}
 }
 

@@ -32,6 +32,11 @@
  *    hit counts (sf_hits).
  * 8: arm at exec (sf_task.at_exec, sf_orphan.at_exec, sf_iter_rec.at_exec,
  *    SF_PENDING_EXEC, sf_exec).
+ * 9: confined tasks counted in the kernel (sf_task.live, sf_live,
+ *    sf_handing, sf_exit), sf_task.prev and SF_PENDING_BACK, sf_tsync
+ *    values carry SF_PENDING_EXEC; cgroups attached at exec
+ *    (sf_cg.at_exec); sf_exec gives a task with no chain its cgroup's,
+ *    while sf_cg_attached.
  * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*), the
  *    process identity of an event (sf_event.account/start_ns/exec_id). */
 #define SF_ABI_VERSION  9
@@ -100,7 +105,7 @@
 #define SF_FLAGS_RFC_OK(f) (((f) & SF_FLAG_RFC2012) || !((f) & SF_FLAGS_RFC))
 
 /*
- * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (48 bytes). A task
+ * Per-task state, in a BPF_MAP_TYPE_TASK_STORAGE map (56 bytes). A task
  * has an entry once it has been given a chain (or inherited one); the
  * entry goes away with the task.
  */
@@ -128,7 +133,18 @@ struct sf_task {
 	__u32 at_exec;   /* chain judges nothing until the task's next
 			    successful execve (SF_FLAG_AT_EXEC); inherited
 			    at fork; cleared by sf_exec */
+	__u32 live;      /* SF_LIVE_*: whether sf_live counts this task;
+			    changed by atomic compare-and-swap only */
+	__u32 prev;      /* TSYNC: the chain the task had before the attach
+			    moved it (or, born during the attach, the one its
+			    creator had): where a failed attach puts it back
+			    (SF_PENDING_BACK) */
 };
+/* sf_task.live: the task is counted in sf_live (it has a chain, or an
+ * arm); it has exited (do_exit(): it makes no more system calls, so it
+ * counts no more whatever its chain). */
+#define SF_LIVE_COUNTED 0x1
+#define SF_LIVE_EXITED  0x2
 
 /* x86_64 and i386 numbers of the calls sf_attach() waits for its reply in
  * (a 32-bit client calls recvmsg directly, never through socketcall). */
@@ -286,6 +302,9 @@ struct sf_pending {
  * only to a task with no chain or one that waits too (else EBUSY). A
  * plain entry keeps a waiting task waiting. */
 #define SF_PENDING_EXEC   0x20000000U
+/* chain == SF_PENDING_BACK: a task whose chain is still expect goes back
+ * to sf_task.prev (a failed TSYNC undone, threads born during it too). */
+#define SF_PENDING_BACK   0x10000000U
 #define SF_GUARD_SELF     0x1 /* no_new_privs or CAP_SYS_ADMIN; same image */
 #define SF_GUARD_IMAGE    0x2 /* same image only (the 2012 prctl: exec is
 				 refused instead, unless RFC_EXEC) */
@@ -312,7 +331,9 @@ struct sf_orphan {
  */
 struct sf_cg {
 	__u32 chain;
-	__u32 pad;
+	__u32 at_exec;     /* every filter of chain was attached at exec: a
+			      joiner with no chain, or one whose chain waits,
+			      waits for its next execve (sf_task.at_exec) */
 };
 struct sf_cg_key {
 	__u64 cgid;

@@ -32,8 +32,10 @@ static __always_inline void cg_pend(struct task_struct *task, __u64 cgid,
 /* The nearest cgroup at or above cg that has filters attached (its entry,
  * its id in *cgid), or NULL. Attaching to a cgroup covers its subtree;
  * user space makes an attached cgroup's chain contain the filters of every
- * attached cgroup above it, so the nearest one is all a joiner needs. */
-static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 *cgid)
+ * attached cgroup above it, so the nearest one is all a joiner needs.
+ * A join (joining) deeper than we look is counted: user space can see it. */
+static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 *cgid,
+						       bool joining)
 {
 	struct sf_cg *e;
 	int i;
@@ -46,21 +48,31 @@ static __always_inline struct sf_cg *cg_attached_above(struct cgroup *cg, __u64 
 		/* cgroup_parent(): self is the first member of struct cgroup. */
 		cg = (struct cgroup *)BPF_CORE_READ(cg, self.parent);
 	}
-	if (cg) /* deeper than we look: counted, user space can see it */
+	if (cg && joining)
 		__sync_fetch_and_add(&sf_cg_failed, 1);
 	return NULL;
 }
 
 /*
- * task has just entered cgroup dst (migration or clone3(CLONE_INTO_CGROUP)).
- * A task without a chain gets the cgroup's chain here, before it returns to
- * user space from anything it was blocked in; a task with a chain gets the
- * prepared "chain + cgroup filters" if user space made one, else it is left
- * for sf_runtime_process_pending(). Other threads of a moved multi-threaded
+ * task has just entered cgroup dst (migration or clone3(CLONE_INTO_CGROUP)),
+ * or (joining false) execs in it with no chain. A task without a chain
+ * gets the cgroup's chain here, before it returns to user space from
+ * anything it was blocked in; a task with a chain gets the prepared
+ * "chain + cgroup filters" if user space made one, else it is left for
+ * sf_runtime_process_pending(). Other threads of a moved multi-threaded
  * group (threadgroup) are left to user space too.
+ *
+ * When the cgroup was attached at exec (sf_cg.at_exec), a task with no
+ * chain, or one whose chain waits, waits for its next execve, as a
+ * runtime's own seccomp filter, installed just before the workload's
+ * execve, would judge it: a process `runc exec` starts joins the
+ * container's cgroup as runc's init, not yet the command. A task a filter
+ * judges already takes the cgroup's filters at once. Any other cgroup's
+ * filters judge from the join: a chain waiting for the task's exec stops
+ * waiting (stricter, never looser).
  */
 static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst,
-				    bool threadgroup)
+				    bool threadgroup, bool joining)
 {
 	struct sf_cg_key k = {};
 	struct sf_task *s;
@@ -68,7 +80,7 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 	__u64 cgid = 0;
 	__u32 *to;
 
-	cg = cg_attached_above(dst, &cgid);
+	cg = cg_attached_above(dst, &cgid, joining);
 	if (!cg)
 		return;
 	s = bpf_task_storage_get(&sf_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -77,15 +89,15 @@ static __always_inline void cg_join(struct task_struct *task, struct cgroup *dst
 		cg_pend(task, cgid, threadgroup);
 		return;
 	}
-	/* A cgroup's filters judge from the join: a chain waiting for the
-	 * task's exec stops waiting (stricter, never looser). */
-	if (s->at_exec)
+	if (s->at_exec && !cg->at_exec)
 		s->at_exec = 0;
 	if (s->armed) {
 		/* In the middle of sf_attach(): user space sorts it out. */
 		cg_pend(task, cgid, false);
 	} else if (!s->chain) {
 		s->chain = cg->chain;
+		s->at_exec = cg->at_exec ? 1 : 0;
+		settle(s);
 	} else {
 		k.cgid = cgid;
 		k.chain = s->chain;
@@ -105,7 +117,10 @@ SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(sf_cgroup_attach, struct cgroup *dst, const char *path,
 	     struct task_struct *task, bool threadgroup)
 {
-	cg_join(task, dst, threadgroup);
+	/* Handing a chain read from sf_cgroups: the idle check waits. */
+	__sync_fetch_and_add(&sf_handing, 1);
+	cg_join(task, dst, threadgroup, true);
+	__sync_fetch_and_add(&sf_handing, -1);
 	return 0;
 }
 
@@ -130,23 +145,39 @@ static __always_inline void orphan(struct task_struct *child, __u32 chain, __u32
 }
 
 /* Runs in kernel_clone() before wake_up_new_task(): for fork, vfork,
- * clone and threads the child has its chain before its first instruction. */
+ * clone and threads the child has its chain before its first instruction.
+ * From reading the parent's chain to counting the child's, sf_handing
+ * holds the idle check off: a detach meanwhile may have left the parent
+ * chainless and uncounted. */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct cgroup *pcg, *ccg;
-	struct sf_task *s, *c = 0;
-	__u32 chain;
+	struct cgroup *pcg = BPF_CORE_READ(parent, cgroups, dfl_cgrp);
+	struct cgroup *ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
+	struct sf_task *s = tracked(parent), *c = 0;
+	__u32 chain, at_exec, prev;
 
-	s = tracked(parent);
+	if (!s && !sf_tsync_pending && pcg == ccg && !sf_cg_attached)
+		return 0; /* nothing to hand on: nearly every fork */
+	__sync_fetch_and_add(&sf_handing, 1);
 	chain = s ? SF_TASK_CHAIN(s) : 0;
+	at_exec = s ? s->at_exec : 0;
+	prev = s ? s->prev : 0;
 	if (sf_tsync_pending && child->tgid == parent->tgid) {
 		/* A thread created while TSYNC moves its group: it takes the
-		 * chain the group is moving to, whatever its creator has. */
+		 * chain the group is moving to, waiting for its exec as that
+		 * attach says, whatever its creator has; should the attach
+		 * fail, it goes back to what its creator had before. */
 		__u32 tgid = parent->tgid, *to = bpf_map_lookup_elem(&sf_tsync, &tgid);
 
-		if (to && *to)
-			chain = *to;
+		if (to && *to) {
+			__u32 slot = *to & ~SF_PENDING_EXEC;
+
+			if (chain != slot)
+				prev = chain;
+			chain = slot;
+			at_exec = !!(*to & SF_PENDING_EXEC);
+		}
 	}
 	if (chain) {
 		if (!sf_test_no_storage)
@@ -156,30 +187,62 @@ int BPF_PROG(sf_fork, struct task_struct *parent, struct task_struct *child)
 		 * child's own. */
 		if (c) {
 			c->chain = chain;
-			c->at_exec = s ? s->at_exec : 0;
+			c->at_exec = at_exec;
+			c->prev = prev;
+			settle(c);
 		} else {
-			orphan(child, chain, s ? s->at_exec : 0);
+			orphan(child, chain, at_exec);
 		}
 	}
 	/* clone3(CLONE_INTO_CGROUP) puts the child in another cgroup without
 	 * cgroup_attach_task(): the only way a new task's cgroup differs
 	 * from its parent's. That is a join, seen here before the child runs. */
-	pcg = BPF_CORE_READ(parent, cgroups, dfl_cgrp);
-	ccg = BPF_CORE_READ(child, cgroups, dfl_cgrp);
-	if (pcg != ccg)
-		cg_join(child, ccg, false);
+	/* A child with no chain in a cgroup with filters: its parent is a
+	 * thread of a group that joined while multi-threaded, which user
+	 * space (cg_pend) has not reached yet and never will for the child;
+	 * it joins here, as its parent will. */
+	if (pcg != ccg || (!chain && sf_cg_attached))
+		cg_join(child, ccg, false, true);
+	__sync_fetch_and_add(&sf_handing, -1);
+	return 0;
+}
+
+/* do_exit(), for every thread: it makes no system call again, so it is no
+ * longer counted, whatever its chain (which the task keeps: sfctl ps still
+ * shows a zombie's). */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sf_exit)
+{
+	struct sf_task *s = tracked(bpf_get_current_task_btf());
+
+	if (s) {
+		__sync_fetch_and_or(&s->live, SF_LIVE_EXITED);
+		settle(s);
+	}
 	return 0;
 }
 
 /* Fires in exec_binprm() once the new image is loaded, past the point of
  * no return and before the task returns to user space: a chain that waited
  * for this exec judges the new image's first syscall. A failed execve
- * never gets here, and keeps waiting. */
+ * never gets here, and keeps waiting.
+ *
+ * A task with no chain in an attached cgroup gets the cgroup's here: a
+ * thread of a process that joined while multi-threaded, which user space
+ * (cg_pend) has not reached yet, or a child it forked meanwhile. Its new
+ * image is judged from its first call, as every joiner's would be. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(sf_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	struct sf_task *s = tracked(bpf_get_current_task_btf());
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct sf_task *s = tracked(t);
 
+	if ((!s || !SF_TASK_CHAIN(s)) && sf_cg_attached) {
+		__sync_fetch_and_add(&sf_handing, 1);
+		cg_join(t, BPF_CORE_READ(t, cgroups, dfl_cgrp), false, false);
+		__sync_fetch_and_add(&sf_handing, -1);
+		s = tracked(t);
+	}
 	if (s && s->at_exec)
 		s->at_exec = 0;
 	return 0;
@@ -224,7 +287,8 @@ static __always_inline __u32 guard_refuses(struct task_struct *t, __u32 guard,
 	return 0;
 }
 
-/* Applies p to s (compare and set on the chain), into rec. */
+/* Applies p to s (compare and set on the chain), into rec. A task moved
+ * off a chain remembers it (prev) for SF_PENDING_BACK. */
 static __always_inline void apply_pending(struct sf_task *s, const struct sf_pending *p,
 					  struct sf_iter_rec *rec)
 {
@@ -240,23 +304,32 @@ static __always_inline void apply_pending(struct sf_task *s, const struct sf_pen
 	}
 	if (SF_TASK_CHAIN(s) != p->expect)
 		return;
-	if (p->chain & SF_PENDING_EXEC) {
+	if (p->chain == SF_PENDING_BACK) {
+		s->chain = s->prev;
+		if (!s->chain)
+			s->at_exec = 0;
+		disarm(s);
+	} else if (p->chain & SF_PENDING_EXEC) {
 		/* Never suspends a chain that judges the task already. */
 		if (p->expect && !s->at_exec) {
 			rec->refused = EBUSY;
 			return;
 		}
+		s->prev = p->expect;
 		s->chain = chain;
 		s->at_exec = chain != 0;
 	} else if (p->chain & SF_PENDING_ARM) {
+		s->prev = p->expect;
 		if (!s->armed)
 			__sync_fetch_and_add(&sf_armed, 1);
 		s->armed = chain;
 		s->armed_fd = p->armed_fd;
 	} else {
+		s->prev = p->expect;
 		s->chain = chain;
 		disarm(s);
 	}
+	settle(s);
 	rec->applied = 1;
 }
 

@@ -300,6 +300,10 @@ int c2e_asm_parse_abi(const char *text, size_t text_len, enum c2e_abi abi,
 int c2e_load_file_abi(const char *path, enum c2e_abi abi,
 		      struct sock_filter **out, size_t *len,
 		      struct c2e_error *err);
+/* The same over a file's size bytes at buf, read by the caller (who may
+ * need to open it its own way). */
+int c2e_load_buf_abi(const char *buf, size_t size, enum c2e_abi abi,
+		     struct sock_filter **out, size_t *len, struct c2e_error *err);
 
 /* Constant verdicts: c2e_const_verdict() knows seccomp_data only. A chain
  * with an RFC filter in it is to be treated as non-constant for that

@@ -79,11 +79,40 @@ int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 	return c2e_load_file_abi(path, C2E_ABI_SECCOMP, out, len, err);
 }
 
+int c2e_load_buf_abi(const char *buf, size_t size, enum c2e_abi abi,
+		     struct sock_filter **out, size_t *len, struct c2e_error *err)
+{
+	struct sock_filter *insns;
+
+	*out = NULL;
+	*len = 0;
+	if (size == 0)
+		return file_error(err, -EINVAL, "file is empty");
+	if (size > MAX_FILE_BYTES)
+		return file_error(err, -EFBIG,
+				  "file is larger than %u bytes, too large for a filter",
+				  MAX_FILE_BYTES);
+	if (!memchr(buf, '\0', size))
+		return c2e_asm_parse_abi(buf, size, abi, out, len, err);
+	if (size % sizeof(struct sock_filter))
+		return file_error(err, -EINVAL,
+				  "file is %zu bytes, not a multiple of %zu (struct sock_filter)",
+				  size, sizeof(struct sock_filter));
+	/* No length limit here: a raw file of more than 4096 instructions
+	 * loads, and c2e_validate() refuses it with its own message. */
+	insns = malloc(size);
+	if (!insns)
+		return -ENOMEM;
+	memcpy(insns, buf, size);
+	*out = insns;
+	*len = size / sizeof(struct sock_filter);
+	return 0;
+}
+
 int c2e_load_file_abi(const char *path, enum c2e_abi abi,
 		      struct sock_filter **out, size_t *len,
 		      struct c2e_error *err)
 {
-	struct sock_filter *insns;
 	char *buf = NULL;
 	size_t size = 0;
 	int ret;
@@ -93,39 +122,9 @@ int c2e_load_file_abi(const char *path, enum c2e_abi abi,
 	ret = read_capped(path, &buf, &size);
 	if (ret)
 		return ret;
-	if (size == 0) {
-		free(buf);
-		return file_error(err, -EINVAL, "file is empty");
-	}
-	if (size > MAX_FILE_BYTES) {
-		free(buf);
-		return file_error(err, -EFBIG,
-				  "file is larger than %u bytes, too large for a filter",
-				  MAX_FILE_BYTES);
-	}
-	if (!memchr(buf, '\0', size)) {
-		ret = c2e_asm_parse_abi(buf, size, abi, out, len, err);
-		free(buf);
-		return ret;
-	}
-	if (size % sizeof(struct sock_filter)) {
-		free(buf);
-		return file_error(err, -EINVAL,
-				  "file is %zu bytes, not a multiple of %zu (struct sock_filter)",
-				  size, sizeof(struct sock_filter));
-	}
-	/* No length limit here: a raw file of more than 4096 instructions
-	 * loads, and c2e_validate() refuses it with its own message. */
-	insns = malloc(size);
-	if (!insns) {
-		free(buf);
-		return -ENOMEM;
-	}
-	memcpy(insns, buf, size);
+	ret = c2e_load_buf_abi(buf, size, abi, out, len, err);
 	free(buf);
-	*out = insns;
-	*len = size / sizeof(struct sock_filter);
-	return 0;
+	return ret;
 }
 
 int c2e_save_raw(const char *path, const struct sock_filter *insns,

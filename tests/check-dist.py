@@ -34,7 +34,7 @@ OCI_STAGES = {"prestart", "createRuntime", "createContainer", "startContainer",
               "poststart", "poststop"}
 # What sfilterd opens on the host, each at the same path in its container.
 SFILTERD_MOUNTS = {"/sys/fs/bpf": "Bidirectional", "/sys/kernel/security": None,
-                   "/sys/kernel/btf": None, "/run/sfilter": None}
+                   "/sys/kernel/btf": None, "/run/sfilter": None, "/sys/fs/cgroup": None}
 
 
 def load():
@@ -92,7 +92,8 @@ def host_path(spec, container, path):
 
 def hooks_file():
     with open(os.path.join(ROOT, HOOKS_JSON)) as f:
-        return json.loads(f.read().replace("@BINDIR@", NODE_BINDIR))
+        return json.loads(f.read().replace("@BINDIR@", NODE_BINDIR)
+                          .replace("@PROFILEDIR@", PROFILES_DIR))
 
 
 def when_matches(when, annotations):
@@ -114,8 +115,12 @@ def check_hooks_json(_):
     if not str(hook.get("path", "")).startswith("/") or \
             os.path.basename(str(hook.get("path"))) != "sfilter-oci-hook":
         bad.append(f"hook.path {hook.get('path')!r} is no absolute path to sfilter-oci-hook")
-    if (hook.get("args") or [None])[0] != "sfilter-oci-hook":
+    args = hook.get("args") or [None]
+    if args[0] != "sfilter-oci-hook":
         bad.append("hook.args does not start with argv[0] sfilter-oci-hook")
+    if "--profile-dir" not in args or args[args.index("--profile-dir") + 1:][:1] != \
+            [PROFILES_DIR]:
+        bad.append(f"hook.args do not name the profile directory: --profile-dir {PROFILES_DIR}")
     if "timeout" in hook and not (isinstance(hook["timeout"], int) and hook["timeout"] > 0):
         bad.append("hook.timeout is not a positive integer")
     if not set(when) & {"always", "annotations", "commands", "hasBindMounts"}:
@@ -222,7 +227,7 @@ def check_init_hooks(dist):
         try:
             if json.loads(doc.group(2)) != want:
                 bad.append(f"the hooks.d file it writes is not {HOOKS_JSON} with "
-                           f"@BINDIR@ = {NODE_BINDIR}")
+                           f"@BINDIR@ = {NODE_BINDIR}, @PROFILEDIR@ = {PROFILES_DIR}")
         except ValueError as e:
             bad.append(f"the hooks.d file it writes is no JSON: {e}")
         mv = moves(spec, c, script)
@@ -284,9 +289,10 @@ def check_example(dist):
         if "io.sfilter.profile" in ann:
             seen += 1
             path = ann["io.sfilter.profile"]
-            if os.path.dirname(path) != PROFILES_DIR or os.path.basename(path) not in data:
-                bad.append(f"Pod {name}: {path} is not {PROFILES_DIR}/ and a key of "
-                           f"ConfigMap sfilter-profiles")
+            if os.path.dirname(path) not in ("", PROFILES_DIR) or \
+                    os.path.basename(path) not in data:
+                bad.append(f"Pod {name}: {path} is not a key of ConfigMap sfilter-profiles "
+                           f"(a name in {PROFILES_DIR})")
         for key, allowed in (("io.sfilter.mode", ("enforce", "shadow", "complain")),
                              ("io.sfilter.arm", ("exec", "now"))):
             if key in ann and ann[key] not in allowed:

@@ -137,9 +137,11 @@ else
 	# tests/test_demo.c for the demo in /sf/demo.
 	extra=()
 	for bin in build/classic2ebpf build/sfilterd build/sfrun build/sfctl build/sfilterd-asan \
-		   build/libsfprctl.so build/libsfprctl32.so build/tests/sf-first-call; do
+		   build/libsfprctl.so build/libsfprctl32.so build/tests/sf-*; do
 		[[ -e $bin ]] && extra+=(-f "$bin")
 	done
+	# sfrun needs a dynamically linked shell, and the guest's is busybox.
+	extra+=(-f /bin/bash:/bin/bash)
 	# take_seccomp_* runs Debian's bubblewrap, with its libraries.
 	[[ -x /usr/bin/bwrap ]] && extra+=(-f /usr/bin/bwrap:/usr/bin/bwrap)
 	# tests/test_containers.c runs the hook under Debian's runc and crun.

@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,12 +157,7 @@ static int before_and_after(const char *image)
 
 static bool find_image(char *image, size_t size)
 {
-	if (sfd_find_bin("tests/sf-first-call", NULL, image, size) ||
-	    sfd_find_bin("sf-first-call", NULL, image, size))
-		return true;
-	test_fail(__FILE__, __LINE__, "no sf-first-call beside the runner (make %s)",
-		  "build/tests/sf-first-call");
-	return false;
+	return sfd_find_test_prog("sf-first-call", image, size);
 }
 
 static struct sf_runtime *open_rt(void)
@@ -286,4 +282,212 @@ TEST(at_exec_task_joining_an_attached_cgroup_is_judged_at_once)
 	sf_runtime_close(rt);
 out:
 	rmdir(cg);
+}
+
+/* ---- cgroups attached at exec ------------------------------------------ */
+
+/* Which progress slot a kid marks once its getppid before the exec ran. */
+static int kid_slot;
+
+static int getppid_then_exec(const char *image)
+{
+	char *const argv[] = { (char *)image, NULL };
+
+	if (syscall(SYS_getppid) < 0)
+		return 1;
+	progress[kid_slot] = 1;
+	execve(image, argv, environ);
+	return 5;
+}
+
+static bool kid_start_in(struct kid *k, int slot, const char *image)
+{
+	kid_slot = slot;
+	return ASSERT_TRUE(kid_start(k, getppid_then_exec, image), "fork");
+}
+
+enum { IN_BEFORE, JOINS, JUDGED_JOINS, WAITING_JOINS, N_KIDS };
+static const char *const kid_name[N_KIDS] = {
+	"in the cgroup before the attach", "joins after it, no filter",
+	"joins after it, judged by a filter of its own",
+	"joins after it, its own filter waiting for its exec",
+};
+
+/* A container runtime's seccomp filter judges each process from the
+ * execve of its workload, `runc exec`'s too: a cgroup attached at exec
+ * lets every task in it, and every joiner, wait for its next execve,
+ * unless a filter judges it already (then the cgroup's filters judge it
+ * at once: never looser). */
+TEST(at_exec_cgroup_tasks_in_it_and_joiners_wait_for_their_exec_a_judged_one_does_not)
+{
+	struct sock_filter f[4], own[4];
+	struct sock_fprog cp = kill_getppid(f);
+	struct sf_runtime *rt = NULL;
+	struct kid k[N_KIDS];
+	struct waiting w;
+	struct c2e_error e;
+	char image[4096], cg[512], what[160], buf[64];
+	uint32_t id;
+	int i, st, started = 0;
+
+	progress = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(progress != MAP_FAILED, "mmap") || !find_image(image, sizeof(image)) ||
+	    !tcg_make(cg, sizeof(cg), "sftest-cgexec"))
+		return;
+	memset((void *)progress, 0, 4096);
+	if (!(rt = open_rt()))
+		goto out;
+	for (started = 0; started < N_KIDS; started++)
+		if (!kid_start_in(&k[started], started, image))
+			goto kill;
+	if (!ASSERT_TRUE(tcg_move(cg, k[IN_BEFORE].pid), "into the cgroup") ||
+	    !ASSERT_OK(attach(rt, k[JUDGED_JOINS].pid, on_nr(own, NR_UNAME, RET_KILL_PROCESS),
+			      0, &id), "its own filter, judging") ||
+	    !ASSERT_OK(attach(rt, k[WAITING_JOINS].pid, on_nr(own, NR_UNAME, RET_KILL_PROCESS),
+			      SF_ATTACH_AT_EXEC, &id), "its own filter, at exec") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &cp, SF_ATTACH_AT_EXEC, &id, &e),
+		       "attach the cgroup at exec"))
+		goto kill;
+	for (i = JOINS; i < N_KIDS; i++)
+		if (!ASSERT_TRUE(tcg_move(cg, k[i].pid), "join the cgroup"))
+			goto kill;
+	/* What sfilterd does when the queued joins wake it: the joiners
+	 * with a chain are finished in user space. */
+	ASSERT_TRUE(sf_runtime_process_pending(rt) >= 0, "process_pending");
+	for (i = 0; i < N_KIDS; i++) {
+		w = task_state(rt, k[i].pid);
+		snprintf(what, sizeof(what), "%s: its filters (the cgroup's too)", kid_name[i]);
+		ASSERT_EQ(w.n_filters, i >= JUDGED_JOINS ? 2 : 1, what);
+		snprintf(what, sizeof(what), "%s: %s", kid_name[i],
+			 i == JUDGED_JOINS ? "judged now" : "waits for its exec");
+		ASSERT_EQ(w.at_exec, i != JUDGED_JOINS, what);
+	}
+	for (i = 0; i < N_KIDS; i++) {
+		st = kid_finish(&k[i]);
+		test_log("%s: %s, getppid before the exec %s\n", kid_name[i],
+			 wstatus_str(st, buf, sizeof(buf)), progress[i] ? "ran" : "did not run");
+		snprintf(what, sizeof(what), "%s: %s", kid_name[i], i == JUDGED_JOINS ?
+			 "killed at its getppid before the exec" :
+			 "its getppid before the exec ran");
+		ASSERT_EQ(progress[i], i != JUDGED_JOINS, what);
+		snprintf(what, sizeof(what), "%s: killed", kid_name[i]);
+		ASSERT_TRUE(killed(st), what);
+	}
+	started = 0;
+kill:
+	for (i = 0; i < started; i++)
+		kid_kill(&k[i]);
+	sf_runtime_close(rt);
+out:
+	rmdir(cg);
+	munmap((void *)progress, 4096);
+}
+
+/* A joiner's chain waits only when every filter in it was attached at
+ * exec: below a cgroup attached plain, the filters judge from the join,
+ * whichever was attached first. */
+TEST(at_exec_cgroup_below_one_attached_plain_judges_from_the_join)
+{
+	struct sock_filter f1[4], f2[4];
+	struct sock_fprog outer_p = on_nr(f1, NR_UNAME, RET_KILL_PROCESS), inner_p = kill_getppid(f2);
+	struct sf_runtime *rt = NULL;
+	struct c2e_error e;
+	struct kid k = { 0, -1 };
+	char image[4096], outer[512], inner[600], buf[64];
+	uint32_t id;
+	int round, st;
+
+	progress = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(progress != MAP_FAILED, "mmap") || !find_image(image, sizeof(image)))
+		return;
+	for (round = 0; round < 2 && !test_failed(); round++) {
+		if (!tcg_make(outer, sizeof(outer), round ? "sftest-outer1" : "sftest-outer0"))
+			break;
+		snprintf(inner, sizeof(inner), "%s/inner", outer);
+		if (!ASSERT_OK(mkdir(inner, 0755) ? -errno : 0, "mkdir inner") ||
+		    !(rt = open_rt()))
+			goto next;
+		/* Round 0: outer first; round 1: inner first (then re-based). */
+		if (round == 0 && !ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &outer_p, 0, &id, &e),
+					     "attach outer, plain"))
+			goto next;
+		if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, inner, &inner_p, SF_ATTACH_AT_EXEC, &id,
+							&e), "attach inner, at exec"))
+			goto next;
+		if (round == 1 && !ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &outer_p, 0, &id, &e),
+					     "attach outer, plain"))
+			goto next;
+		progress[0] = 0;
+		if (!kid_start_in(&k, 0, image))
+			goto next;
+		if (ASSERT_TRUE(tcg_move(inner, k.pid), "join inner")) {
+			ASSERT_FALSE(task_state(rt, k.pid).at_exec, "the joiner is judged now");
+			st = kid_finish(&k);
+			test_log("round %d: %s\n", round, wstatus_str(st, buf, sizeof(buf)));
+			ASSERT_TRUE(killed(st) && !progress[0], "killed at its getppid before the exec");
+		} else {
+			kid_kill(&k);
+		}
+next:
+		sf_runtime_close(rt);
+		rt = NULL;
+		rmdir(inner);
+		rmdir(outer);
+	}
+	munmap((void *)progress, 4096);
+}
+
+/* The runtime's state file keeps which cgroups were attached at exec: a
+ * runtime that adopts the pins attaches another filter at exec to the
+ * cgroup, and a joiner still waits. */
+TEST(at_exec_cgroup_stays_at_exec_for_a_runtime_that_adopts_the_pins)
+{
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
+	struct sock_filter f1[4], f2[4];
+	struct sock_fprog p1 = kill_getppid(f1), p2 = on_nr(f2, NR_UNAME, RET_KILL_PROCESS);
+	struct sf_runtime *rt = NULL;
+	struct c2e_error e;
+	struct kid k = { 0, -1 };
+	char image[4096], cg[512], pin[64], buf[64];
+	bool adopted = true;
+	uint32_t id;
+	int st;
+
+	progress = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(progress != MAP_FAILED, "mmap") || !find_image(image, sizeof(image)) ||
+	    !tcg_make(cg, sizeof(cg), "sftest-cgexec-pin"))
+		return;
+	progress[0] = 0;
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-%d", getpid());
+	sf_runtime_uninstall_dir(pin);
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "open pinned") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p1, SF_ATTACH_AT_EXEC, &id, &e),
+		       "attach at exec"))
+		goto out;
+	sf_runtime_close(rt);
+	rt = NULL;
+	if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "open pinned again") ||
+	    !ASSERT_TRUE(adopted, "adopted") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p2, SF_ATTACH_AT_EXEC, &id, &e),
+		       "a second filter at exec") || !kid_start_in(&k, 0, image))
+		goto out;
+	if (ASSERT_TRUE(tcg_move(cg, k.pid), "join")) {
+		struct waiting w = task_state(rt, k.pid);
+
+		ASSERT_EQ(w.n_filters, 2, "the joiner has both filters");
+		ASSERT_TRUE(w.at_exec, "the joiner waits for its exec");
+		st = kid_finish(&k);
+		test_log("the joiner: %s\n", wstatus_str(st, buf, sizeof(buf)));
+		ASSERT_TRUE(killed(st) && progress[0], "its getppid ran before the exec, the "
+			    "image is killed");
+	} else {
+		kid_kill(&k);
+	}
+out:
+	if (rt)
+		sf_runtime_uninstall(rt);
+	sf_runtime_close(rt);
+	sf_runtime_uninstall_dir(pin);
+	rmdir(cg);
+	munmap((void *)progress, 4096);
 }

@@ -18,6 +18,12 @@
  * judged. One iteration: one such task making the denied call (the
  * children that came and went before are checked too: none may have been
  * killed).
+ *
+ * Exec right after the join: a process with two threads is moved into an
+ * attached cgroup (attached plain, or at exec as the OCI hook attaches a
+ * container's), and its second thread, which the BPF side leaves to user
+ * space, execs at once; nothing processes the queued join. One
+ * iteration: the new image, whose first call is the denied one.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -26,8 +32,12 @@
 #include "progs.h"
 #include "runtime.h"
 #include "c2e.h"
+#include "daemon.h"
+#include "wstatus.h"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -50,14 +60,19 @@ static pid_t clone_into(int cgfd)
 	return (pid_t)syscall(SYS_clone3, &a, sizeof(a));
 }
 
-static bool attach_cgroup(struct sf_runtime *rt, const char *cg)
+static bool attach_cgroup_flags(struct sf_runtime *rt, const char *cg, unsigned int flags)
 {
 	struct sock_fprog p = progs_kill_on(kill_getppid, 4, SYS_getppid);
 	struct c2e_error e;
 	char m[600];
 
-	snprintf(m, sizeof(m), "attach %s", cg);
-	return ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), m);
+	snprintf(m, sizeof(m), "attach %s%s", cg, flags & SF_ATTACH_AT_EXEC ? " at exec" : "");
+	return ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, flags, NULL, &e), m);
+}
+
+static bool attach_cgroup(struct sf_runtime *rt, const char *cg)
+{
+	return attach_cgroup_flags(rt, cg, 0);
 }
 
 /* ---- leaving ----------------------------------------------------------- */
@@ -381,4 +396,145 @@ out:
 	sf_runtime_close(rt);
 	rmdir(cg);
 	rmdir(top);
+}
+
+/* ---- exec right after the join ------------------------------------------ */
+
+struct execer {
+	volatile int ready;     /* the second thread runs */
+	volatile int go;        /* the process has been moved: exec */
+	volatile int fork;      /* fork instead: the child acts (1 plain, 2 at exec) */
+	volatile int child_st;  /* the child's wait status */
+	struct bp_flags f;
+};
+
+static struct execer *X;
+static char x_image[PATH_MAX];
+
+/* The second thread: execs the image (build/tests/sf-first-call, whose
+ * first call is getppid, the denied call, and which exits 0 if it ran). */
+static void *execer_thread(void *arg)
+{
+	char *const argv[] = { x_image, NULL };
+
+	(void)arg;
+	X->ready = 1;
+	while (!X->go)
+		sched_yield();
+	if (X->fork) {
+		/* A child of this thread, which no one has confined yet: in
+		 * a plain cgroup its denied call must kill it; in one attached
+		 * at exec it is free until its exec, judged after it. */
+		pid_t c = fork();
+		int st;
+
+		if (c == 0) {
+			if (X->fork == 2) {
+				bp_denied_call();
+				X->f.reached = 1;
+				execve(x_image, argv, environ);
+				_exit(30);
+			}
+			X->f.reached = 1;
+			bp_denied_call();
+			X->f.survived = 1;
+			_exit(0);
+		}
+		X->child_st = c > 0 && waitpid(c, &st, 0) == c ? st : -1;
+		_exit(0);
+	}
+	X->f.reached = 1;
+	execve(x_image, argv, environ);
+	_exit(30);
+}
+
+static void execer_body(void)
+{
+	pthread_t th;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (pthread_create(&th, NULL, execer_thread, NULL))
+		_exit(31);
+	for (;;)
+		sched_yield();
+}
+
+static void joiner_acts(bool forks)
+{
+	static const char *const how[2] = { "attached plain", "attached at exec" };
+	long i, n = bp_iterations(1000, 40);
+	struct sf_runtime *rt = NULL;
+	struct bp_tally t = { 0 };
+	char cg[2][512], what[160];
+	double t0 = bp_now();
+	pid_t pid;
+	int st, k;
+
+	if (!sfd_find_test_prog("sf-first-call", x_image, sizeof(x_image)))
+		return;
+	if (!tcg_make(cg[0], sizeof(cg[0]), "sf-bypass-exec0"))
+		return;
+	if (!tcg_make(cg[1], sizeof(cg[1]), "sf-bypass-exec1"))
+		goto out;
+	X = bp_shared(sizeof(*X));
+	rt = bp_runtime_open(false);
+	if (!rt || !X || !attach_cgroup_flags(rt, cg[0], 0) ||
+	    !attach_cgroup_flags(rt, cg[1], SF_ATTACH_AT_EXEC))
+		goto out;
+	for (i = 0; i < n && !test_failed(); i++) {
+		k = (int)(i % 2);
+		memset((void *)X, 0, sizeof(*X));
+		X->fork = forks ? k + 1 : 0;
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			execer_body();
+		if (!ASSERT_TRUE(pid > 0, "fork"))
+			break;
+		if (!ASSERT_TRUE(bp_spin_until(&X->ready, 1, 10), "the second thread runs") ||
+		    !ASSERT_TRUE(tcg_move(cg[k], pid), "move the process")) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			break;
+		}
+		X->go = 1;
+		st = bp_wait(pid, 10);
+		snprintf(what, sizeof(what), "iteration %ld (cgroup %s)", i, how[k]);
+		if (forks && !wstatus_exited_ok(st)) {
+			/* The forking process made allowed calls only. */
+			bp_count(&t, bp_judge_allowed(st), st, what);
+			sf_runtime_process_pending(rt);
+			continue;
+		}
+		if (forks)
+			st = X->child_st;
+		/* The image exits 0 when its getppid ran. */
+		if (st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && X->f.reached)
+			X->f.survived = 1;
+		bp_count(&t, bp_judge_denied(st, &X->f), st, what);
+		/* The queued joins of the dead, as sfilterd would drop them. */
+		sf_runtime_process_pending(rt);
+	}
+	if (forks)
+		bp_report("cgroup-join-fork", "a two-threaded process is moved into an attached cgroup "
+			  "and its second thread forks at once; the child makes the denied call "
+			  "(at exec: after its exec)", &t, bp_now() - t0);
+	else
+		bp_report("cgroup-exec", "a two-threaded process is moved into an attached cgroup "
+			  "and its second thread execs at once; the image makes the denied call",
+			  &t, bp_now() - t0);
+out:
+	sf_runtime_close(rt);
+	rmdir(cg[0]);
+	rmdir(cg[1]);
+}
+
+TEST(bypass_a_thread_that_execs_as_its_process_joins_an_attached_cgroup_is_judged)
+{
+	joiner_acts(false);
+}
+
+TEST(bypass_a_child_a_thread_forks_as_its_process_joins_an_attached_cgroup_is_judged)
+{
+	joiner_acts(true);
 }

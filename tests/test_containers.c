@@ -3,16 +3,20 @@
  * Containers, end to end: the real runc (and crun, where the host's cgroup
  * layout lets it run) starts a busybox container whose config.json has
  * sfilter-oci-hook as its createRuntime hook, and sfilterd confines the
- * workload with the profile the annotations name. What a user of the
- * runtime sees is what is checked: the workload's output, the runtime's
- * exit status (137 for a workload the filter killed), a container that
- * never starts when its profile is broken.
+ * workload with the profile the annotations name (from the bundle's
+ * profiles/, the hook's --profile-dir). What a user of the runtime sees
+ * is what is checked: the workload's output, the runtime's exit status
+ * (137 for a workload the filter killed), a container that never starts
+ * when its profile is broken, and a process `runc exec` starts in a
+ * confined container confined too (the filter is the container's
+ * cgroup's), as the runtime's own seccomp filter would confine it.
  */
 #define _GNU_SOURCE
 #include "harness.h"
 #include "daemon.h"
 #include "oci.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -32,7 +36,7 @@
 struct ctr {
 	struct sfd dm;
 	struct oci_bundle b;
-	char runtime[256], busybox[256], hook[4096], env[200], out[8192];
+	char runtime[256], busybox[256], hook[4096], env[200], profiles[300], out[8192];
 };
 
 static int patience(void)
@@ -61,21 +65,24 @@ static bool ctr_tools(struct ctr *c, const char *runtime)
 }
 
 /* A bundle running argv with the hook and, when profile is not NULL, a
- * profile file of that text named by io.sfilter.profile. */
+ * profile file of that text in profiles/ named by io.sfilter.profile. */
 static bool ctr_bundle(struct ctr *c, const char *const *argv, const char *profile)
 {
 	const char *env[] = { c->env, NULL };
+	const char *args[] = { "--profile-dir", c->profiles, NULL };
 	char path[512];
 
 	if (!oci_bundle_make(&c->b, c->runtime, c->busybox, argv))
 		return false;
 	snprintf(c->env, sizeof(c->env), "SFILTER_SOCKET=%s", c->dm.sock);
-	if (!oci_add_hook(&c->b, c->hook, env))
+	snprintf(c->profiles, sizeof(c->profiles), "%s/profiles", c->b.dir);
+	if (!ASSERT_OK(mkdir(c->profiles, 0755) ? -errno : 0, "mkdir profiles") ||
+	    !oci_add_hook(&c->b, c->hook, args, env))
 		return false;
 	if (!profile)
 		return true;
-	return oci_write_file(&c->b, "profile.json", profile, path, sizeof(path)) &&
-	       oci_annotate(&c->b, "io.sfilter.profile", path);
+	return oci_write_file(&c->b, "profiles/profile.json", profile, path, sizeof(path)) &&
+	       oci_annotate(&c->b, "io.sfilter.profile", "profile.json");
 }
 
 static bool ctr_start(struct ctr *c, const char *runtime, const char *const *argv,
@@ -157,7 +164,8 @@ static void broken_profile(struct ctr *c)
 	st = run(c);
 	ASSERT_FALSE(exited(st, 0), "a broken profile: runc run fails");
 	ASSERT_TRUE(strstr(c->out, "sfilter-oci-hook: ") != NULL, "the hook's line is shown");
-	ASSERT_TRUE(strstr(c->out, "SCMP_ACT_NOPE") != NULL, "it names the bad action");
+	ASSERT_TRUE(strstr(c->out, "syscalls[0].action") != NULL,
+		    "it names where the profile is wrong");
 	snprintf(ran, sizeof(ran), "%s/sync/ran", c->b.dir);
 	ASSERT_TRUE(access(ran, F_OK) != 0, "the workload never ran");
 }
@@ -218,6 +226,58 @@ TEST(containers_stay_confined_while_sfilterd_restarts)
 	ASSERT_TRUE(exited(st, 137), "the denied sync after the restart exits 137");
 }
 
+#define DENY_SYNC_AND_SETGROUPS \
+	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"sync\", " \
+	"\"setgroups\"], \"action\": \"SCMP_ACT_KILL_PROCESS\"}]}\n"
+
+/* A process `runc exec` (or `crun exec`) starts in a running confined
+ * container is judged too, as the runtime's own seccomp filter judges it:
+ * from its command's execve (the runtime's init, which calls setgroups,
+ * is not), so `echo ok` runs and `sync` is killed; and the container's
+ * own workload is still confined. */
+static void exec_judged(struct ctr *c)
+{
+	static const char *const waits[] = {
+		"sh", "-c", "touch /sync/started; while [ ! -e /sync/go ]; do sleep 0.1; done; "
+		"sync", NULL };
+	static const char *const echo[] = { "echo", "ok", NULL };
+	static const char *const sync_argv[] = { "sync", NULL };
+	char started[300], go[300];
+	pid_t run_pid;
+	int st;
+
+	if (!ctr_bundle(c, waits, DENY_SYNC_AND_SETGROUPS))
+		return;
+	snprintf(started, sizeof(started), "%s/sync/started", c->b.dir);
+	snprintf(go, sizeof(go), "%s/sync/go", c->b.dir);
+	run_pid = oci_run_start(&c->b);
+	if (!ASSERT_TRUE(wait_file(started), "the workload started")) {
+		oci_run_wait(&c->b, run_pid, 1, c->out, sizeof(c->out));
+		test_log("%s run: %s\n", c->runtime, c->out);
+		return;
+	}
+	st = oci_exec(&c->b, echo, patience(), c->out, sizeof(c->out));
+	test_log("%s exec echo ok: status 0x%x, output:\n%s\n", c->runtime, st, c->out);
+	ASSERT_TRUE(exited(st, 0) && strstr(c->out, "ok\n") != NULL,
+		    "exec of echo ok runs: the runtime's init is not judged, echo is allowed");
+	st = oci_exec(&c->b, sync_argv, patience(), c->out, sizeof(c->out));
+	test_log("%s exec sync: status 0x%x, output:\n%s\n", c->runtime, st, c->out);
+	ASSERT_TRUE(exited(st, 137), "exec of the denied sync exits 137: it was judged");
+	close(open(go, O_CREAT | O_WRONLY, 0644));
+	st = oci_run_wait(&c->b, run_pid, patience(), c->out, sizeof(c->out));
+	test_log("%s run: status 0x%x, output:\n%s\n", c->runtime, st, c->out);
+	ASSERT_TRUE(exited(st, 137), "the container's own denied sync exits 137");
+	oci_bundle_remove(&c->b);
+}
+
+TEST(containers_runc_exec_in_a_confined_container_is_judged_too)
+{
+	CTR_AUTO;
+
+	if (ctr_tools(&c, "runc") && sfd_start_sfilterd(&c.dm, true))
+		exec_judged(&c);
+}
+
 /* crun 1.8 refuses a hybrid cgroup layout whose v2 hierarchy has
  * controllers: a plain container first tells whether crun runs here. */
 static bool crun_runs_here(void)
@@ -240,10 +300,13 @@ static bool crun_runs_here(void)
 	return false;
 }
 
-TEST(containers_crun_runs_echo_ok_and_a_denied_call_exits_137)
+TEST(containers_crun_runs_echo_ok_a_denied_call_exits_137_and_crun_exec_is_judged)
 {
 	CTR_AUTO;
 
-	if (crun_runs_here() && ctr_tools(&c, "crun") && sfd_start_sfilterd(&c.dm, true))
+	if (crun_runs_here() && ctr_tools(&c, "crun") && sfd_start_sfilterd(&c.dm, true)) {
 		runs_and_kills(&c);
+		test_log("-- crun exec in the confined container is judged too\n");
+		exec_judged(&c);
+	}
 }

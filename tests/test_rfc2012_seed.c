@@ -13,12 +13,15 @@
 #include "harness.h"
 #include "daemon.h"
 #include "probe.h"
+#include "suid.h"
 #include "wstatus.h"
 
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The seed directory beside the runner: build/seed or /sf/seed. */
@@ -70,7 +73,7 @@ static int run_example(const char *sfrun, const char *ex, const char *dir,
 		       char *out, size_t size)
 {
 	char cmd[4 * PATH_MAX];
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 
 	snprintf(cmd, sizeof(cmd), "printf 'Ada\\n' | %s --prctl -- %s > %s/out; rc=$?; "
 		 "tr -d '\\000' < %s/out; exit $rc", sfrun, ex, dir, dir);
@@ -139,7 +142,7 @@ TEST(take_seccomp_enforces_bubblewraps_own_seccomp_filter_in_sfilter)
 	SFD_AUTO;
 	char sfrun[PATH_MAX], c2e[PATH_MAX], cmd[4 * PATH_MAX], out[4096], src[PATH_MAX],
 	     bpf[PATH_MAX];
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 	FILE *f;
 	int st;
 
@@ -189,4 +192,61 @@ TEST(take_seccomp_enforces_bubblewraps_own_seccomp_filter_in_sfilter)
 	ASSERT_EQ(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 128 + 9, "mkdir is killed");
 	ASSERT_TRUE(sfd_log_wait(&dm, "\"syscall\":\"mkdir\""),
 		    "the daemon logged the kill with the filter's id");
+}
+
+/*
+ * A program that never met the interposer, started by CMD (a static one,
+ * or one run with LD_PRELOAD removed): its prctl(36, &prog) reaches the
+ * kernel, which would read it as PR_SET_CHILD_SUBREAPER and return 0, and
+ * the program would run unconfined believing itself confined. Under
+ * sfrun --prctl it fails with EINVAL instead, while prctl(36, 1), the
+ * subreaper call as its users make it, still works (sf-prctl36's exit
+ * status 0; 1 is the silent success). As root, and as uid 65534, for whom
+ * sfrun sets no_new_privs to install its kernel filter. Bash, because the
+ * shell in the middle must be dynamically linked, and the guest's /bin/sh
+ * is a static busybox.
+ */
+static void nested_prctl36(bool nobody)
+{
+	char sfrun[PATH_MAX], prog[PATH_MAX], cmd[4 * PATH_MAX], out[256] = "";
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
+	int p[2], st = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (!sfd_find_test_prog("sf-prctl36", prog, sizeof(prog)))
+		return;
+	if (!sfd_find_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun))) {
+		test_fail(__FILE__, __LINE__, "no sfrun beside the runner");
+		return;
+	}
+	/* A static grandchild, then one started with LD_PRELOAD removed. */
+	snprintf(cmd, sizeof(cmd), "%s --prctl -- /bin/bash -c '%s; a=$?; "
+		 "env -u LD_PRELOAD %s; echo \"$a $?\"'", sfrun, prog, prog);
+	if (!ASSERT_OK(pipe(p), "pipe"))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (nobody && !suid_become_nobody())
+			_exit(126);
+		st = sfd_run(argv, true, test_is_emulated() ? 120 : 20, out, sizeof(out));
+		if (write(p[1], out, strlen(out)) < 0)
+			_exit(126);
+		_exit(wstatus_exited_ok(st) ? 0 : 1);
+	}
+	close(p[1]);
+	n = read(p[0], out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	test_log("%s: %s", nobody ? "uid 65534" : "root", out);
+	ASSERT_TRUE(wstatus_exited_ok(st), "sfrun and its command exit 0");
+	ASSERT_STREQ(out, "0 0\n", "both got EINVAL, then made themselves subreapers");
+}
+
+TEST(sfrun_prctl_fails_a_2012_attach_that_misses_the_interposer_in_nested_programs)
+{
+	nested_prctl36(false);
+	nested_prctl36(true);
 }

@@ -552,3 +552,66 @@ TEST(runtime_admin_nested_cgroups_inner_attached_first)
 {
 	nested(false);
 }
+
+/* Each container the OCI hook confines is a cgroup with a chain of its
+ * own; containers come and go. A removed cgroup's chain slot is given
+ * back: more cgroups than there are slots are attached and removed one
+ * after the other, and a task in the last one is confined; then every
+ * slot is taken by a cgroup, the cgroups are removed, and an attach to a
+ * task finds a slot. */
+TEST(runtime_admin_removed_cgroups_give_their_chain_slots_back)
+{
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	struct sock_fprog p = deny(0, SYS_getppid);
+	char top[512], cg[600] = "";
+	struct c2e_error e;
+	int i, n, r = 0;
+
+	if (!tcg_make(top, sizeof(top), "sfilter-gone"))
+		return;
+	rt = open_plain();
+	if (!rt)
+		goto out;
+	for (i = 0; i < SF_MAX_CHAINS + 8 && !r; i++) {
+		snprintf(cg, sizeof(cg), "%s/c%d", top, i);
+		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir"))
+			goto out;
+		r = sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e);
+		if (i < SF_MAX_CHAINS + 7)
+			rmdir(cg);
+	}
+	test_log("%d cgroups attached and removed in turn; the last attach: %d\n", i, r);
+	if (!ASSERT_OK(r, "every attach finds a slot") ||
+	    !ASSERT_TRUE(victim_start(&v), "victim") || !ASSERT_TRUE(tcg_move(cg, v.pid), "join"))
+		goto out;
+	ASSERT_EQ(victim_do(&v, 'A'), 0, "a joiner of the last cgroup is confined");
+	victim_end(&v);
+	rmdir(cg);
+	/* Every slot a live cgroup's, then none: a task's attach. */
+	sf_runtime_close(rt);
+	rt = open_plain();
+	for (n = 0; rt && n < SF_MAX_CHAINS - 1 && !r; n++) {
+		snprintf(cg, sizeof(cg), "%s/d%d", top, n);
+		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir"))
+			break;
+		r = sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e);
+	}
+	test_log("%d cgroups attached at once; the last attach: %d\n", n, r);
+	for (i = 0; i < n; i++) {
+		snprintf(cg, sizeof(cg), "%s/d%d", top, i);
+		rmdir(cg);
+	}
+	cg[0] = '\0';
+	if (!rt || !ASSERT_OK(r, "every slot taken by a cgroup") ||
+	    !ASSERT_TRUE(victim_start(&v), "victim"))
+		goto out;
+	ASSERT_OK(attach(rt, v.pid, deny(1, SYS_getuid), 0, NULL), "then a task's attach");
+	ASSERT_EQ(victim_do(&v, 'B'), 0, "and its filter judges");
+out:
+	victim_end(&v);
+	sf_runtime_close(rt);
+	if (cg[0])
+		rmdir(cg);
+	rmdir(top);
+}

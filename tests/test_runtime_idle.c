@@ -91,7 +91,10 @@ TEST(runtime_attaches_the_dispatcher_with_the_first_chain_and_detaches_it_after_
 	sf_runtime_close(rt);
 }
 
-TEST(runtime_keeps_the_dispatcher_while_a_cgroup_has_a_filter)
+/* Kept while a task may enter a cgroup with a filter; not once the
+ * cgroup is gone (the OCI hook attaches each container's cgroup, and
+ * containers come and go). */
+TEST(runtime_keeps_the_dispatcher_while_a_cgroup_has_a_filter_not_once_it_is_removed)
 {
 	struct sf_runtime *rt = NULL;
 	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
@@ -109,6 +112,13 @@ TEST(runtime_keeps_the_dispatcher_while_a_cgroup_has_a_filter)
 		ASSERT_EQ(sf_runtime_idle_check(rt), 0, "kept: a task may enter the cgroup");
 		ASSERT_OK(sf_runtime_detach(rt, id), "detach the cgroup's filter");
 		ASSERT_EQ(sf_runtime_idle_check(rt), 1, "then detached");
+	}
+	if (ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, SF_ATTACH_AT_EXEC, &id, &e),
+		      "attach to it again, at exec")) {
+		ASSERT_EQ(sf_runtime_idle_check(rt), 0, "kept again");
+		ASSERT_OK(rmdir(cg) ? -errno : 0, "remove the cgroup");
+		ASSERT_EQ(sf_runtime_idle_check(rt), 1, "detached: nothing can enter it");
+		ASSERT_EQ(sf_runtime_dispatch_link_id(rt), 0, "no dispatcher");
 	}
 	sf_runtime_close(rt);
 out:

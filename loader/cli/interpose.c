@@ -8,7 +8,10 @@
  *   prctl    prctl(PR_ATTACH_SECCOMP_FILTER, prog) attaches a filter of the
  *            2012 interface (sf_prctl_attach()). Today's kernels read
  *            option 36 as PR_SET_CHILD_SUBREAPER and return 0: a failed
- *            attach must never reach them, so it returns -1 here.
+ *            attach must never reach them, so it returns -1 here. An
+ *            argument of 0 or 1 is no program but PR_SET_CHILD_SUBREAPER
+ *            as its users call it, and goes to the kernel (whose filter,
+ *            from sfrun --prctl, fails option 36 with any other).
  *   seccomp  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, prog) and libc's
  *            syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, prog)
  *            attach ordinary seccomp_data filters (sf_attach(), the same
@@ -73,7 +76,7 @@ SF_EXPORT int prctl(int option, ...)
 	for (i = 0; i < 4; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (option == PR_ATTACH_SECCOMP_FILTER && (route & ROUTE_PRCTL))
+	if (option == PR_ATTACH_SECCOMP_FILTER && (route & ROUTE_PRCTL) && a[0] > 1)
 		return sf_prctl_attach((const struct sock_fprog *)a[0]);
 	if (option == PR_SET_SECCOMP && a[0] == SECCOMP_MODE_FILTER &&
 	    (route & ROUTE_SECCOMP))
@@ -96,7 +99,7 @@ SF_EXPORT long syscall(long nr, ...)
 	    (route & ROUTE_SECCOMP))
 		return sf_attach((const struct sock_fprog *)a[2], (unsigned int)a[1]);
 	if (nr == SYS_prctl && (route & ROUTE_PRCTL) &&
-	    a[0] == PR_ATTACH_SECCOMP_FILTER)
+	    a[0] == PR_ATTACH_SECCOMP_FILTER && (unsigned long)a[1] > 1)
 		return sf_prctl_attach((const struct sock_fprog *)a[1]);
 	return pass(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -12,17 +12,25 @@
  *
  * The runtime writes the container's state (runtime.md, "State":
  * ociVersion, id, status, pid, bundle, annotations) on stdin. The hook
- * reads it whole before anything else, takes a pidfd of pid, compiles the
- * policy (oci_hook_policy.c, which reads the files) and asks sfilterd for an admin attach to
- * every thread of that process over libsfclient's administration client,
- * as `sfctl attach --pid` does. A container that asks for none of it is
+ * reads it whole before anything else, takes a pidfd of pid, finds that
+ * process's cgroup (oci_hook_cgroup.c), compiles the policy
+ * (oci_hook_policy.c, which reads the files: a profile only from the
+ * profile directory, --profile-dir) and asks sfilterd for an admin attach
+ * to that cgroup over libsfclient's administration client, as
+ * `sfctl attach --cgroup` does. A container that asks for none of it is
  * left alone: the hook may be installed for every container.
  *
+ * Why the cgroup: a process `runc exec` (or `kubectl exec`) starts later
+ * enters the container's cgroup, and the runtime gives it the container's
+ * kernel seccomp filter too; an attach to the container's first process
+ * alone would leave it out.
+ *
  * Why arm at exec by default: at createRuntime the container's process is
- * still the runtime's init (runc's is multi-threaded Go, hence TSYNC),
- * which has its own set-up to finish; the filter judges the workload from
- * its execve on, as the kernel's seccomp filter installed by the runtime
- * just before that execve would.
+ * still the runtime's init (runc's is multi-threaded Go), which has its
+ * own set-up to finish; the filter judges the workload from its execve
+ * on, as the kernel's seccomp filter installed by the runtime just before
+ * that execve would, and so for each process that joins the cgroup later
+ * (again the runtime's init at first).
  *
  * Exit status 0 with nothing on stdout; else 1 and one line on stderr
  * saying what failed. -v or SFILTER_HOOK_VERBOSE=1: after an attach, the
@@ -36,6 +44,7 @@
 #include "sfilter.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -200,8 +209,8 @@ static int pidfd_of(pid_t pid)
 	return fd;
 }
 
-/* The admin attach to every thread of the process (flags has TSYNC). */
-static void attach(const char *id, pid_t pid, int pidfd, const struct hook_policy *p,
+/* The admin attach to the container's cgroup. */
+static void attach(const char *id, const char *cgroup, const struct hook_policy *p,
 		   unsigned int flags, bool verbose)
 {
 	const char *sock = sf_client_socket_path();
@@ -210,10 +219,8 @@ static void attach(const char *id, pid_t pid, int pidfd, const struct hook_polic
 
 	if (!rep)
 		hook_fail("%s", strerror(ENOMEM));
-	r = sf_client_admin_attach(sock, pid, pidfd, NULL, p->insns, p->len, flags, rep);
+	r = sf_client_admin_attach(sock, 0, -1, cgroup, p->insns, p->len, flags, rep);
 	if (!rep->answered)
-		hook_fail("sfilterd at %s: %s", sock, rep->message);
-	if (r > 0) /* a TSYNC conflict: the message names the thread */
 		hook_fail("sfilterd at %s: %s", sock, rep->message);
 	if (r < 0)
 		hook_fail("sfilterd at %s: %s%s%s", sock, strerror(-r),
@@ -227,24 +234,27 @@ static void attach(const char *id, pid_t pid, int pidfd, const struct hook_polic
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sfilter-oci-hook [-v|--verbose] < STATE\n"
+		"usage: sfilter-oci-hook [-v|--verbose] [--profile-dir DIR] < STATE\n"
 		"An OCI createRuntime hook: STATE is the container's state (JSON). The\n"
-		"container's annotations choose what is attached through sfilterd:\n"
-		"  %-24s a seccomp profile (JSON) or a classic filter file\n"
+		"container's annotations choose what is attached through sfilterd to the\n"
+		"container's cgroup (its process's, and every process that joins it):\n"
+		"  %-24s a seccomp profile (JSON) or a classic filter file, named in\n"
+		"  %-24s DIR (default %s)\n"
 		"  %-24s true: config.json's linux.seccomp\n"
 		"  %-24s enforce (default), shadow or complain\n"
-		"  %-24s exec (default: from the workload's execve) or now\n"
+		"  %-24s exec (default: from each process's next execve) or now\n"
 		"With neither of the first two, nothing is done. The socket: $%s, else %s.\n"
 		"-v, or %s=1: the daemon's note on stderr.\n",
-		ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM, SF_PROTO_SOCKET_ENV,
-		SF_PROTO_DEFAULT_SOCKET, "SFILTER_HOOK_VERBOSE");
+		ANN_PROFILE, "", HOOK_PROFILE_DIR, ANN_TAKE, ANN_MODE, ANN_ARM,
+		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, "SFILTER_HOOK_VERBOSE");
 }
 
-/* The options: whether to be verbose. */
-static bool options(int argc, char **argv)
+/* The options: whether to be verbose, and the profile directory. */
+static bool options(int argc, char **argv, const char **profile_dir)
 {
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "profile-dir", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -252,10 +262,15 @@ static bool options(int argc, char **argv)
 	bool verbose = env && !strcmp(env, "1");
 	int o;
 
+	*profile_dir = HOOK_PROFILE_DIR;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		if (o == 'v') {
 			verbose = true;
+		} else if (o == 'p') {
+			if (optarg[0] != '/')
+				hook_fail("--profile-dir %s: not an absolute path", optarg);
+			*profile_dir = optarg;
 		} else if (o == 'h') {
 			usage(stdout);
 			exit(0);
@@ -294,10 +309,12 @@ static bool is_sandbox(struct json_object *ann)
 int main(int argc, char **argv)
 {
 	struct json_object *state, *config = NULL, *ann;
+	struct hook_profiles dir = { .fd = -1 };
 	struct hook_policy policy;
 	const char *profile;
+	char cgroup[PATH_MAX];
 	unsigned int flags;
-	bool verbose = options(argc, argv), take;
+	bool verbose = options(argc, argv, &dir.path), take;
 	pid_t pid;
 	int pidfd;
 
@@ -316,13 +333,24 @@ int main(int argc, char **argv)
 	if (profile && !*profile)
 		hook_fail("%s: empty", ANN_PROFILE);
 	flags = choose(ann, ANN_MODE, modes, "enforce, shadow or complain") |
-		choose(ann, ANN_ARM, arms, "exec or now") | SF_FLAG_TSYNC;
+		choose(ann, ANN_ARM, arms, "exec or now");
 	pid = pid_of(state);
 	pidfd = pidfd_of(pid);
+	hook_cgroup(pid, pidfd, cgroup, sizeof(cgroup));
 	if (!config)
 		config = hook_read_config(bundle_of(state));
-	hook_compile(config, bundle_of(state), profile, take, &policy);
-	attach(state_string(state, "id"), pid, pidfd, &policy, flags | policy.flags, verbose);
+	if (profile) {
+		dir.fd = open(dir.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (dir.fd < 0)
+			hook_fail("%s: the profile directory %s: %s", ANN_PROFILE, dir.path,
+				  strerror(errno));
+	}
+	hook_compile(config, &dir, profile, take, &policy);
+	/* A profile's TSYNC means nothing here: the cgroup is every thread. */
+	attach(state_string(state, "id"), cgroup, &policy,
+	       (flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
+	if (dir.fd >= 0)
+		close(dir.fd);
 	close(pidfd);
 	free(policy.insns);
 	json_object_put(config);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Shared by sfilter-oci-hook's files: oci_hook.c (the state's fields, the
- * annotations, the attach, main) and oci_hook_policy.c (stdin and files
- * read whole, JSON, config.json, the capabilities, the policy compiled). */
+ * annotations, the attach, main), oci_hook_policy.c (stdin and files
+ * read whole, JSON, config.json, the capabilities, the policy compiled)
+ * and oci_hook_cgroup.c (the container's cgroup). */
 #ifndef SF_OCI_HOOK_H
 #define SF_OCI_HOOK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/filter.h>
 
 struct json_object;
@@ -40,12 +42,26 @@ struct json_object *hook_read_object(const char *what, const char *path, size_t 
 /* <bundle>/config.json, an object; fails the hook when it is not one. */
 struct json_object *hook_read_config(const char *bundle);
 
-/* The policy an annotation names: the file at path (a relative path is
- * taken from the bundle), a container seccomp profile when its first
- * byte that is not a blank is '{', else a classic filter; or
- * config.json's linux.seccomp (take_seccomp). Its caps conditions are
- * judged against config's bounding set. Fails the hook on any error. */
-void hook_compile(struct json_object *config, const char *bundle, const char *path,
-		  bool take_seccomp, struct hook_policy *out);
+/* The directory profiles are named in (--profile-dir): its path, and a
+ * descriptor of it opened once (O_PATH). */
+struct hook_profiles {
+	const char *path;
+	int fd;
+};
+#define HOOK_PROFILE_DIR "/etc/sfilter/profiles"
+
+/* The policy an annotation names: the file name in dir (or a path in
+ * it), a container seccomp profile when its first byte that is not a
+ * blank is '{', else a classic filter; or config.json's linux.seccomp
+ * (take_seccomp). Its caps conditions are judged against config's
+ * bounding set. Fails the hook on any error, whose line never quotes the
+ * file. */
+void hook_compile(struct json_object *config, const struct hook_profiles *dir,
+		  const char *name, bool take_seccomp, struct hook_policy *out);
+
+/* The cgroup v2 directory (host path) of the container's process pid,
+ * named by pidfd: one of its own, which holds no other process and not
+ * the hook (the runtime's), else the hook fails (oci_hook_cgroup.c). */
+void hook_cgroup(pid_t pid, int pidfd, char *out, size_t size);
 
 #endif

@@ -6,6 +6,15 @@
  * profile (libsfprofile), a classic filter file (classic2ebpf) or
  * config.json's linux.seccomp. Every failure ends the hook with one line
  * that names the annotation or the file and the JSON path.
+ *
+ * The hook runs as root on the host and its error line reaches whoever
+ * created the container (runc passes it on; in Kubernetes, the pod's
+ * author), who also chose the annotation's value. So a profile is opened
+ * only beneath the profile directory, never through a symbolic link, and
+ * only when it is a regular file of bounded size; and no error quotes a
+ * profile's content (a parser's message may: it is left out, and the
+ * administrator's `sfctl compile` or `classic2ebpf check` on the file
+ * gives it).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,11 +31,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <json-c/json.h>
 
-/* config.json and profiles: tens of kilobytes; the bound stops a file
- * that is not one from being read whole. */
+/* config.json: tens of kilobytes; the bound stops a file that is not one
+ * from being read whole. */
 #define FILE_MAX (16 << 20)
+/* Profiles: Docker's default is 20 KiB; classic2ebpf reads no filter
+ * file larger than this either. */
+#define PROFILE_MAX (1 << 20)
 
 /* The whole of fd, at most cap bytes (NUL-terminated, malloc'd): 0,
  * -EFBIG when there is more, or the read's -errno. */
@@ -109,21 +124,81 @@ static struct json_object *parse_object(const char *buf, size_t len, char *msg, 
 	return NULL;
 }
 
-char *hook_slurp(const char *what, const char *path, size_t cap, size_t *len)
+/* The whole of fd, a regular file (stdin may be anything), or the hook
+ * fails as "what: path: why". */
+static char *slurp_fd(const char *what, const char *path, int fd, size_t cap, size_t *len)
 {
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0, r;
 	char *buf = NULL;
+	struct stat st;
+	int r;
 
-	if (fd < 0)
+	if (path && fstat(fd, &st))
 		hook_fail("%s: %s: %s", what, path, strerror(errno));
+	/* A FIFO would keep the hook (and the container's start) waiting,
+	 * a device could be anything. */
+	if (path && !S_ISREG(st.st_mode))
+		hook_fail("%s: %s: not a regular file", what, path);
+	if (path && (uint64_t)st.st_size > cap)
+		hook_fail("%s: %s: more than %zu bytes", what, path, cap);
 	r = read_fd(fd, cap, &buf, len);
-	if (path)
-		close(fd);
 	if (r == -EFBIG)
 		hook_fail("%s%s%s: more than %zu bytes", what, path ? ": " : "",
 			  path ? path : "", cap);
 	if (r < 0)
 		hook_fail("%s%s%s: %s", what, path ? ": " : "", path ? path : "", strerror(-r));
+	return buf;
+}
+
+char *hook_slurp(const char *what, const char *path, size_t cap, size_t *len)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : 0;
+	char *buf;
+
+	if (fd < 0)
+		hook_fail("%s: %s: %s", what, path, strerror(errno));
+	buf = slurp_fd(what, path, fd, cap, len);
+	if (path)
+		close(fd);
+	return buf;
+}
+
+/*
+ * The profile the annotation names, as the name under dir (an absolute
+ * name in dir is taken as that name): opened beneath dir with no
+ * symbolic link on the way, its last component included, nor a magic
+ * link of /proc (openat2(2): RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS,
+ * RESOLVE_NO_MAGICLINKS), without waiting for a FIFO's writer
+ * (O_NONBLOCK); then a regular file of at most PROFILE_MAX bytes. Names
+ * are the host's: nothing is resolved through the container's rootfs.
+ */
+static char *read_profile(const struct hook_profiles *dir, const char *name, size_t *len)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	size_t n = strlen(dir->path);
+	const char *rel = name;
+	char *buf;
+	int fd;
+
+	while (n > 1 && dir->path[n - 1] == '/')
+		n--;
+	if (name[0] == '/' && !strncmp(name, dir->path, n) && name[n] == '/')
+		rel = name + n + strspn(name + n, "/");
+	fd = (int)syscall(SYS_openat2, dir->fd, rel, &how, sizeof(how));
+	if (fd < 0 && (errno == EXDEV || (errno == ENOENT && !*rel)))
+		hook_fail("%s: %s: not a file in %s (profiles are named there)", ANN_PROFILE,
+			  name, dir->path);
+	if (fd < 0 && errno == ELOOP)
+		hook_fail("%s: %s: a symbolic link on the way (%s takes none)", ANN_PROFILE,
+			  name, dir->path);
+	if (fd < 0 && errno == ENOENT)
+		hook_fail("%s: %s: no such file in %s", ANN_PROFILE, name, dir->path);
+	if (fd < 0)
+		hook_fail("%s: %s: %s", ANN_PROFILE, name, strerror(errno));
+	buf = slurp_fd(ANN_PROFILE, name, fd, PROFILE_MAX, len);
+	close(fd);
 	return buf;
 }
 
@@ -209,16 +284,31 @@ static void caps_of(struct json_object *config, char *list, size_t size)
 	}
 }
 
-/* A profile's text compiled; what names it in errors. */
+/* A profile's text compiled; what names it in errors. With quiet, an
+ * error names the JSON path only: the text is not the container
+ * creator's, and libsfprofile's message may quote a value of it. */
 static void compile_profile(const char *what, const char *json, size_t len, const char *caps,
-			    struct hook_policy *out)
+			    bool quiet, struct hook_policy *out)
 {
 	struct sf_profile_opts opts = { .caps = caps };
 	struct sf_profile_error err;
 	struct sf_profile p;
+	char msg[256];
+	struct json_object *o;
 
-	if (sf_profile_compile(json, len, &opts, &p, &err) < 0)
-		hook_fail("%s: %s", what, err.msg);
+	if (quiet) {
+		/* json-c's messages quote nothing. */
+		o = parse_object(json, len, msg, sizeof(msg));
+		if (!o)
+			hook_fail("%s: %s", what, msg);
+		json_object_put(o);
+	}
+	if (sf_profile_compile(json, len, &opts, &p, &err) < 0) {
+		if (!quiet)
+			hook_fail("%s: %s", what, err.msg);
+		hook_fail("%s: %s%snot a profile sfilter takes (sfctl compile --profile FILE "
+			  "-o /dev/null says why)", what, err.path, err.path[0] ? ": " : "");
+	}
 	out->insns = p.insns;
 	out->len = p.len;
 	out->flags = p.flags;
@@ -226,28 +316,35 @@ static void compile_profile(const char *what, const char *json, size_t len, cons
 	sf_profile_free(&p);
 }
 
-/* A classic filter file (raw or text), validated as seccomp(2) would. */
-static void load_classic(const char *path, struct hook_policy *out)
+/* A classic filter file (raw or text), validated as seccomp(2) would.
+ * Its errors name a line or an instruction, never what is there. */
+static void load_classic(const char *name, const char *buf, size_t len,
+			 struct hook_policy *out)
 {
 	struct c2e_error err;
-	char ebuf[300];
 	int r;
 
 	memset(&err, 0, sizeof(err));
 	memset(out, 0, sizeof(*out));
-	r = c2e_load_file_abi(path, C2E_ABI_SECCOMP, &out->insns, &out->len, &err);
+	r = c2e_load_buf_abi(buf, len, C2E_ABI_SECCOMP, &out->insns, &out->len, &err);
+	if (r == -ENOMEM)
+		hook_fail("%s: %s: %s", ANN_PROFILE, name, strerror(ENOMEM));
+	if (r < 0 && err.line > 0)
+		hook_fail("%s: %s: neither a profile (JSON) nor a classic filter: line %d "
+			  "(classic2ebpf check FILE says why)", ANN_PROFILE, name, err.line);
 	if (r < 0)
-		hook_fail("%s: %s: %s", ANN_PROFILE, path, err.msg[0] ?
-			  c2e_error_str(&err, ebuf, sizeof(ebuf)) : strerror(-r));
+		hook_fail("%s: %s: neither a profile (JSON) nor a classic filter "
+			  "(classic2ebpf check FILE says why)", ANN_PROFILE, name);
 	if (c2e_validate_abi(out->insns, out->len, C2E_ABI_SECCOMP, &err) < 0)
-		hook_fail("%s: %s: %s", ANN_PROFILE, path,
-			  c2e_error_str(&err, ebuf, sizeof(ebuf)));
+		hook_fail("%s: %s: instruction %d: refused as seccomp(2) would refuse it "
+			  "(classic2ebpf check FILE says why)", ANN_PROFILE, name,
+			  err.index);
 }
 
-void hook_compile(struct json_object *config, const char *bundle, const char *path,
-		  bool take_seccomp, struct hook_policy *out)
+void hook_compile(struct json_object *config, const struct hook_profiles *dir,
+		  const char *name, bool take_seccomp, struct hook_policy *out)
 {
-	char caps[1024], full[PATH_MAX], what[PATH_MAX + 32], *buf;
+	char caps[1024], what[PATH_MAX + 32], *buf;
 	struct json_object *seccomp;
 	const char *text;
 	size_t len;
@@ -257,20 +354,19 @@ void hook_compile(struct json_object *config, const char *bundle, const char *pa
 		seccomp = member(config, "linux.seccomp");
 		if (!seccomp)
 			hook_fail("config.json: no linux.seccomp (%s is true)", ANN_TAKE);
+		/* The container's creator's own text: its errors may quote it. */
 		text = json_object_to_json_string_ext(seccomp, JSON_C_TO_STRING_PLAIN);
-		compile_profile("config.json: linux.seccomp", text, strlen(text), caps, out);
+		compile_profile("config.json: linux.seccomp", text, strlen(text), caps, false,
+				out);
 		return;
 	}
-	if (snprintf(full, sizeof(full), "%s%s%s", path[0] == '/' ? "" : bundle,
-		     path[0] == '/' ? "" : "/", path) >= (int)sizeof(full))
-		hook_fail("%s: %s: a path is at most %d bytes", ANN_PROFILE, path, PATH_MAX);
-	buf = hook_slurp(ANN_PROFILE, full, FILE_MAX, &len);
-	snprintf(what, sizeof(what), "%s: %s", ANN_PROFILE, full);
+	buf = read_profile(dir, name, &len);
+	snprintf(what, sizeof(what), "%s: %s", ANN_PROFILE, name);
 	/* JSON or a filter: a raw filter's first code byte is never '{' and
 	 * no text form starts with one. */
 	if (buf[strspn(buf, " \t\r\n")] == '{')
-		compile_profile(what, buf, len, caps, out);
+		compile_profile(what, buf, len, caps, true, out);
 	else
-		load_classic(full, out);
+		load_classic(name, buf, len, out);
 	free(buf);
 }

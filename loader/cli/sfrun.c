@@ -31,6 +31,13 @@
  * prctl(PR_SET_SECCOMP)/seccomp() as ordinary filters. A CMD the dynamic
  * loader does not start (statically linked) is refused: its prctl(36)
  * would reach the kernel, which reads it as PR_SET_CHILD_SUBREAPER.
+ * Programs CMD starts may still be such (a static one, or one run with
+ * LD_PRELOAD removed), so --prctl also installs a kernel seccomp filter,
+ * inherited by everything CMD starts, that fails prctl(36, arg) with
+ * EINVAL unless arg is 0 or 1 (PR_SET_CHILD_SUBREAPER as its users call
+ * it; the interposer passes those to the kernel too): a 2012 attach that
+ * misses the interposer fails instead of returning 0 unconfined. Without
+ * CAP_SYS_ADMIN that needs no_new_privs, which sfrun then sets.
  *
  * Exit status before CMD runs, as env(1) and timeout(1) do: 125 when
  * sfrun fails (usage, a filter file, the daemon), 126 when CMD cannot be
@@ -55,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <seccomp.h>
 #include <sys/prctl.h>
 
 #define EXIT_FAIL     125
@@ -248,6 +256,42 @@ static void attach_filters(struct opts *o)
 	}
 }
 
+/* The kernel filter of --prctl (see the top of this file): prctl(36, arg)
+ * with arg other than 0 or 1 fails with EINVAL, on every ABI of the
+ * machine. Tried without no_new_privs first, which CAP_SYS_ADMIN allows. */
+static void gate_prctl36(void)
+{
+	static const uint32_t arches[] = { SCMP_ARCH_X86, SCMP_ARCH_X32 };
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	size_t i;
+	int r = ctx ? 0 : -ENOMEM;
+
+	for (i = 0; i < sizeof(arches) / sizeof(arches[0]) && r == 0; i++)
+		if (seccomp_arch_native() != arches[i] &&
+		    seccomp_arch_exist(ctx, arches[i]) == -EEXIST)
+			r = seccomp_arch_add(ctx, arches[i]);
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(prctl), 2,
+				     SCMP_A0_32(SCMP_CMP_EQ, PR_ATTACH_SECCOMP_FILTER),
+				     SCMP_A1_64(SCMP_CMP_GT, 1));
+	if (r == 0)
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0);
+	if (r == 0) /* the kernel's errno (EACCES), not ECANCELED */
+		r = seccomp_attr_set(ctx, SCMP_FLTATR_API_SYSRAWRC, 1);
+	if (r == 0) {
+		r = seccomp_load(ctx);
+		if (r == -EACCES) {
+			if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+				die("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+			r = seccomp_load(ctx);
+		}
+	}
+	seccomp_release(ctx);
+	if (r < 0)
+		die("--prctl: installing the kernel filter that fails prctl(36) calls the "
+		    "interposer cannot see: %s", strerror(-r));
+}
+
 /* The file execvp() would run for cmd, or NULL. */
 static const char *find_cmd(const char *cmd, char *buf, size_t size)
 {
@@ -330,6 +374,8 @@ int main(int argc, char **argv)
 		file = find_cmd(argv[cmd], path, sizeof(path));
 		if (file)
 			interpose(o.route, file);
+		if (o.route & ROUTE_PRCTL)
+			gate_prctl36();
 	}
 	attach_filters(&o);
 	execvp(argv[cmd], argv + cmd);

@@ -83,7 +83,9 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 	json_object_object_add(o, "flags", flags_json(req->flags));
 	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
 	if (path)
-		snprintf(target, sizeof(target), "cgroup %s", path);
+		snprintf(target, sizeof(target), "cgroup %s%s", path,
+			 req->flags & SF_ATTACH_AT_EXEC ?
+			 ", judging each task that has no filter from its next execve" : "");
 	else
 		snprintf(target, sizeof(target), "%s %d%s", req->flags & SF_ATTACH_TSYNC ?
 			 "every thread of process" : "thread", req->pid,
@@ -110,11 +112,6 @@ static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int
 		return r;
 	if ((r = validate_msg(req->insns, req->n_insns, req->flags, true, msg, msz)) != 0)
 		return r;
-	if (path && (req->flags & SF_ATTACH_AT_EXEC)) {
-		set_msg(msg, msz, "arm at exec is for a process: a cgroup's filters judge "
-			"a task from the moment it joins");
-		return EINVAL;
-	}
 	if ((r = admin_target(req, path, pidfd, &ident, msg, msz)) != 0)
 		return r;
 	tg.tid = req->pid;

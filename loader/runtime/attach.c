@@ -212,23 +212,6 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 	return applied;
 }
 
-/* Puts threads that an unfinished attach moved back on the chain they
- * had (compare and set: a thread that changed since is left alone). */
-static void roll_back(struct sf_runtime *rt, pid_t tgid, const struct want *moved,
-		      size_t n, int slot)
-{
-	struct sf_target plain = { .reply_fd = -1 };
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		struct want back = { moved[i].tid, (uint32_t)slot, false, moved[i].at_exec };
-		struct sf_rt_recs after = { 0 };
-
-		apply(rt, tgid, &plain, 0, &back, 1, (int)moved[i].from, true, &after);
-		free(after.r);
-	}
-}
-
 /* seccomp_can_sync_threads(): every other thread's chain is the caller's
  * or an ancestor of it. 0, or the tid of the first that is not. */
 static pid_t tsync_conflict(struct sf_runtime *rt, const struct sf_rt_recs *group,
@@ -325,7 +308,8 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
  * converge() only has threads that exist. */
 static int tsync_begin(struct attach_op *op)
 {
-	uint32_t key = (uint32_t)op->tgid, val = (uint32_t)op->node->slot;
+	uint32_t key = (uint32_t)op->tgid, val = (uint32_t)op->node->slot |
+		(op->flags & SF_ATTACH_AT_EXEC ? SF_PENDING_EXEC : 0);
 
 	if (bpf_map_update_elem(op->rt->fd_tsync, &key, &val, BPF_ANY))
 		return -errno;
@@ -412,6 +396,8 @@ static int converge(struct attach_op *op)
 		err = note_moved(op, n);
 		if (err)
 			return err;
+		if (op->tsync && op->rt->test_tsync_fail)
+			return -EIO;
 		free(op->group.r);
 		op->group = op->after;
 		op->after.r = NULL;
@@ -440,6 +426,50 @@ static int converge(struct attach_op *op)
 	return 0;
 }
 
+/* Puts threads that an unfinished attach moved back on the chain they
+ * had (compare and set: a thread that changed since is left alone; each
+ * moved task remembers its old chain, SF_PENDING_BACK). With TSYNC, so
+ * are threads born on the new chain while the attach ran, which go back
+ * to what their creator had: the group is read again, and again while
+ * threads keep being born on the new chain from threads not yet put
+ * back. No thread was on the new chain before (the ancestor rule refuses
+ * a group where one is). A thread still on it after the last round keeps
+ * it: stricter than asked, never looser. */
+static void roll_back(struct attach_op *op)
+{
+	struct sf_runtime *rt = op->rt;
+	struct sf_target plain = { .reply_fd = -1 };
+	uint32_t slot = (uint32_t)op->node->slot;
+	struct want *back = NULL;
+	int round;
+
+	for (round = 0; round < 16; round++) {
+		struct sf_rt_recs r = { 0 }, after = { 0 };
+		size_t i, n = 0;
+
+		if (!op->tsync) {
+			back = op->moved;
+			n = op->n_moved;
+		} else if (sf_rt_iter_run(rt, op->tgid, true, &r) == 0 &&
+			   (back = calloc(r.n + 1, sizeof(*back))) != NULL) {
+			for (i = 0; i < r.n; i++)
+				if ((pid_t)r.r[i].tgid == op->tgid && r.r[i].chain == slot)
+					back[n++] = (struct want){ .tid = (pid_t)r.r[i].tid,
+								   .from = slot };
+		}
+		free(r.r);
+		if (n)
+			apply(rt, op->tgid, &plain, 0, back, n, SF_PENDING_BACK, !op->tsync,
+			      &after);
+		free(after.r);
+		if (back != op->moved)
+			free(back);
+		back = NULL;
+		if (!op->tsync || n == 0)
+			return;
+	}
+}
+
 /* Undoes what must not outlive the attach; on failure, puts every thread
  * it moved back on the chain it had: nothing half done. */
 static int attach_end(struct attach_op *op, int err, uint32_t *filter_id)
@@ -448,11 +478,15 @@ static int attach_end(struct attach_op *op, int err, uint32_t *filter_id)
 		uint32_t key = (uint32_t)op->tgid;
 
 		bpf_map_delete_elem(op->rt->fd_tsync, &key);
+		/* A roll-back reads the group once no fork that saw the
+		 * entry is under way; sf_tsync_pending keeps the idle check
+		 * off until then. */
+		if (err)
+			sf_rt_quiesce(op->rt);
 		__atomic_fetch_sub(&op->rt->bss->sf_tsync_pending, 1, __ATOMIC_SEQ_CST);
 	}
-	if (err && op->n_moved)
-		roll_back(op->rt, op->tgid, op->moved, op->n_moved,
-			  op->node ? op->node->slot : 0);
+	if (err && op->node && op->node->slot && (op->n_moved || op->tsync_set))
+		roll_back(op);
 	if (!err && filter_id)
 		*filter_id = op->node->id;
 	if (op->node && op->node->slot)

@@ -53,7 +53,11 @@ static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
 }
 
 /* Moves the tasks tids[0..ntids) onto "their chain + c's filters"; with
- * groups, every thread of the thread groups tids[] names. */
+ * groups, every thread of the thread groups tids[] names. For a cgroup
+ * attached at exec, a task with no chain or one whose chain waits goes on
+ * waiting, with the new chain (SF_PENDING_EXEC), as a joiner would
+ * (cg_join in bpf/tasks.bpf.h); a task that execs meanwhile is judged
+ * now, and the compare and set leaves it to the next round. */
 static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
 		      const pid_t *tids, size_t ntids, bool groups)
 {
@@ -96,6 +100,8 @@ static int cg_confine(struct sf_runtime *rt, struct sf_cgroup *c,
 			if ((uint32_t)to[ch] == ch)
 				continue;
 			p.chain = to[ch];
+			if (c->at_exec && p.chain && (!ch || r.r[i].at_exec))
+				p.chain |= SF_PENDING_EXEC;
 			p.expect = ch;
 			if (bpf_map_update_elem(rt->fd_pending, &key, &p, BPF_ANY)) {
 				err = -errno;
@@ -257,9 +263,11 @@ static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *pat
 }
 
 /* Attached cgroups below c get node's filter too: a joiner there takes
- * only the nearest attached cgroup's chain. All are prepared before any is
- * changed, so a failure changes nothing. */
-static int cg_rebase_below(struct sf_runtime *rt, struct sf_cgroup *c, struct sf_node *node)
+ * only the nearest attached cgroup's chain, which waits for its exec only
+ * when c's does too (at_exec). All are prepared before any is changed, so
+ * a failure changes nothing. */
+static int cg_rebase_below(struct sf_runtime *rt, struct sf_cgroup *c, struct sf_node *node,
+			   bool at_exec)
 {
 	struct sf_cgroup *d, **below;
 	struct sf_node **nb;
@@ -283,6 +291,7 @@ static int cg_rebase_below(struct sf_runtime *rt, struct sf_cgroup *c, struct sf
 		err = cg_append(rt, below[i], node, &nb[i]);
 	for (i = 0; i < nd && !err; i++) {
 		below[i]->base = nb[i];
+		below[i]->at_exec = below[i]->at_exec && at_exec;
 		sf_rt_cg_sync(rt, below[i]);
 	}
 	free(below);
@@ -354,9 +363,9 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 				const struct sock_fprog *prog, unsigned int flags,
 				uint32_t *filter_id)
 {
-	struct sf_cgroup *c;
+	struct sf_cgroup *c, *above = NULL;
 	struct sf_node *node;
-	bool fresh = false, done;
+	bool fresh = false, done, waits, at_exec;
 	struct stat st;
 	int kcount, err;
 
@@ -369,10 +378,19 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	/* Containers come and go, each with a cgroup of its own. */
+	sf_rt_cg_prune(rt);
 	c = sf_rt_cg_find(rt, (uint64_t)st.st_ino);
+	/* A joiner's chain waits for its exec only when every filter in it,
+	 * those of the cgroups above too, was attached so. */
+	if (!c || !c->base) {
+		above = cg_nearest_above(rt, path);
+		waits = !above || above->at_exec;
+	} else {
+		waits = c->at_exec;
+	}
+	at_exec = (flags & SF_ATTACH_AT_EXEC) && waits;
 	if (!c) {
-		struct sf_cgroup *above = cg_nearest_above(rt, path);
-
 		/* The filters of the cgroups above come first, as if the
 		 * joiner had joined each of them in turn. */
 		c = sf_rt_cg_add(rt, st.st_ino, path, above ? above->base : NULL);
@@ -389,19 +407,21 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 		err = -ENOMEM;
 		goto undo;
 	}
-	/* A fresh id: the cgroup's filter is its own attach. */
+	/* A fresh id: the cgroup's filter is its own attach. AT_EXEC is the
+	 * attach's (the cgroup's, c->at_exec), not the filter's. */
 	node = sf_rt_node_get(rt, c->base, prog->filter, prog->len,
-			      flags & ~SF_ATTACH_TSYNC, rt->next_id, kcount);
+			      flags & ~(SF_ATTACH_TSYNC | SF_ATTACH_AT_EXEC), rt->next_id, kcount);
 	if (!node) {
 		err = -ENOMEM;
 		goto undo;
 	}
 	if (!node->slot && (err = sf_rt_node_load(rt, node)))
 		goto undo;
-	err = cg_rebase_below(rt, c, node);
+	err = cg_rebase_below(rt, c, node, at_exec);
 	if (err)
 		goto undo;
 	c->base = node;
+	c->at_exec = at_exec;
 	/* Joiners from now on: the tracepoint. Then everyone already in. */
 	sf_rt_cg_sync(rt, c);
 	err = cg_confine_all(rt, c, path, node, &done);
@@ -423,7 +443,7 @@ int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 {
 	int err;
 
-	if (flags & ~(SF_ATTACH_ADMIN_FLAGS & ~SF_ATTACH_AT_EXEC))
+	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
 		return -EINVAL;
 	if (sf_rt_filter_check(prog, flags, cerr))
 		return -EINVAL;

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "sfilter.skel.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -71,6 +72,22 @@ void sf_rt_cg_free_all(struct sf_runtime *rt)
 	rt->cgroups = NULL;
 }
 
+/* One record per container the OCI hook confined, and containers come
+ * and go. */
+void sf_rt_cg_prune(struct sf_runtime *rt)
+{
+	struct sf_cgroup *c, *next;
+
+	for (c = rt->cgroups; c; c = next) {
+		next = c->next;
+		if (sf_rt_cg_alive(c))
+			continue;
+		c->base = NULL;
+		sf_rt_cg_sync(rt, c);
+		sf_rt_cg_remove(rt, c);
+	}
+}
+
 bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot)
 {
 	struct sf_cgroup *c;
@@ -108,7 +125,7 @@ void sf_rt_cg_forget_slot(struct sf_runtime *rt, int slot)
 /* The kernel maps follow c: its base chain, no prepared appends. */
 void sf_rt_cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
 {
-	struct sf_cg v = { .chain = c->base ? c->base->slot : 0 };
+	struct sf_cg v = { .chain = c->base ? c->base->slot : 0, .at_exec = c->at_exec };
 	size_t i;
 
 	for (i = 0; i < c->n_app; i++) {
@@ -117,10 +134,20 @@ void sf_rt_cg_sync(struct sf_runtime *rt, struct sf_cgroup *c)
 		bpf_map_delete_elem(rt->fd_cgapp, &k);
 	}
 	c->n_app = 0;
-	if (v.chain)
+	/* sf_exec looks up a task's cgroups only while some have filters:
+	 * raised before an entry appears, lowered after the last goes. */
+	if (v.chain) {
+		__atomic_store_n(&rt->bss->sf_cg_attached, 1, __ATOMIC_SEQ_CST);
 		bpf_map_update_elem(rt->fd_cgroups, &c->id, &v, BPF_ANY);
-	else
+	} else {
+		const struct sf_cgroup *o;
+		uint32_t any = 0;
+
 		bpf_map_delete_elem(rt->fd_cgroups, &c->id);
+		for (o = rt->cgroups; o; o = o->next)
+			any |= o->base != NULL;
+		__atomic_store_n(&rt->bss->sf_cg_attached, any, __ATOMIC_SEQ_CST);
+	}
 }
 
 int sf_rt_cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,

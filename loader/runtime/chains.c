@@ -133,8 +133,11 @@ static int collect_slots(struct sf_runtime *rt)
 	bool used[SF_MAX_CHAINS] = { false }, unused[SF_MAX_CHAINS] = { false };
 	struct sf_rt_recs r;
 	size_t i;
-	int err = sf_rt_iter_run(rt, 0, false, &r), freed = 0;
+	int err, freed = 0;
 
+	/* A removed cgroup's record holds its chain's slot. */
+	sf_rt_cg_prune(rt);
+	err = sf_rt_iter_run(rt, 0, false, &r);
 	if (err)
 		return err;
 	for (i = 0; i < r.n; i++) {

@@ -402,35 +402,35 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 	rt->n_lsm = 0;
 }
 
-/* Whether nothing can be judged now: no task has a chain (nor an old one
- * its armed recv still runs under), no cgroup has filters, no orphan waits
- * for its chain, no chain is being attached. Under rt->lock, nothing else
- * can give a task a chain meanwhile: attaches take the lock, and forks
- * and cgroup joins only pass on chains and filters that exist. */
+/* Whether nothing can be judged now: no task has a chain or an arm, no
+ * program is handing one on, no cgroup that still exists has filters
+ * (each container the OCI hook confined has one), no orphan waits for its
+ * chain, no chain is being attached. The BPF side counts tasks with
+ * chains as they get and lose them (settle() in sfilter.bpf.c), so no
+ * walk over tasks decides this: a task can outrun a walk, by an exec from
+ * a thread (which takes over its leader's lower tid) or a fork after the
+ * pid counter wrapped. sf_handing is read first: a program that read a
+ * chain before a detach counts its child before it lets go. Under
+ * rt->lock, nothing else can give a task a chain meanwhile: attaches take
+ * the lock, and forks and cgroup joins only pass on chains and filters
+ * that exist. */
 static int nothing_to_judge(struct sf_runtime *rt)
 {
 	const struct sf_cgroup *c;
-	struct sf_rt_recs r;
 	size_t i;
-	int err, busy = 0;
 
 	for (c = rt->cgroups; c; c = c->next)
-		if (c->base)
+		if (c->base && sf_rt_cg_alive(c))
 			return 0;
-	if (__atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST) ||
+	if (__atomic_load_n(&rt->bss->sf_handing, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&rt->bss->sf_live, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&rt->bss->sf_tsync_pending, __ATOMIC_SEQ_CST))
 		return 0;
 	for (i = 1; i < SF_MAX_CHAINS; i++)
 		if (rt->slots[i] && rt->slots[i]->busy)
 			return 0;
-	err = sf_rt_iter_run(rt, 0, false, &r);
-	if (err)
-		return err;
-	for (i = 0; i < r.n; i++)
-		if (r.r[i].chain || r.r[i].old)
-			busy = 1;
-	free(r.r);
-	return !busy;
+	return 1;
 }
 
 /* The LSM links are closed after rt->lock is released (each close

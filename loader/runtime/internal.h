@@ -40,7 +40,9 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <linux/filter.h>
 
@@ -115,9 +117,24 @@ struct sf_cgroup {
 	uint64_t id;                 /* kernfs id = inode of the directory */
 	char *path;
 	struct sf_node *base;        /* the cgroup's own filters, as a chain */
+	bool at_exec;                /* every filter of base was attached at exec
+					(sf_cg.at_exec) */
 	struct sf_cg_app *app;
 	size_t n_app, cap_app;
 };
+
+/* Whether c's directory is still c (a removed cgroup has no task and can
+ * have none: rmdir(2) refuses a cgroup with live tasks, and nothing
+ * joins a removed one; another one by now under its name has another id,
+ * as __kernfs_new_node() never gives an id twice). Any doubt: alive. */
+static inline bool sf_rt_cg_alive(const struct sf_cgroup *c)
+{
+	struct stat st;
+
+	if (stat(c->path, &st) == 0)
+		return (uint64_t)st.st_ino == c->id;
+	return errno != ENOENT && errno != ENOTDIR;
+}
 
 #define SF_RT_HASH_BUCKETS 1024
 #define SF_RT_MAX_LSM 64     /* LSM programs in bpf/sfilter.bpf.c, and room */
@@ -154,6 +171,7 @@ struct sf_runtime {
 	bool verbose;
 	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
+	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
 	size_t table_bytes;
@@ -264,6 +282,9 @@ struct sf_cgroup *sf_rt_cg_add(struct sf_runtime *rt, uint64_t id, const char *p
 void sf_rt_cg_remove(struct sf_runtime *rt, struct sf_cgroup *c);
 /* Frees every record (closing: the maps go with the runtime or stay pinned). */
 void sf_rt_cg_free_all(struct sf_runtime *rt);
+/* Forgets the attached cgroups whose directory is gone (sf_rt_cg_alive()),
+ * each holding its chain's slot. */
+void sf_rt_cg_prune(struct sf_runtime *rt);
 /* Whether an attached cgroup's base chain or prepared append is in slot. */
 bool sf_rt_cg_uses_slot(struct sf_runtime *rt, int slot);
 /* Drops the prepared appends that start from slot (the slot is going away). */

@@ -23,6 +23,7 @@ void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
 		.tailcall_failed = __atomic_load_n(&rt->bss->sf_tailcall_failed, __ATOMIC_RELAXED),
 		.cg_failed = __atomic_load_n(&rt->bss->sf_cg_failed, __ATOMIC_RELAXED),
 		.orphans_killed = __atomic_load_n(&rt->bss->sf_orphans_killed, __ATOMIC_RELAXED),
+		.confined = __atomic_load_n(&rt->bss->sf_live, __ATOMIC_RELAXED),
 	};
 }
 
@@ -31,6 +32,11 @@ int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t
 	switch (knob) {
 	case SF_TEST_NO_STORAGE:
 		__atomic_store_n(&rt->bss->sf_test_no_storage, value, __ATOMIC_SEQ_CST);
+		return 0;
+	case SF_TEST_TSYNC_FAIL:
+		pthread_mutex_lock(&rt->lock);
+		rt->test_tsync_fail = value != 0;
+		pthread_mutex_unlock(&rt->lock);
 		return 0;
 	}
 	return -EINVAL;

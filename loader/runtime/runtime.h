@@ -72,6 +72,10 @@ struct sf_counters {
 	uint64_t tailcall_failed; /* a chain slot was empty: the task killed */
 	uint64_t cg_failed;       /* a cgroup join not finished in the kernel
 				     (no storage, full queue, too deep) */
+	uint64_t confined;        /* not a failure: the tasks (threads) with a
+				     chain or an arm that have not exited, as
+				     the kernel counts them; the dispatcher
+				     stays while it is not 0 */
 };
 void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out);
 
@@ -197,8 +201,9 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
 #define SF_ATTACH_COUNT        0x4000
 /* Arm at exec: the filter is on the task (and on children it forks) from
  * now, and judges from the task's next successful execve on. Refused
- * (-EBUSY) for a task a filter already judges, and for a cgroup. The
- * flag is the attach's, not the filter's: the chain does not keep it. */
+ * (-EBUSY) for a task a filter already judges. For a cgroup, see
+ * sf_runtime_attach_cgroup(). The flag is the attach's, not the
+ * filter's: the chain does not keep it. */
 #define SF_ATTACH_AT_EXEC      SF_FLAG_AT_EXEC
 #define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC | \
 				SF_ATTACH_SHADOW | SF_ATTACH_COUNT | SF_ATTACH_AT_EXEC)
@@ -208,8 +213,10 @@ _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
 	       !(SF_ATTACH_ARM & SF_FLAGS_ADMIN), "admin flags are bpf/sfilter.h's");
 
 /* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
- * if task storage could not be allocated for a fork child (value 1). */
-enum sf_test_knob { SF_TEST_NO_STORAGE };
+ * if task storage could not be allocated for a fork child (value 1);
+ * SF_TEST_TSYNC_FAIL makes a TSYNC attach fail (-EIO) after its first pass
+ * has moved threads (value 1), to exercise its roll-back. */
+enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL };
 int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*
@@ -273,8 +280,18 @@ int sf_bpffs_ensure(const char *pin_dir, char *msg, size_t size);
  * task, and the non-leader threads of a multi-threaded process moved by
  * cgroup.procs, are queued for sf_runtime_process_pending(), and the
  * queueing wakes whoever reads the event ring buffer (sfilterd): until
- * that call they run with their old chain. Returns 0 and the cgroup
- * filter's id. */
+ * that call they run with their old chain, except that one of them that
+ * execs first, with no chain, gets the cgroup's there (sf_exec).
+ * With SF_ATTACH_AT_EXEC, as a container runtime's own seccomp filter
+ * would judge its processes (installed just before the workload's
+ * execve, `runc exec`'s too): a task in the subtree, now or when it
+ * joins, that has no chain or whose chain waits for its exec, takes the
+ * chain waiting for its next successful execve; a task a filter judges
+ * already takes the cgroup's filters at once. Only while every filter
+ * of the cgroup and of the attached cgroups above it was attached so:
+ * one attached without the flag makes the chain judge from the join.
+ * Attaching first forgets attached cgroups whose directory is gone.
+ * Returns 0 and the cgroup filter's id. */
 int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 			     const struct sock_fprog *prog, unsigned int flags,
 			     uint32_t *filter_id, struct c2e_error *err);

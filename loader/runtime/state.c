@@ -70,8 +70,9 @@ struct st_node {
 struct st_cg {
 	uint64_t id;
 	int32_t base;
-	uint32_t path_len, n_app, pad;
+	uint32_t path_len, n_app, flags; /* ST_CG_* */
 };
+#define ST_CG_AT_EXEC 0x1
 struct st_app {
 	uint32_t from;
 	int32_t to;
@@ -122,7 +123,8 @@ void sf_rt_save_state(struct sf_runtime *rt)
 	}
 	for (c = rt->cgroups; c; c = c->next) {
 		struct st_cg r = { .id = c->id, .base = c->base ? c->base->idx : -1,
-				   .path_len = strlen(c->path), .n_app = c->n_app };
+				   .path_len = strlen(c->path), .n_app = c->n_app,
+				   .flags = c->at_exec ? ST_CG_AT_EXEC : 0 };
 
 		fwrite(&r, sizeof(r), 1, f);
 		fwrite(c->path, 1, r.path_len, f);
@@ -227,6 +229,7 @@ static int read_cgroups(struct sf_runtime *rt, FILE *f, const struct st_head *h,
 			return -EIO;
 		c->id = r.id;
 		c->base = r.base >= 0 ? all[r.base] : NULL;
+		c->at_exec = r.flags & ST_CG_AT_EXEC;
 		c->path = calloc(1, r.path_len + 1);
 		c->app = calloc(r.n_app + 1, sizeof(*c->app));
 		if (!c->path || !c->app)

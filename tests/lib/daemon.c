@@ -74,6 +74,14 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 	return access(out, X_OK) == 0;
 }
 
+bool sfd_find_test_prog(const char *name, char *out, size_t size)
+{
+	if (sfd_find_bin(name, NULL, out, size))
+		return true;
+	test_fail(__FILE__, __LINE__, "no %s beside the runner (make build/tests/%s)", name, name);
+	return false;
+}
+
 int sfd_connect(const char *sock)
 {
 	int fd = sf_proto_connect(sock, test_is_emulated() ? 120000 : 20000, NULL, 0);

@@ -45,6 +45,9 @@ void sfd_tier_independent(const char *file);
 
 /* Finds NAME beside the runner (or $ENV); false when absent. */
 bool sfd_find_bin(const char *name, const char *env, char *out, size_t size);
+/* One of tests/progs' images (build/tests/sf-NAME, /sf in the guest) beside
+ * the runner, or false with the test failed. */
+bool sfd_find_test_prog(const char *name, char *out, size_t size);
 /* Connects and waits for the daemon's hello (sf_proto_connect()); -1 on
  * failure. */
 int sfd_connect(const char *sock);

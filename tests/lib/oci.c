@@ -245,16 +245,19 @@ bool oci_annotate(struct oci_bundle *b, const char *key, const char *value)
 	return config_write(b, c);
 }
 
-bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *env)
+bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *args,
+		  const char *const *env)
 {
-	struct json_object *c = config_read(b), *h;
+	struct json_object *c = config_read(b), *h, *a;
 
 	if (!c)
 		return false;
 	h = json_object_new_object();
 	json_object_object_add(h, "path", json_object_new_string(hook));
-	json_object_object_add(h, "args", strings((const char *const[]){ "sfilter-oci-hook",
-									NULL }));
+	a = strings((const char *const[]){ "sfilter-oci-hook", NULL });
+	for (; args && *args; args++)
+		json_object_array_add(a, json_object_new_string(*args));
+	json_object_object_add(h, "args", a);
 	json_object_object_add(h, "env", strings(env));
 	json_object_object_add(h, "timeout", json_object_new_int(120));
 	json_object_array_add(child(child(c, "hooks", json_type_object), "createRuntime",
@@ -347,6 +350,25 @@ int oci_run_wait(struct oci_bundle *b, pid_t pid, int timeout_s, char *out, size
 int oci_run(struct oci_bundle *b, int timeout_s, char *out, size_t size)
 {
 	return oci_run_wait(b, oci_run_start(b), timeout_s, out, size);
+}
+
+int oci_exec(struct oci_bundle *b, const char *const *argv, int timeout_s, char *out,
+	     size_t size)
+{
+	const char *av[32];
+	char state[300];
+	int n = 0;
+
+	snprintf(state, sizeof(state), "%s/state", b->dir);
+	av[n++] = b->runtime;
+	av[n++] = "--root";
+	av[n++] = state;
+	av[n++] = "exec";
+	av[n++] = b->id;
+	for (; *argv && n < 31; argv++)
+		av[n++] = *argv;
+	av[n] = NULL;
+	return sfd_run(av, true, timeout_s, out, size);
 }
 
 void oci_bundle_remove(struct oci_bundle *b)

@@ -34,8 +34,10 @@ bool oci_bundle_make(struct oci_bundle *b, const char *runtime, const char *busy
 		     const char *const *argv);
 /* Sets annotation key to value in config.json (value NULL: removes it). */
 bool oci_annotate(struct oci_bundle *b, const char *key, const char *value);
-/* Adds hook (with env, NULL-terminated) as a createRuntime hook. */
-bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *env);
+/* Adds hook (with its arguments after argv[0] and env, both
+ * NULL-terminated) as a createRuntime hook. */
+bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *args,
+		  const char *const *env);
 /* Writes text to dir/name; its path into out. */
 bool oci_write_file(struct oci_bundle *b, const char *name, const char *text,
 		    char *out, size_t size);
@@ -47,6 +49,11 @@ int oci_run(struct oci_bundle *b, int timeout_s, char *out, size_t size);
 pid_t oci_run_start(struct oci_bundle *b);
 /* Waits for a background run: its wait status; its output into out. */
 int oci_run_wait(struct oci_bundle *b, pid_t pid, int timeout_s, char *out, size_t size);
+
+/* `runtime exec` of argv (NULL-terminated) in the running container: its
+ * wait status, its stdout and stderr in out. */
+int oci_exec(struct oci_bundle *b, const char *const *argv, int timeout_s, char *out,
+	     size_t size);
 
 /* Deletes the container (if left) and the bundle. */
 void oci_bundle_remove(struct oci_bundle *b);
