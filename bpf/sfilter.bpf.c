@@ -524,21 +524,27 @@ static __always_inline bool budget_take(__u64 *tat)
 	return true;
 }
 
-/* Whether an event of class cls may go to the ring buffer: within its
- * account's budget and, for a call only logged, while the ring is at most
- * half full, so that the other half stays for denials and kills. A drop
- * is counted for the account and in all. */
-static __always_inline bool event_admitted(struct who *w, __u32 cls)
+/* Whether an event may go to the ring buffer: within its account's
+ * budget for its class, and while the ring holds no more than its kind may
+ * fill (SF_EVENTS_LOGGED_MAX, SF_EVENTS_DENIED_MAX): what is above stays
+ * for denials and kills, and the last of it for kills alone. A drop is
+ * counted for the account and in all. */
+static __always_inline bool event_admitted(struct who *w, __u16 taken)
 {
+	__u32 cls = SF_EV_CLASS(taken);
 	struct sf_acct *a = w->a;
+	__u64 fill = 0;
 
 	if (a && !budget_take(&a->tat[cls & 1])) {
 		__sync_fetch_and_add(&a->budget_dropped[cls & 1], 1);
 		__sync_fetch_and_add(&sf_events_dropped, 1);
 		return false;
 	}
-	if (cls == SF_EV_LOGGED &&
-	    bpf_ringbuf_query(&sf_events, BPF_RB_AVAIL_DATA) > SF_EVENTS_BYTES / 2) {
+	if (cls == SF_EV_LOGGED)
+		fill = SF_EVENTS_LOGGED_MAX;
+	else if (taken == SF_TAKEN_DENIED)
+		fill = SF_EVENTS_DENIED_MAX;
+	if (fill && bpf_ringbuf_query(&sf_events, BPF_RB_AVAIL_DATA) > fill) {
 		if (a)
 			__sync_fetch_and_add(&a->ring_dropped[cls & 1], 1);
 		__sync_fetch_and_add(&sf_events_dropped, 1);
@@ -556,7 +562,7 @@ static __always_inline void emit_event_v(struct task_struct *t,
 	__u32 cls = SF_EV_CLASS(taken);
 	struct sf_event *e;
 
-	if (!event_admitted(w, cls))
+	if (!event_admitted(w, taken))
 		return;
 	e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
 	if (!e) {

@@ -37,8 +37,9 @@
  *    values carry SF_PENDING_EXEC; cgroups attached at exec
  *    (sf_cg.at_exec); sf_exec gives a task with no chain its cgroup's,
  *    while sf_cg_attached.
- * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*), the
- *    process identity of an event (sf_event.account/start_ns/exec_id). */
+ * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*, ring room
+ *    per kind SF_EVENTS_*_MAX), the process identity of an event
+ *    (sf_event.account/start_ns/exec_id). */
 #define SF_ABI_VERSION  9
 
 /* How far above the cgroup a task enters the BPF side looks for an
@@ -230,7 +231,8 @@ struct sf_event {
  * bursts of a bounded size, per class: a flood of calls that are only
  * logged never uses up what the same user's denials and kills may log.
  * Events that are only logged are moreover kept out of the upper half of
- * the ring buffer, which stays for denials and kills. sf_accounts, an LRU
+ * the ring buffer, which stays for denials and kills, and denials out of
+ * its last quarter, which stays for kills. sf_accounts, an LRU
  * hash (account -> struct sf_acct), also counts what each account lost.
  */
 #define SF_EV_ENFORCED 0  /* killed, denied, fallback-killed */
@@ -240,6 +242,11 @@ struct sf_event {
 			    (taken) == SF_TAKEN_FALLBACK_KILLED ? SF_EV_ENFORCED : SF_EV_LOGGED)
 #define SF_ACCOUNTS_MAX   16384
 #define SF_EVENTS_BYTES   (1U << 20)   /* the ring buffer sf_events */
+/* How full the ring may be for an event of a call only logged to go in,
+ * and for a denial: the first half for anything, the next quarter for
+ * denials and kills, the last for kills alone. */
+#define SF_EVENTS_LOGGED_MAX (SF_EVENTS_BYTES / 2)
+#define SF_EVENTS_DENIED_MAX (SF_EVENTS_BYTES / 4 * 3)
 /* How deep user namespaces nest: create_user_ns() refuses a parent whose
  * level is above 32. */
 #define SF_USERNS_MAX_LEVEL 33

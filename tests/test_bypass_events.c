@@ -218,14 +218,6 @@ static long long json_num(const char *text, const char *key, long long dflt)
 	return p ? strtoll(p + strlen(k), NULL, 10) : dflt;
 }
 
-struct status_text { char text[SF_PROTO_MAX_MSG]; };
-
-static void keep_text(void *ctx, const struct sf_reply *r, const char *text)
-{
-	(void)r;
-	snprintf(((struct status_text *)ctx)->text, SF_PROTO_MAX_MSG, "%s", text);
-}
-
 /* What the log says after the flood, from its byte `from` on. */
 struct log_count {
 	long flooder_lines;    /* events of the flooder's uid */
@@ -276,12 +268,11 @@ TEST(bypass_a_log_flood_by_one_user_loses_no_other_users_kill_and_stalls_no_one)
 	long rate = DEFAULT_EVENT_RATE, burst = DEFAULT_EVENT_BURST, bound;
 	static double ms[100];
 	struct log_count lc = { 0 };
-	struct status_text *stx = calloc(1, sizeof(*stx));
+	char *stx = calloc(1, SF_PROTO_MAX_MSG);
 	struct bp_tally t = { 0 };
 	pid_t fl = -1, vi = -1;
 	char what[96];
 	double t0 = bp_now(), flood_start, flood_s;
-	struct sf_msg_hdr h;
 	off_t log_at;
 	int st, k = 0;
 	SFD_AUTO;
@@ -290,10 +281,9 @@ TEST(bypass_a_log_flood_by_one_user_loses_no_other_users_kill_and_stalls_no_one)
 	lc.killed = calloc(MAX_KIDS, sizeof(bool));
 	if (!F || !stx || !lc.killed || !sfd_start_for_users(&dm, NULL))
 		goto out;
-	if (sfd_request(dm.sock, &h, SF_MSG_STATUS, sizeof(h), keep_text, stx) == 0 &&
-	    strstr(stx->text, "\"event_budget\"")) {
-		rate = json_num(strstr(stx->text, "\"event_budget\""), "rate", rate);
-		burst = json_num(strstr(stx->text, "\"event_budget\""), "burst", burst);
+	if (sfd_status(&dm, stx) == 0 && strstr(stx, "\"event_budget\"")) {
+		rate = json_num(strstr(stx, "\"event_budget\""), "rate", rate);
+		burst = json_num(strstr(stx, "\"event_budget\""), "burst", burst);
 	}
 	test_log("event budget: %ld a second, %ld at once\n", rate, burst);
 
@@ -360,17 +350,16 @@ TEST(bypass_a_log_flood_by_one_user_loses_no_other_users_kill_and_stalls_no_one)
 	/* What the flooder lost is counted, for it alone, and said. */
 	snprintf(what, sizeof(what), "{\"sfilterd\":\"events_dropped\",\"uid\":%d,", FLOODER_UID);
 	ASSERT_TRUE(sfd_log_wait(&dm, what), "the log says how many events of uid 65534 were lost");
-	if (ASSERT_EQ(sfd_request(dm.sock, &h, SF_MSG_STATUS, sizeof(h), keep_text, stx), 0,
-		      "STATUS after the flood")) {
-		const char *by = strstr(stx->text, "\"events_dropped_by_uid\"");
-		const char *fl_e = by ? strstr(by, "{\"uid\":65534,") : NULL;
+	if (ASSERT_EQ(sfd_status(&dm, stx), 0, "STATUS after the flood")) {
+		const char *by = strstr(stx, "\"events_dropped_by_uid\"");
 
 		test_log("STATUS %.300s\n", by ? by : "(no events_dropped_by_uid)");
-		ASSERT_TRUE(fl_e && json_num(fl_e, "budget", 0) > 0,
+		ASSERT_TRUE(sfd_status_drops(stx, FLOODER_UID, "budget") > 0,
 			    "STATUS: uid 65534 lost events over its budget");
-		ASSERT_TRUE(fl_e && json_num(fl_e, "enforced", -1) == 0,
-			    "none of them a denial or kill");
-		ASSERT_TRUE(by && !strstr(by, "{\"uid\":65533,"), "STATUS: uid 65533 lost none");
+		ASSERT_EQ(sfd_status_drops(stx, FLOODER_UID, "enforced"), 0,
+			  "none of them a denial or kill");
+		ASSERT_EQ(sfd_status_drops(stx, VICTIM_UID, "budget"), -1,
+			  "STATUS: uid 65533 lost none");
 	}
 out:
 	if (F)

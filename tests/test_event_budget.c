@@ -75,22 +75,12 @@ static int nested_logger(int ready, int go)
 	return 0;
 }
 
-struct status_text { char text[SF_PROTO_MAX_MSG]; };
-
-static void keep_text(void *ctx, const struct sf_reply *r, const char *text)
-{
-	(void)r;
-	snprintf(((struct status_text *)ctx)->text, SF_PROTO_MAX_MSG, "%s", text);
-}
-
 TEST(events_of_a_users_subuids_and_nested_user_namespaces_are_charged_to_that_user)
 {
 	static const char *const args[] = { "--event-rate", "10", "--event-burst", "10", NULL };
-	struct status_text *st = calloc(1, sizeof(*st));
+	char *st = calloc(1, SF_PROTO_MAX_MSG);
 	char why[160], map[64], path[64], needle[64];
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, ws = -1;
-	const char *by, *mine;
-	struct sf_msg_hdr h;
 	pid_t p = -1;
 	char c;
 	SFD_AUTO;
@@ -122,15 +112,14 @@ TEST(events_of_a_users_subuids_and_nested_user_namespaces_are_charged_to_that_us
 	ASSERT_TRUE(sfd_log_wait(&dm, needle), "its events carry the subuid");
 	snprintf(needle, sizeof(needle), "\"account\":%d,", OWNER);
 	ASSERT_TRUE(sfd_log_wait(&dm, needle), "and the user who made the namespaces");
-	if (!ASSERT_EQ(sfd_request(dm.sock, &h, SF_MSG_STATUS, sizeof(h), keep_text, st), 0,
-		       "STATUS"))
+	if (!ASSERT_EQ(sfd_status(&dm, st), 0, "STATUS"))
 		goto out;
-	by = strstr(st->text, "\"events_dropped_by_uid\"");
-	test_log("%.200s\n", by ? by : st->text);
-	mine = by ? strstr(by, "{\"uid\":65534,\"budget\":") : NULL;
-	ASSERT_TRUE(mine && atol(mine + strlen("{\"uid\":65534,\"budget\":")) >= CALLS - 20,
+	test_log("uid %d: %lld over its budget; uid %d: %lld\n", OWNER,
+		 sfd_status_drops(st, OWNER, "budget"), SUBUID0 + 5,
+		 sfd_status_drops(st, SUBUID0 + 5, "budget"));
+	ASSERT_TRUE(sfd_status_drops(st, OWNER, "budget") >= CALLS - 20,
 		    "what went over the budget is counted for uid 65534");
-	ASSERT_TRUE(by && !strstr(by, "{\"uid\":100005,"), "and not for the subuid");
+	ASSERT_EQ(sfd_status_drops(st, SUBUID0 + 5, "budget"), -1, "and not for the subuid");
 out:
 	if (p > 0) {
 		kill(p, SIGKILL);
