@@ -18,6 +18,9 @@
  *   sf-16-count the 16-instruction filter attached with SF_ATTACH_COUNT
  *   sf-16-shadow the 16-instruction filter, and the same again as a shadow
  *               candidate (it agrees: the cost of running and comparing it)
+ *   sf-16-log   the 16-instruction filter returning LOG for getppid, with
+ *               nobody reading the events: past its account's budget each
+ *               call's event is dropped, as a flooder's are
  *
  * Variants are INTERLEAVED: every round runs each of them in turn for the
  * same number of calls, so drift of the shared machine hits all of them
@@ -104,14 +107,17 @@ static struct sock_filter f16[] = {
 static struct sock_filter f300[BENCH_F300_LEN];
 
 static struct sock_fprog p16 = { BENCH_ARRAY_SIZE(f16), f16 };
+/* The same, but getppid's verdict is LOG (main() copies f16). */
+static struct sock_filter f16log[BENCH_ARRAY_SIZE(f16)];
+static struct sock_fprog p16log = { BENCH_ARRAY_SIZE(f16), f16log };
 static struct sock_fprog p300 = { BENCH_F300_LEN, f300 };
 
 /* ---- workers ------------------------------------------------------------------ */
 
-enum { W_PLAIN, W_K16, W_K300, W_S16, W_S300, W_S16C, W_S16S, W_COUNT };
+enum { W_PLAIN, W_K16, W_K300, W_S16, W_S300, W_S16C, W_S16S, W_S16L, W_COUNT };
 static const char *const worker_names[W_COUNT] = {
 	"plain", "seccomp-16", "seccomp-300", "sf-16", "sf-300", "sf-16-count",
-	"sf-16-shadow" };
+	"sf-16-shadow", "sf-16-log" };
 static struct bench_worker workers[W_COUNT];
 
 /* arg: the struct sock_fprog to install with seccomp(2), or NULL. A request
@@ -164,10 +170,10 @@ static double measure(struct bench_worker *w, long n)
 /* ---- the variants ------------------------------------------------------------- */
 
 enum { V_NONE, V_FLOOR, V_FLOORT, V_IDLE, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_SF16C,
-       V_SF16S, V_COUNT };
+       V_SF16S, V_SF16L, V_COUNT };
 static const char *const vnames[V_COUNT] = {
 	"none", "floor", "floor-tail", "idle", "untracked", "sf-16", "seccomp-16", "sf-300",
-	"seccomp-300", "sf-16-count", "sf-16-shadow" };
+	"seccomp-300", "sf-16-count", "sf-16-shadow", "sf-16-log" };
 static const char *const vdesc[V_COUNT] = {
 	"no program attached",
 	"empty tp_btf/sys_enter program",
@@ -180,6 +186,7 @@ static const char *const vdesc[V_COUNT] = {
 	"300-rule allowlist, end case, kernel seccomp",
 	"16-insn filter, sfilter, --count",
 	"16-insn filter, sfilter, and itself as a --shadow candidate",
+	"16-insn filter returning LOG, sfilter, its events dropped (nobody reads them)",
 };
 
 static double res[V_COUNT][MAX_ROUNDS];
@@ -267,6 +274,8 @@ static int phase_runtime(int r, long n)
 		err = sf_runtime_attach(rt, workers[W_S16S].pid, &p16, 0, &id, NULL);
 	if (!err)
 		err = sf_runtime_attach(rt, workers[W_S16S].pid, &p16, SF_ATTACH_SHADOW, &id, NULL);
+	if (!err)
+		err = sf_runtime_attach(rt, workers[W_S16L].pid, &p16log, 0, &id, NULL);
 	if (err) {
 		fprintf(stderr, "syscall_cost: sf_runtime_attach: %d (%s)\n", err,
 			strerror(err < 0 ? -err : 0));
@@ -280,6 +289,7 @@ static int phase_runtime(int r, long n)
 	res[V_SF300][r] = measure(&workers[W_S300], n);
 	res[V_SF16C][r] = measure(&workers[W_S16C], n);
 	res[V_SF16S][r] = measure(&workers[W_S16S], n);
+	res[V_SF16L][r] = measure(&workers[W_S16L], n);
 	sf_runtime_close(rt);
 	return 0;
 }
@@ -349,6 +359,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&uts);
 	bench_build_f300(f300);
+	memcpy(f16log, f16, sizeof(f16));
+	f16log[BENCH_ARRAY_SIZE(f16) - 1].k = 0x7ffc0000U; /* SECCOMP_RET_LOG */
 
 	skel = floor_load();
 	if (!skel) {
@@ -359,7 +371,7 @@ int main(int argc, char **argv)
 	if (worker_start(W_PLAIN, NULL) || worker_start(W_K16, &p16) ||
 	    worker_start(W_K300, &p300) || worker_start(W_S16, NULL) ||
 	    worker_start(W_S300, NULL) || worker_start(W_S16C, NULL) ||
-	    worker_start(W_S16S, NULL)) {
+	    worker_start(W_S16S, NULL) || worker_start(W_S16L, NULL)) {
 		fprintf(stderr, "syscall_cost: start workers: %s\n", strerror(errno));
 		return 1;
 	}
@@ -422,8 +434,9 @@ int main(int argc, char **argv)
 		printf("| task storage per tracked task (sizeof(struct sf_task)) | %zu bytes | | <= 64 | %s |\n",
 		       sizeof(struct sf_task), sizeof(struct sf_task) <= 64 ? "met" : "missed");
 		filter_cost_goals(rounds);
-		printf("\nsf-16-count / sf-16 %.3f, sf-16-shadow / sf-16 %.3f\n",
-		       paired_ratio(V_SF16C, V_SF16, rounds), paired_ratio(V_SF16S, V_SF16, rounds));
+		printf("\nsf-16-count / sf-16 %.3f, sf-16-shadow / sf-16 %.3f, "
+		       "sf-16-log / sf-16 %.3f\n", paired_ratio(V_SF16C, V_SF16, rounds),
+		       paired_ratio(V_SF16S, V_SF16, rounds), paired_ratio(V_SF16L, V_SF16, rounds));
 		printf("a tail call (floor-tail - floor, median paired): %.1f ns; "
 		       "what the filters cost above untracked: sf-16 %.1f ns, sf-300 %.1f ns\n",
 		       paired_diff(V_FLOORT, V_FLOOR, rounds), paired_diff(V_SF16, V_UNTRACKED, rounds),

@@ -80,6 +80,12 @@ __u32 sf_reply_exit_i386;
  * nothing while it is 0. */
 __u64 sf_armed;
 
+/* The event budget of every account (struct sf_acct): one event per
+ * interval on average, window / interval of them at once; no budget while
+ * the interval is 0. Set by user space (sf_runtime_set_event_budget()). */
+__u64 sf_ev_interval_ns;
+__u64 sf_ev_window_ns;
+
 /* Counters user space may read. */
 __u64 sf_events_dropped;
 __u64 sf_fork_failed;
@@ -183,8 +189,17 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20);
+	__uint(max_entries, SF_EVENTS_BYTES);
 } sf_events SEC(".maps");
+
+/* Event budgets and what each account lost (bpf/sfilter.h). LRU: an entry
+ * is made for an account at its first event, without ever failing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SF_ACCOUNTS_MAX);
+	__type(key, __u32);
+	__type(value, struct sf_acct);
+} sf_accounts SEC(".maps");
 
 /* Written by chain programs of counted filters only (SF_FLAG_COUNT). */
 struct {
@@ -449,15 +464,110 @@ int BPF_PROG(sf_reply_exit_tp, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/* Whose budget a task's events are charged to: the login user. A task in
+ * the initial user namespace is its real uid; a task in a user namespace
+ * is the uid that created the outermost one below the initial namespace
+ * (create_user_ns() records the creator's euid as owner, and a user's
+ * nested namespaces and subuids all hang below the one it made). */
+static __always_inline __u32 account_of(struct task_struct *t)
+{
+	const struct cred *cred = BPF_CORE_READ(t, real_cred);
+	struct user_namespace *ns = BPF_CORE_READ(cred, user_ns);
+	int i;
+
+	if (BPF_CORE_READ(ns, level) <= 0)
+		return BPF_CORE_READ(cred, uid.val);
+	for (i = 0; i < SF_USERNS_MAX_LEVEL && BPF_CORE_READ(ns, level) > 1; i++)
+		ns = BPF_CORE_READ(ns, parent);
+	return BPF_CORE_READ(ns, owner.val);
+}
+
+/* Who a syscall's events are charged to: the account and its entry (NULL
+ * when none could be had: then the events go unbudgeted). */
+struct who {
+	__u32 account;
+	struct sf_acct *a;
+};
+
+static __always_inline void who_of(struct task_struct *t, struct who *w)
+{
+	struct sf_acct zero = {};
+
+	w->account = account_of(t);
+	w->a = bpf_map_lookup_elem(&sf_accounts, &w->account);
+	if (w->a)
+		return;
+	bpf_map_update_elem(&sf_accounts, &w->account, &zero, BPF_NOEXIST);
+	w->a = bpf_map_lookup_elem(&sf_accounts, &w->account);
+}
+
+/* One event of a class against its budget (the generic cell rate
+ * algorithm): tat is when the budget would be whole again. Concurrent
+ * events of one account on several CPUs may each take the last event's
+ * room: the budget is exceeded by at most one event per CPU. */
+static __always_inline bool budget_take(__u64 *tat)
+{
+	__u64 interval = sf_ev_interval_ns, window = sf_ev_window_ns, now, at;
+
+	if (!interval)
+		return true;
+	now = bpf_ktime_get_ns();
+	at = *tat;
+	if (at < now) {
+		/* Idle since: the whole budget is there. */
+		at = now;
+		*tat = now;
+	}
+	if (at + interval - now > window)
+		return false;
+	__sync_fetch_and_add(tat, interval);
+	return true;
+}
+
+/* Whether an event may go to the ring buffer: within its account's
+ * budget for its class, and while the ring holds no more than its kind may
+ * fill (SF_EVENTS_LOGGED_MAX, SF_EVENTS_DENIED_MAX): what is above stays
+ * for denials and kills, and the last of it for kills alone. A drop is
+ * counted for the account and in all. */
+static __always_inline bool event_admitted(struct who *w, __u16 taken)
+{
+	__u32 cls = SF_EV_CLASS(taken);
+	struct sf_acct *a = w->a;
+	__u64 fill = 0;
+
+	if (a && !budget_take(&a->tat[cls & 1])) {
+		__sync_fetch_and_add(&a->budget_dropped[cls & 1], 1);
+		__sync_fetch_and_add(&sf_events_dropped, 1);
+		return false;
+	}
+	if (cls == SF_EV_LOGGED)
+		fill = SF_EVENTS_LOGGED_MAX;
+	else if (taken == SF_TAKEN_DENIED)
+		fill = SF_EVENTS_DENIED_MAX;
+	if (fill && bpf_ringbuf_query(&sf_events, BPF_RB_AVAIL_DATA) > fill) {
+		if (a)
+			__sync_fetch_and_add(&a->ring_dropped[cls & 1], 1);
+		__sync_fetch_and_add(&sf_events_dropped, 1);
+		return false;
+	}
+	return true;
+}
+
 static __always_inline void emit_event_v(struct task_struct *t,
-					 struct pt_regs *regs, long id,
+					 struct pt_regs *regs, long id, struct who *w,
 					 __u32 ret, __u32 filter_id, __u16 flags,
 					 __u16 taken, __u16 err, __u8 sig,
 					 __u32 enforced, __u32 insn)
 {
-	struct sf_event *e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
+	__u32 cls = SF_EV_CLASS(taken);
+	struct sf_event *e;
 
+	if (!event_admitted(w, taken))
+		return;
+	e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
 	if (!e) {
+		if (w->a)
+			__sync_fetch_and_add(&w->a->ring_dropped[cls & 1], 1);
 		__sync_fetch_and_add(&sf_events_dropped, 1);
 		return;
 	}
@@ -497,12 +607,12 @@ static __always_inline void emit_event_v(struct task_struct *t,
 	__builtin_memset(e->pad, 0, sizeof(e->pad));
 	e->enforced = enforced;
 	e->insn = insn;
+	e->account = w->account;
+	e->pad2 = 0;
+	e->start_ns = BPF_CORE_READ(t, group_leader, start_boottime);
+	e->exec_id = BPF_CORE_READ(t, self_exec_id);
 	bpf_ringbuf_submit(e, 0);
 }
-
-#define emit_event(t, regs, id, s, taken, err, sig) \
-	emit_event_v(t, regs, id, (s)->ret, (s)->filter_id, (s)->flags, taken, err, \
-		     sig, (s)->ret, SF_INSN_NONE)
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
@@ -510,34 +620,39 @@ int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct sf_task *s = bpf_task_storage_get(&sf_tasks, t, 0, 0);
 	__u32 ret, action, data;
-	__u16 err;
+	__u16 err = 0, taken;
+	__u8 sig = 0;
+	struct who w;
 
 	if (!s)
 		return 0;
+	ret = s->ret;
+	action = ret & RET_ACTION_FULL;
+	data = ret & RET_DATA;
+	if (action == RET_ALLOW && !s->cfilter_id && !s->sfilter_id)
+		return 0;
+	who_of(t, &w);
 	if (s->cfilter_id) {
 		/* A complain filter would have decided otherwise: log only. */
-		emit_event_v(t, regs, id, s->cret, s->cfilter_id,
-			     SF_FLAG_COMPLAIN, SF_TAKEN_COMPLAIN, 0, 0, s->ret,
+		emit_event_v(t, regs, id, &w, s->cret, s->cfilter_id,
+			     SF_FLAG_COMPLAIN, SF_TAKEN_COMPLAIN, 0, 0, ret,
 			     SF_INSN_NONE);
 		s->cfilter_id = 0;
 	}
 	if (s->sfilter_id) {
 		/* A shadow filter would have decided otherwise than what is
 		 * enforced below: log only. */
-		emit_event_v(t, regs, id, s->sret, s->sfilter_id,
-			     SF_FLAG_SHADOW, SF_TAKEN_SHADOW, 0, 0, s->ret, s->sinsn);
+		emit_event_v(t, regs, id, &w, s->sret, s->sfilter_id,
+			     SF_FLAG_SHADOW, SF_TAKEN_SHADOW, 0, 0, ret, s->sinsn);
 		s->sfilter_id = 0;
 	}
-	ret = s->ret;
-	action = ret & RET_ACTION_FULL;
-	data = ret & RET_DATA;
 
 	switch (action) {
 	case RET_ALLOW:
 		return 0;
 	case RET_LOG:
-		emit_event(t, regs, id, s, SF_TAKEN_LOGGED, 0, 0);
-		return 0;
+		taken = SF_TAKEN_LOGGED;
+		break;
 	case RET_ERRNO:
 	case RET_TRAP:
 	case RET_TRACE:
@@ -553,30 +668,35 @@ int BPF_PROG(sf_enforce, struct pt_regs *regs, long id)
 			s->deny = err;
 			if (action == RET_TRAP) {
 				bpf_send_signal(SIGSYS);
-				emit_event(t, regs, id, s, SF_TAKEN_DENIED, err, SIGSYS);
-			} else {
-				emit_event(t, regs, id, s, SF_TAKEN_DENIED, err, 0);
+				sig = SIGSYS;
 			}
-			return 0;
+			taken = SF_TAKEN_DENIED;
+			break;
 		}
 		if (s->flags & SF_FLAG_FALLBACK_LOG) {
-			emit_event(t, regs, id, s, SF_TAKEN_FALLBACK_LOGGED, 0, 0);
-			return 0;
+			taken = SF_TAKEN_FALLBACK_LOGGED;
+			break;
 		}
 		bpf_send_signal(SIGKILL);
-		emit_event(t, regs, id, s, SF_TAKEN_FALLBACK_KILLED, 0, SIGKILL);
-		return 0;
+		taken = SF_TAKEN_FALLBACK_KILLED;
+		sig = SIGKILL;
+		break;
 	default:
 		/* KILL_PROCESS, KILL_THREAD and unknown actions (which the
 		 * kernel treats as KILL_PROCESS). SIGKILL: a catchable SIGSYS
 		 * would let the task survive. */
-		if (sf_tier == SF_BPF_TIER_LSM)
+		if (sf_tier == SF_BPF_TIER_LSM) {
 			s->deny = EPERM;
+			err = EPERM;
+		}
 		bpf_send_signal(SIGKILL);
-		emit_event(t, regs, id, s, SF_TAKEN_KILLED,
-			   sf_tier == SF_BPF_TIER_LSM ? EPERM : 0, SIGKILL);
-		return 0;
+		taken = SF_TAKEN_KILLED;
+		sig = SIGKILL;
+		break;
 	}
+	emit_event_v(t, regs, id, &w, ret, s->filter_id, s->flags, taken, err, sig, ret,
+		     SF_INSN_NONE);
+	return 0;
 }
 
 /* Cgroup joins, fork, exec and the task iterator. */

@@ -36,7 +36,10 @@
  *    sf_handing, sf_exit), sf_task.prev and SF_PENDING_BACK, sf_tsync
  *    values carry SF_PENDING_EXEC; cgroups attached at exec
  *    (sf_cg.at_exec); sf_exec gives a task with no chain its cgroup's,
- *    while sf_cg_attached. */
+ *    while sf_cg_attached.
+ * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*, ring room
+ *    per kind SF_EVENTS_*_MAX), the process identity of an event
+ *    (sf_event.account/start_ns/exec_id). */
 #define SF_ABI_VERSION  9
 
 /* How far above the cgroup a task enters the BPF side looks for an
@@ -182,7 +185,8 @@ enum sf_taken {
 #define SF_BPF_TIER_TRACEPOINT 0
 #define SF_BPF_TIER_LSM        1
 
-/* One ring buffer record: every deny and every LOG. */
+/* One ring buffer record: every deny and every LOG, within its account's
+ * budget (struct sf_acct below). */
 struct sf_event {
 	__u64 time_ns;    /* bpf_ktime_get_boot_ns() */
 	__u32 pid;        /* tgid */
@@ -206,8 +210,57 @@ struct sf_event {
 	__u32 insn;       /* SF_TAKEN_SHADOW: the classic index of the shadow
 			     filter's ret (its length: the implicit return 0);
 			     else SF_INSN_NONE */
+	__u32 account;    /* whose event budget it was charged to (struct
+			     sf_acct): the login user */
+	__u32 pad2;
+	__u64 start_ns;   /* its thread-group leader's start_boottime (the
+			     clock of time_ns): with pid, the process; a
+			     reused pid has another (de_thread() keeps it
+			     across exec) */
+	__u64 exec_id;    /* task->self_exec_id: which image of the process
+			     (every execve bumps it) */
 };
 #define SF_INSN_NONE 0xffffffffU
+
+/*
+ * Event budgets. Every event is charged to an account: the login user of
+ * the task that made the call, which is its real uid, or for a task in a
+ * user namespace the uid that created the outermost one below the initial
+ * namespace (a user's containers, and the 65,536 subuids they run as, are
+ * that user's). Each account may have SF_EV_* events logged at a rate, in
+ * bursts of a bounded size, per class: a flood of calls that are only
+ * logged never uses up what the same user's denials and kills may log.
+ * Events that are only logged are moreover kept out of the upper half of
+ * the ring buffer, which stays for denials and kills, and denials out of
+ * its last quarter, which stays for kills. sf_accounts, an LRU
+ * hash (account -> struct sf_acct), also counts what each account lost.
+ */
+#define SF_EV_ENFORCED 0  /* killed, denied, fallback-killed */
+#define SF_EV_LOGGED   1  /* logged, fallback-logged, complain, shadow */
+#define SF_EV_CLASSES  2
+#define SF_EV_CLASS(taken) ((taken) == SF_TAKEN_KILLED || (taken) == SF_TAKEN_DENIED || \
+			    (taken) == SF_TAKEN_FALLBACK_KILLED ? SF_EV_ENFORCED : SF_EV_LOGGED)
+#define SF_ACCOUNTS_MAX   16384
+#define SF_EVENTS_BYTES   (1U << 20)   /* the ring buffer sf_events */
+/* How full the ring may be for an event of a call only logged to go in,
+ * and for a denial: the first half for anything, the next quarter for
+ * denials and kills, the last for kills alone. */
+#define SF_EVENTS_LOGGED_MAX (SF_EVENTS_BYTES / 2)
+#define SF_EVENTS_DENIED_MAX (SF_EVENTS_BYTES / 4 * 3)
+/* How deep user namespaces nest: create_user_ns() refuses a parent whose
+ * level is above 32. */
+#define SF_USERNS_MAX_LEVEL 33
+struct sf_acct {
+	__u64 tat[SF_EV_CLASSES];     /* per class, the generic cell rate
+					 algorithm's theoretical arrival time
+					 (bpf_ktime_get_ns()): each event moves
+					 it one interval on; an event that would
+					 put it more than the window ahead of
+					 now is dropped */
+	__u64 budget_dropped[SF_EV_CLASSES]; /* events over the budget */
+	__u64 ring_dropped[SF_EV_CLASSES];   /* events within it that found no
+						room in the ring buffer */
+};
 
 /* Hit counters: one per-CPU __u64 per ret of every filter attached with
  * SF_FLAG_COUNT, at the filter's base + the ret's classic index (+ its

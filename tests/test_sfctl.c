@@ -444,6 +444,93 @@ TEST(sfctl_policy_from_log)
 	if (system(cmd)) { /* best effort */ }
 }
 
+/* The verdict of p.bpf (under dir) for x86-64 syscall nr; -1 when it
+ * cannot be read. */
+static long policy_verdict(const char *dir, const char *prefix, int nr)
+{
+	struct seccomp_data sd = { .nr = nr, .arch = 0xc000003e };
+	struct sock_filter *insns;
+	struct c2e_error err;
+	char path[160];
+	size_t n;
+	long v;
+
+	snprintf(path, sizeof(path), "%s/%s.bpf", dir, prefix);
+	memset(&err, 0, sizeof(err));
+	if (c2e_load_file(path, &insns, &n, &err))
+		return -1;
+	v = c2e_interpret(insns, n, &sd);
+	free(insns);
+	return v;
+}
+
+/* A pid the log holds for two processes: a job of uid 1000 (two images:
+ * sfrun's, which execs, and the command's) and, once it had ended, uid
+ * 65534's, which took the pid and logged calls of its own. Learning from
+ * the pid alone is refused, each image listed; picked by uid or start
+ * time, one process is learned from, every image of it. */
+TEST(sfctl_policy_from_log_learns_from_one_process_of_a_reused_pid)
+{
+	static const struct { int uid; long start, exec; int nr; } ev[] = {
+		{ 1000, 5000, 1, 59 },                  /* sfrun's execve */
+		{ 1000, 5000, 2, 39 }, { 1000, 5000, 2, 1 }, { 1000, 5000, 2, 231 },
+		{ 65534, 9000, 7, 101 }, { 65534, 9000, 7, 165 },  /* ptrace, mount */
+		{ 65534, 9000, 7, 246 }, { 65534, 9000, 7, 321 },  /* kexec_load, bpf */
+	};
+	static const int job[] = { 59, 39, 1, 231 }, other[] = { 101, 165, 246, 321 };
+	char sfctl[PATH_MAX], dir[] = "/tmp/sftest-reuse-XXXXXX", path[128], cmd[PATH_MAX * 2];
+	char out[4096];
+	size_t i;
+	FILE *f = policy_log(sfctl, sizeof(sfctl), dir, path, sizeof(path));
+
+	if (!f)
+		return;
+	for (i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+		fprintf(f, "{\"pid\":77,\"uid\":%d,\"start_ns\":%ld,\"exec_id\":%ld,\"comm\":\"c%d\","
+			"\"nr\":%d,\"arch\":\"x86_64\"}\n", ev[i].uid, ev[i].start, ev[i].exec,
+			ev[i].uid, ev[i].nr);
+	fclose(f);
+
+	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 -o %s/all 2>&1", sfctl,
+		 path, dir);
+	ASSERT_EQ(run(cmd, out, sizeof(out)), 1, "the pid alone: refused");
+	test_log("%s", out);
+	ASSERT_TRUE(strstr(out, "uid 1000  start_ns 5000  exec_id 1") &&
+		    strstr(out, "uid 1000  start_ns 5000  exec_id 2") &&
+		    strstr(out, "uid 65534  start_ns 9000  exec_id 7"), "each image is listed");
+	ASSERT_TRUE(strstr(out, "--uid") != NULL, "and how to pick one");
+	ASSERT_EQ(policy_verdict(dir, "all", 39), -1, "nothing written");
+
+	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 --uid 1000 -o %s/job "
+		 "2>&1", sfctl, path, dir);
+	ASSERT_EQ(run(cmd, out, sizeof(out)), 0, "picked by uid");
+	ASSERT_TRUE(strstr(out, "learned from uid 1000, start_ns 5000, exec_id 1, 2") != NULL,
+		    "it says which process, and its images");
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(policy_verdict(dir, "job", job[i]), SECCOMP_RET_ALLOW,
+			  "the job's calls (both images) are allowed");
+		ASSERT_EQ(policy_verdict(dir, "job", other[i]), SECCOMP_RET_KILL_PROCESS,
+			  "uid 65534's are not");
+	}
+	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 --start 9000 -o %s/other "
+		 ">/dev/null 2>&1", sfctl, path, dir);
+	ASSERT_EQ(run(cmd, NULL, 0), 0, "picked by start");
+	ASSERT_EQ(policy_verdict(dir, "other", 165), SECCOMP_RET_ALLOW, "that one's calls");
+	ASSERT_EQ(policy_verdict(dir, "other", 39), SECCOMP_RET_KILL_PROCESS, "only");
+	snprintf(cmd, sizeof(cmd), "%s policy-from-log --log %s --pid 77 --uid 1000 --exec-id 2 "
+		 "-o %s/img >/dev/null 2>&1", sfctl, path, dir);
+	ASSERT_EQ(run(cmd, NULL, 0), 0, "one image, picked by exec id");
+	ASSERT_EQ(policy_verdict(dir, "img", 39), SECCOMP_RET_ALLOW, "its calls");
+	ASSERT_EQ(policy_verdict(dir, "img", 59), SECCOMP_RET_KILL_PROCESS, "not the other's");
+	snprintf(cmd, sizeof(cmd), "%s --json policy-from-log --log %s --pid 77 2>/dev/null",
+		 sfctl, path);
+	ASSERT_EQ(run(cmd, out, sizeof(out)), 1, "--json: refused too");
+	ASSERT_TRUE(strstr(out, "\"images\"") && strstr(out, "\"start_ns\": 9000"),
+		    "the images as JSON");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd)) { /* best effort */ }
+}
+
 /* The value of key in o as a string ("" when absent). */
 static const char *str_of(struct json_object *o, const char *key)
 {

@@ -11,8 +11,9 @@
  *   sfctl compile --profile JSON [--caps LIST] -o OUT.bpf  (sfctl_profile.c)
  *   sfctl detach ID | replace ID --filter FILE
  *   sfctl log [--follow]
- *   sfctl policy-from-log [--log FILE|-] [--pid PID] [--default ACTION]
- *                         [-o PREFIX] [--format classic|oci]
+ *   sfctl policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS]
+ *                         [--exec-id N]] [--default ACTION] [-o PREFIX]
+ *                         [--format classic|oci]
  *
  * The daemon decides what a peer may do: attach, detach and replace need
  * uid 0 or CAP_SYS_ADMIN (else EPERM); ps, show and log show a non-admin
@@ -87,11 +88,14 @@ static void usage(FILE *out, int code)
 		"  compile --profile JSON [--caps LIST] -o OUT.bpf  the profile as a classic\n"
 		"                                 filter (seccomp_export_bpf's bytes; caps: none)\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
-		"  policy-from-log [--log FILE|-] [--pid PID] [--default ACTION] [-o PREFIX]\n"
-		"                  [--format classic|oci]\n"
+		"  policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS] [--exec-id N]]\n"
+		"                  [--default ACTION] [-o PREFIX] [--format classic|oci]\n"
 		"                                 the (arch, syscall) pairs seen, as an\n"
 		"                                 allowlist: PREFIX.s (text) and PREFIX.bpf,\n"
-		"                                 or PREFIX.json (an OCI seccomp profile)\n"
+		"                                 or PREFIX.json (an OCI seccomp profile);\n"
+		"                                 --pid: of one process that had PID (refused,\n"
+		"                                 listing them, when it was several: pick one\n"
+		"                                 by its uid, start_ns or exec_id)\n"
 		"The socket: --socket, else $%s, else %s.\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET);
 	exit(code);
@@ -243,6 +247,33 @@ static void print_programs(struct json_object *o)
 	printf("\n");
 }
 
+/* The event budget, and the uids that lost events (an older daemon
+ * reports neither). */
+static void print_drops(struct json_object *o)
+{
+	struct json_object *b = NULL, *arr = NULL;
+	size_t i;
+
+	if (json_object_object_get_ex(o, "event_budget", &b) && b) {
+		if (get_int(b, "rate", 0))
+			printf("budget:   %" PRId64 " events a second per login user, bursts of %"
+			       PRId64 " (each for denials and kills, and for calls only logged)\n",
+			       get_int(b, "rate", 0), get_int(b, "burst", 0));
+		else
+			printf("budget:   none (every event is logged that fits the ring buffer)\n");
+	}
+	if (!json_object_object_get_ex(o, "events_dropped_by_uid", &arr) || !arr)
+		return;
+	for (i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *a = json_object_array_get_idx(arr, i);
+
+		printf("%s uid %" PRId64 ": %" PRId64 " events dropped over its budget, %" PRId64
+		       " with the ring buffer full (%" PRId64 " denials or kills)\n",
+		       i ? "         " : "dropped: ", get_int(a, "uid", 0), get_int(a, "budget", 0),
+		       get_int(a, "ring", 0), get_int(a, "enforced", 0));
+	}
+}
+
 static int cmd_status(void)
 {
 	struct sf_msg_hdr h;
@@ -289,6 +320,7 @@ static int cmd_status(void)
 				       get_int(a, "fork_failed", 0), get_int(a, "tailcall_failed", 0),
 				       get_int(a, "cgroup_join_failed", 0));
 		}
+		print_drops(o);
 		printf("you:      %s\n", get_int(o, "admin", 0) ? "admin" : "not admin");
 	}
 	json_object_put(o);
@@ -596,6 +628,19 @@ static long number(const char *s, const char *what)
 	return v;
 }
 
+/* A decimal number up to max (a uid, a start time, an exec id). */
+static uint64_t number_u64(const char *s, const char *what, uint64_t max)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || *s == '-' || v > max)
+		die(2, "%s: '%s' is not a number", what, s);
+	return v;
+}
+
 static const struct option opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "socket", required_argument, NULL, 'S' },
@@ -617,6 +662,9 @@ static const struct option opts[] = {
 	{ "hits", no_argument, NULL, 'H' },
 	{ "format", required_argument, NULL, 'm' },
 	{ "at-exec", no_argument, NULL, 'X' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "start", required_argument, NULL, 'T' },
+	{ "exec-id", required_argument, NULL, 'x' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -627,6 +675,7 @@ struct args {
 	bool follow, log_flag, hits;
 	uint32_t flags;
 	long pid;
+	struct policy_pick pick;
 };
 
 /* The options before the command (--json, --socket); the command's index. */
@@ -634,7 +683,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xh", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:h", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -671,7 +720,7 @@ static void command_options(int argc, char **argv, struct args *a)
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -686,6 +735,18 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'k': a->flags |= SF_FLAG_COUNT; break;
 		case 'X': a->flags |= SF_FLAG_AT_EXEC; break;
 		case 'H': a->hits = true; break;
+		case 'u':
+			a->pick.uid_set = true;
+			a->pick.uid = (uint32_t)number_u64(optarg, "--uid", UINT32_MAX);
+			break;
+		case 'T':
+			a->pick.start_set = true;
+			a->pick.start = number_u64(optarg, "--start", UINT64_MAX);
+			break;
+		case 'x':
+			a->pick.exec_set = true;
+			a->pick.exec_id = number_u64(optarg, "--exec-id", UINT64_MAX);
+			break;
 		case 'm': a->format = optarg; break;
 		case 'A': a->flags |= abi_flags(optarg); break;
 		case 'F':
@@ -752,7 +813,9 @@ int main(int argc, char **argv)
 		read_log(a.follow, print_line, NULL);
 		return 0;
 	}
-	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc)
-		return cmd_policy(a.log, a.pid, a.dflt, a.out, a.format);
+	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc) {
+		a.pick.pid = a.pid;
+		return cmd_policy(a.log, &a.pick, a.dflt, a.out, a.format);
+	}
 	usage(stderr, 2);
 }

@@ -37,10 +37,20 @@ struct seen { uint32_t arch; int32_t nr; char name[48]; };
 int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
 	       const char *prefix);
 
+/* Which events policy-from-log learns from: all (pid 0), or those of one
+ * process that had pid: the log's events say which process (its start)
+ * and image (its exec id) made each call, and as which uid; the others
+ * narrow it down to one process. */
+struct policy_pick {
+	long pid;
+	bool uid_set, start_set, exec_set;
+	uint32_t uid;
+	uint64_t start, exec_id;
+};
 /* sfctl policy-from-log: exit status. format: "classic" (PREFIX.s and
  * PREFIX.bpf) or "oci" (PREFIX.json, an OCI seccomp profile). */
-int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
-	       const char *format);
+int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt,
+	       const char *prefix, const char *format);
 
 /* sfctl show --hits (sfctl_hits.c): f, a SHOW filter reply, gets "rets":
  * every ret of its program (insns, len; abi: enum c2e_abi) with its count

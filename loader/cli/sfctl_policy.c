@@ -16,28 +16,70 @@
 #include <string.h>
 #include <json-c/json.h>
 
+/* One call of --pid's process as the log gives it, and which process
+ * (start_ns: its leader's start; a reused pid has another) and image
+ * (exec_id) made it. known: the event says (an older sfilterd's do not). */
+struct call {
+	uint32_t arch;
+	int32_t nr;
+	char name[48];
+	bool known;
+	int64_t uid;                 /* -1: the event does not say */
+	uint64_t start, exec_id;
+	char comm[17];
+};
+
 struct policy {
 	struct seen *s;
 	size_t n, cap;
-	long pid;
+	const struct policy_pick *pick;
 	size_t events, used;
+	struct call *c;              /* --pid: its calls, before a process is picked */
+	size_t nc, capc;
 };
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 64;
+	p = realloc(p, *cap * size);
+	if (!p)
+		die(1, "out of memory");
+	return p;
+}
+
+/* Adds (a, nr) to the pairs seen, once. */
+static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name)
+{
+	size_t i;
+
+	p->used++;
+	for (i = 0; i < p->n; i++)
+		if (p->s[i].arch == a && p->s[i].nr == nr)
+			return;
+	p->s = grow(p->s, &p->cap, p->n, sizeof(*p->s));
+	p->s[p->n].arch = a;
+	p->s[p->n].nr = nr;
+	snprintf(p->s[p->n].name, sizeof(p->s[p->n].name), "%s", name);
+	p->n++;
+}
 
 static void add_event(void *ctx, const char *line)
 {
 	struct policy *p = ctx;
 	struct json_object *o = json_tokener_parse(line), *v;
 	const char *arch, *name;
+	char label[48];
 	uint32_t a;
 	int32_t nr;
-	size_t i;
 
 	if (!o)
 		return;
 	if (!json_object_object_get_ex(o, "nr", &v) || !(arch = get_str(o, "arch")))
 		goto out; /* a daemon line, not an event */
 	p->events++;
-	if (p->pid && get_int(o, "pid", 0) != p->pid)
+	if (p->pick->pid && get_int(o, "pid", 0) != p->pick->pid)
 		goto out;
 	nr = json_object_get_int(v);
 	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x32"))
@@ -46,24 +88,179 @@ static void add_event(void *ctx, const char *line)
 		a = AUDIT_I386;
 	else
 		goto out;
-	p->used++;
-	for (i = 0; i < p->n; i++)
-		if (p->s[i].arch == a && p->s[i].nr == nr)
-			goto out;
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 64;
-		p->s = realloc(p->s, p->cap * sizeof(*p->s));
-		if (!p->s)
-			die(1, "out of memory");
-	}
 	name = get_str(o, "syscall");
-	p->s[p->n].arch = a;
-	p->s[p->n].nr = nr;
-	snprintf(p->s[p->n].name, sizeof(p->s[p->n].name), "%s%s",
-		 strcmp(arch, "x32") ? "" : "x32 ", name ? name : "?");
-	p->n++;
+	snprintf(label, sizeof(label), "%s%s", strcmp(arch, "x32") ? "" : "x32 ",
+		 name ? name : "?");
+	if (!p->pick->pid) {
+		add_seen(p, a, nr, label);
+	} else {
+		struct call *c;
+
+		p->c = grow(p->c, &p->capc, p->nc, sizeof(*p->c));
+		c = &p->c[p->nc++];
+		memset(c, 0, sizeof(*c));
+		c->arch = a;
+		c->nr = nr;
+		snprintf(c->name, sizeof(c->name), "%s", label);
+		c->uid = get_int(o, "uid", -1);
+		c->known = json_object_object_get_ex(o, "start_ns", NULL) &&
+			   json_object_object_get_ex(o, "exec_id", NULL);
+		c->start = (uint64_t)get_int(o, "start_ns", 0);
+		c->exec_id = (uint64_t)get_int(o, "exec_id", 0);
+		snprintf(c->comm, sizeof(c->comm), "%s", get_str(o, "comm") ? get_str(o, "comm") : "");
+	}
 out:
 	json_object_put(o);
+}
+
+/* ---- --pid: which process ------------------------------------------------ */
+
+/* An image of a process that had the pid: its calls, where it was first. */
+struct image { const struct call *first; size_t calls; };
+
+static bool same_process(const struct call *a, const struct call *b)
+{
+	return a->known == b->known && a->uid == b->uid && a->start == b->start;
+}
+
+static bool same_image(const struct call *a, const struct call *b)
+{
+	return same_process(a, b) && a->exec_id == b->exec_id;
+}
+
+static bool picked(const struct policy_pick *k, const struct call *c)
+{
+	return (!k->uid_set || c->uid == (int64_t)k->uid) && (!k->start_set || c->start == k->start) &&
+	       (!k->exec_set || c->exec_id == k->exec_id);
+}
+
+/* The images of the picked calls, in the order they first came. */
+static struct image *images_of(const struct policy *p, size_t *n)
+{
+	struct image *im = calloc(p->nc ? p->nc : 1, sizeof(*im));
+	size_t i, j;
+
+	if (!im)
+		die(1, "out of memory");
+	*n = 0;
+	for (i = 0; i < p->nc; i++) {
+		if (!picked(p->pick, &p->c[i]))
+			continue;
+		for (j = 0; j < *n && !same_image(im[j].first, &p->c[i]); j++)
+			;
+		if (j == *n)
+			im[(*n)++].first = &p->c[i];
+		im[j].calls++;
+	}
+	return im;
+}
+
+static void image_line(FILE *f, const struct image *im)
+{
+	const struct call *c = im->first;
+
+	if (c->known)
+		fprintf(f, "  uid %lld  start_ns %llu  exec_id %llu  comm %s  %zu calls\n",
+			(long long)c->uid,
+			(unsigned long long)c->start, (unsigned long long)c->exec_id, c->comm,
+			im->calls);
+	else
+		fprintf(f, "  uid %lld  (no process identity: an older sfilterd's log)  comm %s  "
+			"%zu calls\n", (long long)c->uid, c->comm, im->calls);
+}
+
+static struct json_object *image_json(const struct image *im)
+{
+	struct json_object *o = json_object_new_object();
+	const struct call *c = im->first;
+
+	json_object_object_add(o, "uid", json_object_new_int64(c->uid));
+	if (c->known) {
+		json_object_object_add(o, "start_ns", json_object_new_uint64(c->start));
+		json_object_object_add(o, "exec_id", json_object_new_uint64(c->exec_id));
+	}
+	json_object_object_add(o, "comm", json_object_new_string(c->comm));
+	json_object_object_add(o, "calls", json_object_new_int64(im->calls));
+	return o;
+}
+
+/* The log held the pid for more than one process (or uid): nothing is
+ * learned; each is listed, with how to pick one. Exits 1. */
+static void refuse_ambiguous(const struct policy *p, const struct image *im, size_t n)
+{
+	const char *why = "was more than one process in the log (a pid is reused once "
+			  "its process is gone): pick one with --uid, --start or --exec-id";
+	size_t i;
+
+	if (json_out) {
+		struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+		for (i = 0; i < n; i++)
+			json_object_array_add(arr, image_json(&im[i]));
+		json_object_object_add(o, "error", json_object_new_string(why));
+		json_object_object_add(o, "pid", json_object_new_int64(p->pick->pid));
+		json_object_object_add(o, "images", arr);
+		print_json(o);
+		json_object_put(o);
+	}
+	fprintf(stderr, "sfctl: pid %ld %s:\n", p->pick->pid, why);
+	for (i = 0; i < n; i++)
+		image_line(stderr, &im[i]);
+	exit(1);
+}
+
+/* Learns from one process of --pid: every image it ran (a filter stays
+ * across execve, so a policy for the process allows what each image
+ * called), as picked. The process is im[0]'s; *proc says which. */
+static void learn_process(struct policy *p, const struct image *im, size_t n,
+			  struct json_object **proc)
+{
+	struct json_object *ids = json_object_new_array();
+	const struct call *c = im[0].first;
+	size_t i;
+
+	for (i = 0; i < p->nc; i++)
+		if (picked(p->pick, &p->c[i]))
+			add_seen(p, p->c[i].arch, p->c[i].nr, p->c[i].name);
+	*proc = json_object_new_object();
+	json_object_object_add(*proc, "pid", json_object_new_int64(p->pick->pid));
+	json_object_object_add(*proc, "uid", json_object_new_int64(c->uid));
+	if (c->known) {
+		json_object_object_add(*proc, "start_ns", json_object_new_uint64(c->start));
+		for (i = 0; i < n; i++)
+			json_object_array_add(ids, json_object_new_uint64(im[i].first->exec_id));
+		json_object_object_add(*proc, "exec_ids", ids);
+	} else {
+		json_object_put(ids);
+		fprintf(stderr, "sfctl: warning: the events of pid %ld carry no process identity "
+			"(an older sfilterd's log): they may be of more than one process\n",
+			p->pick->pid);
+	}
+	fprintf(stderr, "sfctl: pid %ld: learned from uid %lld", p->pick->pid, (long long)c->uid);
+	if (c->known) {
+		fprintf(stderr, ", start_ns %llu, exec_id", (unsigned long long)c->start);
+		for (i = 0; i < n; i++)
+			fprintf(stderr, "%s %llu", i ? "," : "",
+				(unsigned long long)im[i].first->exec_id);
+	}
+	fprintf(stderr, " (comm %s)\n", c->comm);
+}
+
+/* --pid: the calls of the one process picked, into the pairs seen. */
+static struct json_object *pick_process(struct policy *p)
+{
+	struct json_object *proc = NULL;
+	struct image *im;
+	size_t n, i;
+
+	im = images_of(p, &n);
+	for (i = 1; i < n; i++)
+		if (!same_process(im[0].first, im[i].first))
+			refuse_ambiguous(p, im, n);
+	if (n)
+		learn_process(p, im, n, &proc);
+	free(im);
+	return proc;
 }
 
 static int cmp_seen(const void *a, const void *b)
@@ -78,7 +275,7 @@ static int cmp_seen(const void *a, const void *b)
 /* The text form: for each arch seen, "ld nr" then one jeq/ret ALLOW pair
  * per syscall (every conditional jump stays short, whatever the count),
  * then the default; an arch not seen is killed. */
-static char *policy_text(struct policy *p, const char *dflt)
+static char *policy_text(struct policy *p, const char *dflt, struct json_object *proc)
 {
 	char *text = NULL;
 	size_t tlen = 0, i, j, blk = 0;
@@ -88,6 +285,9 @@ static char *policy_text(struct policy *p, const char *dflt)
 	fprintf(m, "; sfctl policy-from-log: %zu (arch, syscall) pairs seen in %zu events\n"
 		"; an allowlist; everything else: %s; another arch: KILL_PROCESS\n",
 		p->n, p->used, dflt);
+	if (proc)
+		fprintf(m, "; the process: %s\n",
+			json_object_to_json_string_ext(proc, JSON_C_TO_STRING_PLAIN));
 	for (i = 0; i < p->n; blk++) {
 		uint32_t arch = p->s[i].arch;
 
@@ -145,7 +345,7 @@ static void policy_write(const char *prefix, const char *text,
 }
 
 static void policy_json(const struct policy *p, const char *dflt, const char *prefix,
-			const char *text, size_t n)
+			const char *text, size_t n, struct json_object *proc)
 {
 	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	char path[4096];
@@ -166,6 +366,8 @@ static void policy_json(const struct policy *p, const char *dflt, const char *pr
 	json_object_object_add(o, "syscalls", arr);
 	json_object_object_add(o, "default", json_object_new_string(dflt));
 	json_object_object_add(o, "insns", json_object_new_int64(n));
+	if (proc)
+		json_object_object_add(o, "process", json_object_get(proc));
 	if (prefix) {
 		snprintf(path, sizeof(path), "%s.s", prefix);
 		json_object_object_add(o, "text", json_object_new_string(path));
@@ -178,10 +380,11 @@ static void policy_json(const struct policy *p, const char *dflt, const char *pr
 	json_object_put(o);
 }
 
-int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
-	       const char *format)
+int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt,
+	       const char *prefix, const char *format)
 {
-	struct policy p = { .pid = pid };
+	struct policy p = { .pick = pick };
+	struct json_object *proc = NULL;
 	struct sock_filter *insns;
 	struct c2e_error err;
 	uint32_t action;
@@ -192,17 +395,23 @@ int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
 		die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
 	if (strcmp(format, "classic") && strcmp(format, "oci"))
 		die(2, "--format %s: classic or oci", format);
+	if (!pick->pid && (pick->uid_set || pick->start_set || pick->exec_set))
+		die(2, "--uid, --start and --exec-id pick one process of --pid PID");
 	policy_read(&p, log);
+	if (pick->pid)
+		proc = pick_process(&p);
 	if (!p.n)
-		die(1, "no syscall events%s in %s", pid ? " of that pid" : "",
+		die(1, "no syscall events%s in %s", pick->pid ? " of that pid (as picked)" : "",
 		    log ? log : "the daemon's log");
 	if (!strcmp(format, "oci")) {
 		int rc = policy_oci(p.s, p.n, p.used, dflt, prefix);
 
 		free(p.s);
+		free(p.c);
+		json_object_put(proc);
 		return rc;
 	}
-	text = policy_text(&p, dflt);
+	text = policy_text(&p, dflt, proc);
 	memset(&err, 0, sizeof(err));
 	if (c2e_asm_parse(text, strlen(text), &insns, &n, &err) < 0 ||
 	    c2e_validate(insns, n, &err) < 0)
@@ -211,7 +420,7 @@ int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
 	if (prefix)
 		policy_write(prefix, text, insns, n);
 	if (json_out)
-		policy_json(&p, dflt, prefix, text, n);
+		policy_json(&p, dflt, prefix, text, n, proc);
 	else if (prefix)
 		printf("%zu syscalls from %zu events: %s.s and %s.bpf (%zu instructions, valid)\n",
 		       p.n, p.used, prefix, prefix, n);
@@ -220,6 +429,7 @@ int cmd_policy(const char *log, long pid, const char *dflt, const char *prefix,
 	free(text);
 	free(insns);
 	free(p.s);
+	free(p.c);
+	json_object_put(proc);
 	return 0;
 }
-

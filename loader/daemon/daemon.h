@@ -101,6 +101,8 @@ struct daemon {
 	gid_t admin_gid;        /* --admin-group, or (gid_t)-1 */
 	/* per-uid limits (non-admin peers only) */
 	uint32_t max_programs, max_insns, max_rate;
+	/* every account's event budget (0: none) */
+	uint32_t event_rate, event_burst;
 
 	/* main.c, at set-up: the runtime, open for the daemon's life. */
 	struct sf_runtime *rt;
@@ -337,9 +339,22 @@ bool eventlog_on_stdout(void);
 /* A line in the log (not yet flushed). */
 void log_line(const char *line);
 void log_flush(void);
-/* Logs every event the runtime has ready, keeps them for LOG and streams
- * them to the followers. */
-void eventlog_drain(void);
+/* Logs the events the runtime has ready, a bounded number of them, keeps
+ * them for LOG and streams them to the followers. True when more may be
+ * ready (the loop comes back at once: the ring buffer's descriptor stays
+ * readable). */
+bool eventlog_drain(void);
+/* Every turn of the loop: once the kernel has counted dropped events, a
+ * line per account that lost any since the last lines, at once the first
+ * time, then at most every few seconds (or now, with now_or_never: at
+ * the stop). */
+void eventlog_tick(bool now_or_never);
+/* At the stop: the events the ring buffer holds, and the last lines on
+ * dropped events. */
+void eventlog_stop(void);
+/* The accounts that lost events, for STATUS: an admin's every one (the
+ * most first, at most 64), anyone else's only its own uid. A JSON array. */
+struct json_object *eventlog_drops_json(bool admin, uid_t uid);
 /* Sends c the kept events it may see (an admin all, others their uid's),
  * oldest first, each with SF_REPLY_MORE; how many went before c's queue
  * refused one. */

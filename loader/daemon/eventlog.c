@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What sfilterd says: the event log (one JSON line per event, and one per
- * start, stop, administration and refusal) to a file, stdout or syslog,
- * reopened on SIGHUP so that it can be rotated; the last events, kept for
- * LOG and streamed to its followers; and lines on stderr.
+ * start, stop, administration, refusal and account that lost events) to a
+ * file, stdout or syslog, reopened on SIGHUP so that it can be rotated;
+ * the last events, kept for LOG and streamed to its followers; and lines
+ * on stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -17,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
+#include <json-c/json.h>
 
 /* Where the log goes when it is not syslog: stdout or the file opened
  * last. */
@@ -28,6 +31,15 @@ static FILE *log_file;
 struct ring_ev { uid_t uid; char *json; };
 static struct ring_ev ring[RING_EVENTS];
 static size_t ring_next;
+
+/* What the lines on dropped events said last (eventlog_tick()). */
+static struct {
+	bool looked, wrote;           /* eventlog_tick() looked, wrote lines */
+	uint64_t seen;                /* the kernel's events_dropped then */
+	struct timespec last;         /* the last lines (or the start) */
+	struct sf_event_drops *prev;  /* every account's counts then, by account */
+	size_t n_prev;
+} drops;
 
 void diag(const char *fmt, ...)
 {
@@ -45,6 +57,8 @@ int eventlog_open(void)
 	FILE *f;
 	int r;
 
+	if (!drops.last.tv_sec)
+		clock_gettime(CLOCK_MONOTONIC, &drops.last);
 	if (d.use_syslog) {
 		closelog();
 		openlog("sfilterd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
@@ -120,10 +134,178 @@ static int log_event(void *ctx, const struct sf_event *ev)
 	return 0;
 }
 
-void eventlog_drain(void)
+/* ---- dropped events ------------------------------------------------------ */
+
+/* Lines on dropped events: one per account that lost any since the last
+ * ones, at most this often and this many at a time (the most first). */
+#define DROP_REPORT_S 5
+#define DROP_LINES    32
+/* STATUS lists at most this many accounts. */
+#define DROP_STATUS   64
+
+static uint64_t sum2(const uint64_t v[SF_EV_CLASSES])
 {
-	sf_runtime_poll_events(d.rt, 0, log_event, NULL);
+	return v[SF_EV_ENFORCED] + v[SF_EV_LOGGED];
+}
+
+static uint64_t lost(const struct sf_event_drops *a)
+{
+	return sum2(a->budget) + sum2(a->ring);
+}
+
+static int by_account(const void *a, const void *b)
+{
+	uint32_t x = ((const struct sf_event_drops *)a)->account;
+	uint32_t y = ((const struct sf_event_drops *)b)->account;
+
+	return x < y ? -1 : x > y;
+}
+
+static int most_first(const void *a, const void *b)
+{
+	uint64_t x = lost(a), y = lost(b);
+
+	return x > y ? -1 : x < y;
+}
+
+/* cur minus what it had in drops.prev (a recycled entry counts anew). */
+static struct sf_event_drops since_last(const struct sf_event_drops *cur)
+{
+	const struct sf_event_drops *p = bsearch(cur, drops.prev, drops.n_prev,
+						 sizeof(*cur), by_account);
+	struct sf_event_drops d = *cur;
+	int c;
+
+	for (c = 0; p && c < SF_EV_CLASSES; c++) {
+		if (cur->budget[c] < p->budget[c] || cur->ring[c] < p->ring[c])
+			return d;
+	}
+	for (c = 0; p && c < SF_EV_CLASSES; c++) {
+		d.budget[c] -= p->budget[c];
+		d.ring[c] -= p->ring[c];
+	}
+	return d;
+}
+
+static void drop_line(const struct sf_event_drops *a, double since)
+{
+	char line[256];
+	unsigned long long b = sum2(a->budget), r = sum2(a->ring);
+	unsigned long long e = a->budget[SF_EV_ENFORCED] + a->ring[SF_EV_ENFORCED];
+
+	snprintf(line, sizeof(line), "{\"sfilterd\":\"events_dropped\",\"uid\":%u,"
+		 "\"budget\":%llu,\"ring\":%llu,\"enforced\":%llu,\"since_s\":%.0f}",
+		 a->account, b, r, e, since);
+	log_line(line);
+	diag("uid %u: %llu events dropped (%llu over its budget, %llu with the ring "
+	     "buffer full; %llu of them denials or kills)", a->account, b + r, b, r, e);
+}
+
+void eventlog_tick(bool now_or_never)
+{
+	struct sf_event_drops *cur, *delta;
+	struct sf_counters cnt;
+	struct timespec now;
+	size_t n, nd = 0, i;
+	double since;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	since = (now.tv_sec - drops.last.tv_sec) + (now.tv_nsec - drops.last.tv_nsec) / 1e9;
+	sf_runtime_counters(d.rt, &cnt);
+	if (cnt.events_dropped == drops.seen ||
+	    (drops.wrote && since < DROP_REPORT_S && !now_or_never))
+		return;
+	if (sf_runtime_event_drops(d.rt, &cur, &n) < 0)
+		return;
+	qsort(cur, n, sizeof(*cur), by_account);
+	delta = calloc(n ? n : 1, sizeof(*delta));
+	/* What an adopted runtime's accounts lost before this daemon is not
+	 * news: its first look only takes stock. */
+	for (i = 0; delta && (drops.looked || !d.adopted) && i < n; i++) {
+		delta[nd] = since_last(&cur[i]);
+		nd += lost(&delta[nd]) > 0;
+	}
+	qsort(delta, nd, sizeof(*delta), most_first);
+	for (i = 0; i < nd && i < DROP_LINES; i++)
+		drop_line(&delta[i], since);
+	if (nd > DROP_LINES) {
+		char line[160];
+		unsigned long long more = 0;
+
+		for (i = DROP_LINES; i < nd; i++)
+			more += lost(&delta[i]);
+		snprintf(line, sizeof(line), "{\"sfilterd\":\"events_dropped\",\"more_uids\":%zu,"
+			 "\"events\":%llu}", nd - DROP_LINES, more);
+		log_line(line);
+	}
 	log_flush();
+	free(delta);
+	free(drops.prev);
+	drops.prev = cur;
+	drops.n_prev = n;
+	drops.seen = cnt.events_dropped;
+	drops.looked = true;
+	if (nd) {
+		drops.wrote = true;
+		drops.last = now;
+	}
+}
+
+static struct json_object *drops_entry(const struct sf_event_drops *a)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "uid", json_object_new_int64(a->account));
+	json_object_object_add(o, "budget", json_object_new_uint64(sum2(a->budget)));
+	json_object_object_add(o, "ring", json_object_new_uint64(sum2(a->ring)));
+	json_object_object_add(o, "enforced", json_object_new_uint64(
+		a->budget[SF_EV_ENFORCED] + a->ring[SF_EV_ENFORCED]));
+	return o;
+}
+
+struct json_object *eventlog_drops_json(bool admin, uid_t uid)
+{
+	struct json_object *arr = json_object_new_array();
+	struct sf_event_drops *all, one;
+	size_t n, i;
+
+	if (!admin) {
+		if (sf_runtime_event_drops_of(d.rt, uid, &one) == 0 && lost(&one))
+			json_object_array_add(arr, drops_entry(&one));
+		return arr;
+	}
+	if (sf_runtime_event_drops(d.rt, &all, &n) < 0)
+		return arr;
+	qsort(all, n, sizeof(*all), most_first);
+	for (i = 0; i < n && i < DROP_STATUS; i++)
+		json_object_array_add(arr, drops_entry(&all[i]));
+	free(all);
+	return arr;
+}
+
+/* ---- draining ---------------------------------------------------------------- */
+
+/* Events logged per turn of the loop: a flood never holds it (the rest
+ * wait in the ring buffer, whose descriptor stays readable). */
+#define EVENTS_PER_TURN 256
+
+bool eventlog_drain(void)
+{
+	int n = sf_runtime_drain_events(d.rt, EVENTS_PER_TURN, log_event, NULL);
+
+	log_flush();
+	return n >= EVENTS_PER_TURN;
+}
+
+void eventlog_stop(void)
+{
+	int i;
+
+	/* What the ring buffer holds (at most 6,554 events), not a flood
+	 * that goes on meanwhile. */
+	for (i = 0; i < 32 && eventlog_drain(); i++)
+		;
+	eventlog_tick(true);
 }
 
 size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin)

@@ -171,6 +171,19 @@ static void status_limits(struct json_object *o)
 	json_object_object_add(o, "connections", counters_json(k, 3));
 }
 
+/* The event budget, and who lost events (an admin sees every uid, anyone
+ * else its own). */
+static void status_events(struct json_object *o, const struct client *c, bool admin)
+{
+	const struct counter b[] = {
+		{ "rate", d.event_rate },
+		{ "burst", d.event_burst },
+	};
+
+	json_object_object_add(o, "event_budget", counters_json(b, 2));
+	json_object_object_add(o, "events_dropped_by_uid", eventlog_drops_json(admin, c->uid));
+}
+
 static void do_status(struct client *c, uint32_t rid, bool admin)
 {
 	struct json_object *o = json_object_new_object();
@@ -178,6 +191,7 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 
 	status_daemon(o);
 	json_object_object_add(o, "admin", json_object_new_boolean(admin));
+	status_events(o, c, admin);
 	r = status_tasks(o);
 	status_limits(o);
 	reply_json(c, rid, 0, 0, 0, o, r < 0 ? "task list unavailable" : NULL);

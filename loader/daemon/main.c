@@ -52,7 +52,8 @@
 #define DEFAULT_LOGFILE "/var/log/sfilterd.log"
 
 struct daemon d = { .admin_gid = (gid_t)-1,
-		    .max_programs = 64, .max_insns = 65536, .max_rate = 100 };
+		    .max_programs = 64, .max_insns = 65536, .max_rate = 100,
+		    .event_rate = SF_EVENT_RATE_DEFAULT, .event_burst = SF_EVENT_BURST_DEFAULT };
 
 /* The loop's descriptors and whether it should end: this file's alone. */
 static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1;
@@ -75,6 +76,7 @@ static void usage(FILE *out)
 		"                [--max-programs-per-uid N] [--max-insns-per-uid N]\n"
 		"                [--max-attach-rate N] [--max-conns-per-uid N]\n"
 		"                [--max-conns N] [--max-queue-bytes N] [--admin-group NAME]\n"
+		"                [--event-rate N] [--event-burst N]\n"
 		"                [--force-tracepoint] [-v]\n"
 		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
 		"  --foreground        do not detach; events go to stdout unless --log\n"
@@ -96,11 +98,17 @@ static void usage(FILE *out)
 		"                            sixteenth are kept for admins)\n"
 		"  --max-queue-bytes N       replies waiting for a client that does not read\n"
 		"                            (default %zu); past it, it is closed\n"
+		"  --event-rate N            events a second logged for one login user, for\n"
+		"                            its denials and kills and for calls only logged\n"
+		"                            each (default %u; 0: no budget); the rest are\n"
+		"                            counted and said in the log\n"
+		"  --event-burst N           as many at once (default %u)\n"
 		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
 		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
-		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes);
+		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes, SF_EVENT_RATE_DEFAULT,
+		SF_EVENT_BURST_DEFAULT);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -142,9 +150,10 @@ static int set_number(int opt, const char *arg)
 	}
 	/* One message may always wait, so a bound below the largest one
 	 * would not bound anything. */
-	if ((opt == 'C' && v == 0) || (opt == 'Q' && v < SF_PROTO_MAX_MSG)) {
-		diag("--%s %lu: at least %u", opt == 'C' ? "max-conns" :
-		     "max-queue-bytes", v, opt == 'C' ? 1 : SF_PROTO_MAX_MSG);
+	if ((opt == 'C' && v == 0) || (opt == 'Q' && v < SF_PROTO_MAX_MSG) ||
+	    (opt == 'B' && v == 0)) {
+		diag("--%s %lu: at least %u", opt == 'C' ? "max-conns" : opt == 'B' ?
+		     "event-burst" : "max-queue-bytes", v, opt == 'Q' ? SF_PROTO_MAX_MSG : 1);
 		return -EINVAL;
 	}
 	if (opt == 'p')
@@ -157,6 +166,10 @@ static int set_number(int opt, const char *arg)
 		conn_cfg.per_uid = v;
 	else if (opt == 'C')
 		conn_cfg.total = v;
+	else if (opt == 'E')
+		d.event_rate = v;
+	else if (opt == 'B')
+		d.event_burst = v;
 	else
 		conn_cfg.queue_bytes = v;
 	return 0;
@@ -179,6 +192,8 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		{ "max-conns-per-uid", required_argument, NULL, 'c' },
 		{ "max-conns", required_argument, NULL, 'C' },
 		{ "max-queue-bytes", required_argument, NULL, 'Q' },
+		{ "event-rate", required_argument, NULL, 'E' },
+		{ "event-burst", required_argument, NULL, 'B' },
 		{ "admin-group", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -198,7 +213,7 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		case 'P': d.pin_dir = optarg; break;
 		case 'N': s->no_pin = true; break;
 		case 'U': s->uninstall = true; break;
-		case 'p': case 'i': case 'r': case 'c': case 'C': case 'Q':
+		case 'p': case 'i': case 'r': case 'c': case 'C': case 'Q': case 'E': case 'B':
 			if (set_number(opt, optarg) < 0)
 				return false;
 			break;
@@ -418,6 +433,7 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 
 	if ((r = open_runtime(s)) < 0)
 		return r;
+	sf_runtime_set_event_budget(d.rt, d.event_rate, d.event_burst);
 	lfd = listen_socket(d.socket_path);
 	if (lfd < 0) {
 		sf_runtime_close(d.rt);
@@ -554,6 +570,7 @@ static void serve(void)
 			dispatch(&evs[i]);
 		if (evfd < 0)
 			eventlog_drain();
+		eventlog_tick(false);
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
 		sf_runtime_process_pending(d.rt);
@@ -600,7 +617,7 @@ int main(int argc, char **argv)
 	idle_stop();
 	verify_stop();
 
-	eventlog_drain();
+	eventlog_stop();
 	while (conn_count)
 		conn_close(conn_list[0]);
 	conn_free_closed();

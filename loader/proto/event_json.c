@@ -73,6 +73,11 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	json_object_object_add(o, "pid", json_object_new_int(ev->pid));
 	json_object_object_add(o, "tid", json_object_new_int(ev->tid));
 	json_object_object_add(o, "uid", json_object_new_int64(ev->uid));
+	/* Which process of that pid, and which of its images: a reused pid
+	 * has another start, an execve another exec id. */
+	json_object_object_add(o, "start_ns", json_object_new_uint64(ev->start_ns));
+	json_object_object_add(o, "exec_id", json_object_new_uint64(ev->exec_id));
+	json_object_object_add(o, "account", json_object_new_int64(ev->account));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
 	json_object_object_add(o, "nr", json_object_new_int(ev->nr));
 	if (ev->arch == SF_AUDIT_ARCH_I386) {

@@ -132,6 +132,7 @@ static void take_skel_fds(struct sf_runtime *rt)
 	rt->fd_cgpend = bpf_map__fd(k->maps.sf_cg_pending);
 	rt->fd_tsync = bpf_map__fd(k->maps.sf_tsync);
 	rt->fd_hits = bpf_map__fd(k->maps.sf_hits);
+	rt->fd_accounts = bpf_map__fd(k->maps.sf_accounts);
 	rt->fd_bss = bpf_map__fd(k->maps.bss);
 	rt->fd_iter = bpf_program__fd(k->progs.sf_iter);
 	rt->bss = k->bss;
@@ -162,6 +163,7 @@ int sf_rt_load_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *opts)
 	}
 	take_skel_fds(rt);
 	rt->bss->sf_abi = SF_ABI_VERSION;
+	sf_runtime_set_event_budget(rt, SF_EVENT_RATE_DEFAULT, SF_EVENT_BURST_DEFAULT);
 	return 0;
 }
 
@@ -245,7 +247,8 @@ static void close_fds(struct sf_runtime *rt)
 {
 	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
 		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
-		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync, &rt->fd_hits };
+		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync, &rt->fd_hits,
+		       &rt->fd_accounts };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -144,12 +144,38 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *target,
  * were computed (0: none was left), or -errno. */
 int sf_runtime_fill_tables(struct sf_runtime *rt, int max);
 
-/* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG. */
+/* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG
+ * within its account's budget. */
 typedef int (*sf_event_fn)(void *ctx, const struct sf_event *ev);
 int sf_runtime_event_fd(const struct sf_runtime *rt);
 int sf_runtime_poll_events(struct sf_runtime *rt, int timeout_ms,
 			   sf_event_fn fn, void *ctx);
+/* Hands at most max (> 0) of the events ready to fn, without waiting:
+ * how many it handed over (max: more may be ready), or -errno. A reader
+ * that serves others too drains this way, a bounded amount at a time. */
+int sf_runtime_drain_events(struct sf_runtime *rt, int max, sf_event_fn fn, void *ctx);
 /* As JSON, for the event log: sf_event_to_json() in loader/proto/event_json.h. */
+
+/* Event budgets (bpf/sfilter.h, struct sf_acct): each account (a login
+ * user) may have rate events a second logged, burst of them at once, per
+ * class (denials and kills; calls only logged); rate 0: no budget. A fresh
+ * load starts with the defaults; the budget lives with the pinned state. */
+#define SF_EVENT_RATE_DEFAULT  1000
+#define SF_EVENT_BURST_DEFAULT 5000
+int sf_runtime_set_event_budget(struct sf_runtime *rt, uint32_t rate, uint32_t burst);
+/* What an account lost, per class (SF_EV_ENFORCED, SF_EV_LOGGED), since
+ * its entry was made (an entry unused for long may be recycled). */
+struct sf_event_drops {
+	uint32_t account;
+	uint64_t budget[SF_EV_CLASSES]; /* over its budget */
+	uint64_t ring[SF_EV_CLASSES];   /* no room in the ring buffer */
+};
+/* Every account that lost events, into *out (malloc'd, *n of them; the
+ * caller frees it). 0 or -errno. */
+int sf_runtime_event_drops(struct sf_runtime *rt, struct sf_event_drops **out, size_t *n);
+/* The same for one account: 0 (all zero when it has no entry) or -errno. */
+int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
+			      struct sf_event_drops *out);
 
 /* ---- administration ------------------------------------------------------
  * The daemon decides who may call these (admins only: docs/security.md).

@@ -571,6 +571,36 @@ static void ps_find_each(void *ctx, const struct sf_reply *r, const char *text)
 	}
 }
 
+static void keep_status(void *ctx, const struct sf_reply *r, const char *text)
+{
+	(void)r;
+	snprintf(ctx, SF_PROTO_MAX_MSG, "%s", text);
+}
+
+int sfd_status(const struct sfd *dm, char *out)
+{
+	struct sf_msg_hdr h;
+
+	out[0] = '\0';
+	return sfd_request(dm->sock, &h, SF_MSG_STATUS, sizeof(h), keep_status, out);
+}
+
+long long sfd_status_drops(const char *status, unsigned int uid, const char *field)
+{
+	const char *by = strstr(status, "\"events_dropped_by_uid\"");
+	const char *e, *end, *f;
+	char key[48];
+
+	snprintf(key, sizeof(key), "{\"uid\":%u,", uid);
+	e = by ? strstr(by, key) : NULL;
+	if (!e)
+		return -1;
+	end = strchr(e, '}');
+	snprintf(key, sizeof(key), "\"%s\":", field);
+	f = strstr(e, key);
+	return f && (!end || f < end) ? strtoll(f + strlen(key), NULL, 10) : -1;
+}
+
 bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id)
 {
 	struct sf_msg_hdr h;

@@ -136,6 +136,14 @@ int sfd_request(const char *sock, void *msg, uint16_t type, uint32_t len,
 		void (*each)(void *ctx, const struct sf_reply *r, const char *text),
 		void *ctx);
 
+/* STATUS, as root: the reply's text into out (SF_PROTO_MAX_MSG bytes).
+ * What sfd_request() returns. */
+int sfd_status(const struct sfd *dm, char *out);
+/* In a STATUS text, the number after "field": in uid's entry of
+ * "events_dropped_by_uid" ("budget", "ring", "enforced"); -1 when uid has
+ * no entry. */
+long long sfd_status_drops(const char *status, unsigned int uid, const char *field);
+
 /* Whether tid is listed by PS with filter id (id 0: with any filter). */
 bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id);
 

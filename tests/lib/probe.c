@@ -146,6 +146,32 @@ int probe_x32(char *why, size_t size)
 	return answer(r, why, size, "%s", c.why);
 }
 
+/* ---- unprivileged user namespaces --------------------------------------- */
+
+int probe_unpriv_userns(char *why, size_t size)
+{
+	int st = -1;
+	pid_t p = fork();
+
+	if (p == 0) {
+		if (getuid() == 0 && (setgroups(0, NULL) || setgid(65534) || setuid(65534)))
+			_exit(2);
+		_exit(unshare(CLONE_NEWUSER) ? (errno == EPERM || errno == ENOSPC ||
+						errno == EINVAL ? 1 : 3) : 0);
+	}
+	if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st))
+		return answer(-1, why, size, "fork or wait for the user namespace probe");
+	switch (WEXITSTATUS(st)) {
+	case 0:
+		return answer(1, why, size, "unprivileged user namespaces");
+	case 1:
+		return answer(0, why, size, "unprivileged user namespaces are refused here");
+	default:
+		return answer(-1, why, size, "user namespace probe: step %d failed",
+			      WEXITSTATUS(st));
+	}
+}
+
 /* ---- BPF LSM ----------------------------------------------------------- */
 
 static const char *errno_str(int err)

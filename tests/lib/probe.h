@@ -40,6 +40,11 @@ int probe_bpf_lsm(char *why, size_t size);
 /* The cgroup v2 mount point, from /proc/self/mountinfo, into root. */
 int probe_cgroup2(char *root, size_t rsize, char *why, size_t size);
 
+/* An unprivileged user namespace: a child that becomes uid 65534 (when
+ * root) unshares CLONE_NEWUSER. Distributions can refuse it (Debian's
+ * kernel.unprivileged_userns_clone, user.max_user_namespaces 0). */
+int probe_unpriv_userns(char *why, size_t size);
+
 /* /sys/kernel/security readable by this process. When the machine has not
  * mounted securityfs, mounts it in a private mount namespace of this
  * process (each test runs in its own): 0 only when that mount is refused. */

@@ -878,7 +878,8 @@ int progs_gen(struct progs_rng *r, enum progs_family f, size_t size,
 	return err;
 }
 
-struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr)
+/* n instructions: ret on syscall nr, ALLOW for the rest. */
+static struct sock_fprog ret_on(struct sock_filter *f, int n, int nr, uint32_t ret)
 {
 	int i = 0;
 
@@ -886,7 +887,17 @@ struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr)
 	while (i < n - 3)
 		f[i++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0);
 	f[i++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
-	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x80000000U); /* KILL_PROCESS */
+	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, ret);
 	f[i++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x7fff0000U); /* ALLOW */
 	return (struct sock_fprog){ (unsigned short)n, f };
+}
+
+struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr)
+{
+	return ret_on(f, n, nr, 0x80000000U); /* KILL_PROCESS */
+}
+
+struct sock_fprog progs_log_on(struct sock_filter *f, int n, int nr)
+{
+	return ret_on(f, n, nr, 0x7ffc0000U); /* LOG */
 }

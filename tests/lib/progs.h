@@ -73,6 +73,8 @@ struct progs_prog {
 /* n instructions (n >= 4) in f: kill the process on syscall nr, allow the
  * rest; the padding makes distinct lengths distinct filters. */
 struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr);
+/* The same, logging syscall nr (SECCOMP_RET_LOG) instead. */
+struct sock_fprog progs_log_on(struct sock_filter *f, int n, int nr);
 
 const char *progs_family_name(enum progs_family f);
 /* 1 accepted, 0 refused, -1 unknown. */
