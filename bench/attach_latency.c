@@ -46,7 +46,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <linux/seccomp.h>
 #include <signal.h>
@@ -56,10 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -206,142 +203,7 @@ static double sample(int v, uint32_t k, bool probe, bool *killed)
 
 /* ---- the daemon ------------------------------------------------------------------ */
 
-static char tmpdir[] = "/tmp/sf-attach-bench.XXXXXX";
-static char sock_path[108], log_path[PATH_MAX];
-static char pin_dir[PATH_MAX]; /* -p: the daemon's --pin-dir; "": --no-pin */
-static pid_t daemon_pid = -1;
-
-static int find_sfilterd(char *out, size_t size)
-{
-	static const char *const rel[] = { "../sfilterd", "sfilterd" };
-	char self[PATH_MAX], *dir;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	size_t i;
-
-	if (n < 0)
-		return -errno;
-	self[n] = '\0';
-	dir = dirname(self);
-	for (i = 0; i < BENCH_ARRAY_SIZE(rel); i++) {
-		snprintf(out, size, "%s/%s", dir, rel[i]);
-		if (access(out, X_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-static int daemon_connectable(void)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), ok;
-
-	if (fd < 0)
-		return 0;
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock_path);
-	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
-	close(fd);
-	return ok;
-}
-
-static int daemon_start(const char *bin, double timeout_s)
-{
-	double t0 = bench_now_ns();
-	int st;
-
-	if (!mkdtemp(tmpdir))
-		return -errno;
-	snprintf(sock_path, sizeof(sock_path), "%s/sfilterd.sock", tmpdir);
-	snprintf(log_path, sizeof(log_path), "%s/sfilterd.log", tmpdir);
-	setenv("SFILTER_SOCKET", sock_path, 1);
-	fflush(stdout);
-	daemon_pid = fork();
-	if (daemon_pid < 0)
-		return -errno;
-	if (daemon_pid == 0) {
-		int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (pin_dir[0])
-			execl(bin, bin, "--socket", sock_path, "--foreground", "--pin-dir",
-			      pin_dir, "--log", "-", (char *)NULL);
-		else
-			execl(bin, bin, "--socket", sock_path, "--foreground", "--no-pin",
-			      "--log", "-", (char *)NULL);
-		_exit(127);
-	}
-	while ((bench_now_ns() - t0) / 1e9 < timeout_s) {
-		if (waitpid(daemon_pid, &st, WNOHANG) == daemon_pid) {
-			daemon_pid = -1;
-			return -ECHILD;
-		}
-		if (daemon_connectable())
-			return 0;
-		usleep(10000);
-	}
-	return -ETIMEDOUT;
-}
-
-/* Pinned: what the daemon left in force (pins, state file), torn down. */
-static void daemon_uninstall(const char *bin)
-{
-	pid_t pid;
-	int st;
-
-	if (!pin_dir[0] || access(pin_dir, F_OK))
-		return;
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		if (fd >= 0)
-			dup2(fd, 2);
-		execl(bin, bin, "--uninstall", "--pin-dir", pin_dir, (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		fprintf(stderr, "attach_latency: %s --uninstall --pin-dir %s failed\n",
-			bin, pin_dir);
-}
-
-static void daemon_stop(const char *bin)
-{
-	int st;
-
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGTERM);
-		waitpid(daemon_pid, &st, 0);
-		daemon_pid = -1;
-	}
-	daemon_uninstall(bin);
-	unlink(sock_path);
-	unlink(log_path);
-	rmdir(tmpdir);
-}
-
-/* The daemon's "tier X, serving ..." line, from its log. */
-static void daemon_tier(char *out, size_t size)
-{
-	FILE *f = fopen(log_path, "r");
-	char line[512], *p;
-
-	snprintf(out, size, "unknown");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if ((p = strstr(line, "tier "))) {
-			p += 5;
-			p[strcspn(p, " ,\n")] = '\0';
-			snprintf(out, size, "%s", p);
-			break;
-		}
-	fclose(f);
-}
+static struct bench_daemon dm = { .pid = -1 };
 
 /* Median over rounds of samples[x][r] / samples[y][r] (paired). */
 static double paired(int x, int y, int n)
@@ -353,7 +215,7 @@ int main(int argc, char **argv)
 {
 	bool emulated = bench_emulated(), killed;
 	int n = emulated ? 30 : 200, opt, r, v, i, failures = 0;
-	char bin[PATH_MAX] = "", tier[32];
+	char tier[32];
 	uint32_t next_k = 1000;
 	struct utsname uts;
 	int err;
@@ -364,11 +226,11 @@ int main(int argc, char **argv)
 			n = atoi(optarg);
 			break;
 		case 'd':
-			snprintf(bin, sizeof(bin), "%s", optarg);
+			snprintf(dm.bin, sizeof(dm.bin), "%s", optarg);
 			break;
 		case 'p':
 			/* bpffs refuses names with a dot. */
-			snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/sf-attach-bench-%d",
+			snprintf(dm.pin_dir, sizeof(dm.pin_dir), "/sys/fs/bpf/sf-attach-bench-%d",
 				 (int)getpid());
 			break;
 		case 'v':
@@ -387,16 +249,13 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&uts);
 	bench_build_f300(f300);
-	if (!bin[0] && find_sfilterd(bin, sizeof(bin))) {
-		fprintf(stderr, "attach_latency: no sfilterd beside this binary (../sfilterd "
-			"or ./sfilterd); use -d PATH\n");
+	if (bench_daemon_find(&dm))
 		return 1;
-	}
-	err = daemon_start(bin, emulated ? 120 : 30);
+	err = bench_daemon_start(&dm, emulated ? 120 : 30);
 	if (err) {
-		fprintf(stderr, "attach_latency: start %s: %s (log in %s)\n", bin,
-			strerror(-err), log_path);
-		daemon_stop(bin);
+		fprintf(stderr, "attach_latency: start %s: %s (log in %s)\n", dm.bin,
+			strerror(-err), dm.log);
+		bench_daemon_stop(&dm);
 		return 1;
 	}
 
@@ -413,14 +272,14 @@ int main(int argc, char **argv)
 
 		for (i = 0; i < (int)BENCH_ARRAY_SIZE(warm); i++) {
 			if (sample(warm[i].v, warm[i].k, warm[i].probe, &killed) < 0) {
-				daemon_stop(bin);
+				bench_daemon_stop(&dm);
 				return 1;
 			}
 			if (!killed) {
 				fprintf(stderr, "attach_latency: %s: the denied call after the "
 					"attach did not kill: filter not in force\n",
 					vnames[warm[i].v]);
-				daemon_stop(bin);
+				bench_daemon_stop(&dm);
 				return 1;
 			}
 		}
@@ -445,11 +304,11 @@ int main(int argc, char **argv)
 	}
 
 	/* Read now: the daemon may log its tier after it starts listening. */
-	daemon_tier(tier, sizeof(tier));
+	bench_daemon_tier(&dm, tier, sizeof(tier));
 	printf("\n# sf_attach round trip vs seccomp(2), kernel %s%s, daemon tier %s, %s, "
 	       "%d samples per variant, interleaved\n", uts.release,
 	       emulated ? BENCH_EMULATED_NOTE : "", tier,
-	       pin_dir[0] ? "pinned (--pin-dir, state file)" : "unpinned (--no-pin)", n);
+	       dm.pin_dir[0] ? "pinned (--pin-dir, state file)" : "unpinned (--no-pin)", n);
 	printf("\n");
 	bench_md_head("variant | what | n | min us | p50 us | p90 us | p99 us", -1);
 	for (v = 0; v < V_COUNT; v++)
@@ -492,6 +351,6 @@ int main(int argc, char **argv)
 	if (failures)
 		printf("\nwarning: %d samples failed (see stderr); they are left out\n",
 		       failures);
-	daemon_stop(bin);
+	bench_daemon_stop(&dm);
 	return 0;
 }

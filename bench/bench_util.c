@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers every bench shares; see bench_util.h. */
+#define _GNU_SOURCE
 #include "bench_util.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -303,6 +309,154 @@ int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip)
 		foreign += !ours;
 	}
 	return foreign;
+}
+
+/* ---- a private sfilterd ------------------------------------------------------- */
+
+int bench_daemon_find(struct bench_daemon *dm)
+{
+	static const char *const rel[] = { "../sfilterd", "sfilterd" };
+	char self[PATH_MAX], *dir;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	size_t i;
+
+	if (dm->bin[0])
+		return 0;
+	if (n >= 0) {
+		self[n] = '\0';
+		dir = dirname(self);
+		for (i = 0; i < BENCH_ARRAY_SIZE(rel); i++) {
+			snprintf(dm->bin, sizeof(dm->bin), "%s/%s", dir, rel[i]);
+			if (access(dm->bin, X_OK) == 0)
+				return 0;
+		}
+	}
+	dm->bin[0] = '\0';
+	fprintf(stderr, "%s: no sfilterd beside this binary (../sfilterd or ./sfilterd); "
+		"use -d PATH\n", program_invocation_short_name);
+	return -ENOENT;
+}
+
+static bool daemon_connectable(const struct bench_daemon *dm)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", dm->sock);
+	ok = connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return ok;
+}
+
+int bench_daemon_start(struct bench_daemon *dm, double timeout_s)
+{
+	const char *argv[20] = { dm->bin, "--socket", dm->sock, "--foreground", "--log", "-" };
+	double t0 = bench_now_ns();
+	int argc = 6, i, st;
+
+	snprintf(dm->dir, sizeof(dm->dir), "/tmp/sf-bench.XXXXXX");
+	if (!mkdtemp(dm->dir))
+		return -errno;
+	/* mkdtemp() makes it 0700: benches that attach as other uids
+	 * (verify_flood) must reach the socket. */
+	if (chmod(dm->dir, 0755))
+		return -errno;
+	snprintf(dm->sock, sizeof(dm->sock), "%s/sfilterd.sock", dm->dir);
+	snprintf(dm->log, sizeof(dm->log), "%s/sfilterd.log", dm->dir);
+	setenv("SFILTER_SOCKET", dm->sock, 1);
+	if (dm->pin_dir[0]) {
+		argv[argc++] = "--pin-dir";
+		argv[argc++] = dm->pin_dir;
+	} else {
+		argv[argc++] = "--no-pin";
+	}
+	for (i = 0; dm->args && dm->args[i] && i < 8; i++)
+		argv[argc++] = dm->args[i];
+	fflush(stdout);
+	dm->pid = fork();
+	if (dm->pid < 0)
+		return -errno;
+	if (dm->pid == 0) {
+		int fd = open(dm->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(dm->bin, (char *const *)argv);
+		_exit(127);
+	}
+	while ((bench_now_ns() - t0) / 1e9 < timeout_s) {
+		if (waitpid(dm->pid, &st, WNOHANG) == dm->pid) {
+			dm->pid = -1;
+			return -ECHILD;
+		}
+		if (daemon_connectable(dm))
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Pinned: what the daemon left in force (pins, state file), torn down. */
+static void daemon_uninstall(const struct bench_daemon *dm)
+{
+	pid_t pid;
+	int st;
+
+	if (!dm->pin_dir[0] || access(dm->pin_dir, F_OK))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		execl(dm->bin, dm->bin, "--uninstall", "--pin-dir", dm->pin_dir, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fprintf(stderr, "%s: %s --uninstall --pin-dir %s failed\n",
+			program_invocation_short_name, dm->bin, dm->pin_dir);
+}
+
+void bench_daemon_stop(struct bench_daemon *dm)
+{
+	int st;
+
+	if (dm->pid > 0) {
+		kill(dm->pid, SIGTERM);
+		waitpid(dm->pid, &st, 0);
+		dm->pid = -1;
+	}
+	daemon_uninstall(dm);
+	unlink(dm->sock);
+	unlink(dm->log);
+	rmdir(dm->dir);
+}
+
+void bench_daemon_tier(const struct bench_daemon *dm, char *out, size_t size)
+{
+	FILE *f = fopen(dm->log, "r");
+	char line[512], *p;
+
+	snprintf(out, size, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if ((p = strstr(line, "tier "))) {
+			p += 5;
+			p[strcspn(p, " ,\n")] = '\0';
+			snprintf(out, size, "%s", p);
+			break;
+		}
+	fclose(f);
 }
 
 /* ---- Markdown ---------------------------------------------------------------------- */

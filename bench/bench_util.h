@@ -12,6 +12,7 @@
 #ifndef SF_BENCH_UTIL_H
 #define SF_BENCH_UTIL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -132,6 +133,29 @@ int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip);
  * drops a link after its last reference, maybe from a workqueue), or
  * after about 2 s. */
 void bench_wait_links_gone(const uint32_t *ids, int n);
+
+/* ---- a private sfilterd ---------------------------------------------------------
+ * `sfilterd --foreground --no-pin` (or `--pin-dir pin_dir`) `--log -` on a
+ * socket in a fresh temporary directory, its output in a log there, and
+ * SFILTER_SOCKET pointing at it: nothing outside the bench is touched.
+ */
+struct bench_daemon {
+	char bin[PATH_MAX];     /* the sfilterd ("": beside the bench) */
+	char pin_dir[PATH_MAX]; /* "": --no-pin */
+	const char *const *args;/* more arguments, NULL-terminated (at most 8), or NULL */
+	char dir[40], sock[108], log[PATH_MAX];
+	pid_t pid;              /* -1: not running */
+};
+/* An empty dm->bin from beside this binary (../sfilterd from build/bench/,
+ * or ./sfilterd, which is how it sits in /sf/ in the guest). 0, or -ENOENT
+ * after a line on stderr. */
+int bench_daemon_find(struct bench_daemon *dm);
+/* Starts it and waits until it serves its socket (timeout_s). 0 or -errno. */
+int bench_daemon_start(struct bench_daemon *dm, double timeout_s);
+/* Stops it, tears down what it pinned, removes its directory. */
+void bench_daemon_stop(struct bench_daemon *dm);
+/* Its tier, as its log says ("unknown" until it does). */
+void bench_daemon_tier(const struct bench_daemon *dm, char *out, size_t size);
 
 /* ---- Markdown ------------------------------------------------------------------
  * Prints the head of a table, "| cols |" and its rule: cols is "a | b | c"

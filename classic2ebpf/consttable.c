@@ -30,7 +30,11 @@
 
 #define MAX_RESULTS 32      /* distinct return values per filter */
 #define MAX_PAIRS   64      /* distinct (value, winner) pairs per chain */
-#define STEP_BUDGET 200000  /* instructions interpreted per filter */
+/* Instructions interpreted for one (chain, arch, nr), over all of the
+ * chain's filters: a bound on what one entry of a chain's action table
+ * costs, whatever the chain (a per-filter bound let a chain of many
+ * branchy filters cost seconds per syscall number). */
+#define STEP_BUDGET 200000
 
 struct aval {
 	uint32_t v;
@@ -63,13 +67,14 @@ static bool add_result(struct results *r, uint32_t v)
 
 /*
  * The set of values one (valid) filter can return with nr and arch known.
- * 0 with *r filled, or -1 when the analysis gives up.
+ * 0 with *r filled, or -1 when the analysis gives up; *steps counts the
+ * instructions interpreted, against STEP_BUDGET.
  */
 static int filter_results(const struct sock_filter *f, size_t len,
-			  uint32_t arch, int nr, struct results *r)
+			  uint32_t arch, int nr, struct results *r, size_t *steps)
 {
 	struct astate *stack, cur;
-	size_t sp = 0, cap = 64, steps = 0;
+	size_t sp = 0, cap = 64;
 	int err = -1;
 
 	stack = malloc(cap * sizeof(*stack));
@@ -89,7 +94,7 @@ static int filter_results(const struct sock_filter *f, size_t len,
 			bool taken_known;
 			int taken;
 
-			if (cur.pc >= len || ++steps > STEP_BUDGET)
+			if (cur.pc >= len || ++*steps > STEP_BUDGET)
 				goto out; /* cannot happen for a valid program */
 			in = &f[cur.pc];
 			code = in->code;
@@ -236,14 +241,14 @@ static int chain_pairs(const struct sock_fprog *chain, size_t n, uint32_t arch,
 		       int nr, struct pair *pairs, size_t *npairs)
 {
 	struct results r;
-	size_t i, j, k, np = 1;
+	size_t i, j, k, np = 1, steps = 0;
 	struct pair next[MAX_PAIRS];
 
 	pairs[0] = (struct pair){ SECCOMP_RET_ALLOW, n };
 	for (i = n; i-- > 0;) {
 		size_t nn = 0;
 
-		if (filter_results(chain[i].filter, chain[i].len, arch, nr, &r))
+		if (filter_results(chain[i].filter, chain[i].len, arch, nr, &r, &steps))
 			return -1;
 		for (j = 0; j < np; j++) {
 			for (k = 0; k < r.n; k++) {

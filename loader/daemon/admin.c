@@ -97,11 +97,63 @@ static void describe_attach(const struct sf_admin_attach_req *req, const char *p
 		set_msg(msg, msz, "filter %u attached to %s; %s", id, target, note);
 }
 
-static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int pidfd,
-			uint32_t *id, struct json_object *o, char *msg, size_t msz)
+/* What became of the attach of req (to path, or to a thread of process
+ * tgid) by uid `by` (the runtime's r and id): the reply's error; on
+ * success the owner set, o's fields and msg. */
+static int attach_result(const struct sf_admin_attach_req *req, const char *path, pid_t tgid,
+			 int r, uint32_t id, const struct c2e_error *cerr, uid_t by,
+			 struct json_object *o, char *msg, size_t msz)
 {
-	struct sf_identity ident;
+	if (r == -ESRCH && !path) {
+		set_msg(msg, msz, "thread %d is not a live thread of process %d",
+			req->pid, tgid);
+		return ESRCH;
+	}
+	if (r > 0) {
+		set_msg(msg, msz, "TSYNC: thread %d has a filter chain that is not an "
+			"ancestor of thread %d's", r, req->pid);
+		return -r;
+	}
+	if (r == -EBUSY && !path) {
+		set_msg(msg, msz, req->flags & SF_ATTACH_AT_EXEC ?
+			"thread %d already runs under filters that judge it: arming at "
+			"exec would suspend them until then; attach without it" :
+			"thread %d's filters wait for its next execve: attach with arm at "
+			"exec too, or after that exec", req->pid);
+		return EBUSY;
+	}
+	if (r < 0)
+		return runtime_err(r, cerr, msg, msz);
+	sf_runtime_set_owner(d.rt, id, by);
+	describe_attach(req, path, id, o, msg, msz);
+	return 0;
+}
+
+/* A job done (verify.c): answered as request.c answers administration. */
+static void attach_done(struct verify_job *j)
+{
+	const struct sf_admin_attach_req *req = (const void *)j->req;
+	struct json_object *o = json_object_new_object();
+	char msg[SF_PROTO_MAX_TEXT] = "";
+	int error = attach_result(req, NULL, j->ident.tgid, j->r, j->id, &j->cerr, j->uid, o,
+				  msg, sizeof(msg));
+
+	if (d.verbose || !error)
+		diag("pid %d uid %u request %u type %u: %s%s%s", j->c->pid, j->uid, j->rid,
+		     SF_MSG_ADMIN_ATTACH, error ? strerror(error > 0 ? error : EBUSY) : "ok",
+		     msg[0] ? ": " : "", msg);
+	if (!error)
+		admin_record(SF_MSG_ADMIN_ATTACH, j->c, j->uid, msg);
+	reply_json(j->c, j->rid, error, error ? 0 : j->id, 0, o, msg);
+}
+
+static int admin_attach(struct client *c, struct sf_admin_attach_req *req, size_t n,
+			uid_t by, int pidfd, uint32_t *id, struct json_object *o,
+			char *msg, size_t msz)
+{
+	struct sf_identity ident = { 0 };
 	struct sf_target tg = { .process = &ident, .reply_fd = -1 };
+	struct verify_job *j;
 	struct sock_fprog prog;
 	struct c2e_error cerr;
 	const char *path = NULL;
@@ -121,30 +173,21 @@ static int admin_attach(struct sf_admin_attach_req *req, size_t n, uid_t by, int
 	if (path)
 		r = sf_runtime_attach_cgroup(d.rt, path, &prog, req->flags, id, &cerr);
 	else
-		r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags, id, &cerr);
-	if (r == -ESRCH && !path) {
-		set_msg(msg, msz, "thread %d is not a live thread of process %d",
-			req->pid, ident.tgid);
-		return ESRCH;
+		r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags | SF_ATTACH_LOADED, id,
+					 &cerr);
+	if (r != -EINPROGRESS || path)
+		return attach_result(req, path, ident.tgid, r, *id, &cerr, by, o, msg, msz);
+	/* A chain that is not loaded yet is loaded off the loop (verify.c). */
+	if (!(j = verify_job_new(&req->hdr))) {
+		set_msg(msg, msz, "out of memory");
+		return ENOMEM;
 	}
-	if (r > 0) {
-		set_msg(msg, msz, "TSYNC: thread %d has a filter chain that is not an "
-			"ancestor of thread %d's", r, req->pid);
-		return -r;
-	}
-	if (r == -EBUSY && !path) {
-		set_msg(msg, msz, req->flags & SF_ATTACH_AT_EXEC ?
-			"thread %d already runs under filters that judge it: arming at "
-			"exec would suspend them until then; attach without it" :
-			"thread %d's filters wait for its next execve: attach with arm at "
-			"exec too, or after that exec", req->pid);
-		return EBUSY;
-	}
-	if (r < 0)
-		return runtime_err(r, &cerr, msg, msz);
-	sf_runtime_set_owner(d.rt, *id, by);
-	describe_attach(req, path, *id, o, msg, msz);
-	return 0;
+	req = (struct sf_admin_attach_req *)j->req;
+	*j = (struct verify_job){ .c = c, .uid = by, .rid = req->hdr.request_id, .admin = true,
+				  .done = attach_done, .tg = tg, .ident = ident,
+				  .flags = req->flags, .prog = { prog.len, req->insns } };
+	verify_submit(j);
+	return REPLY_LATER;
 }
 
 static int admin_detach(const struct sf_id_req *req, size_t n, uint32_t *id,
@@ -189,14 +232,14 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	return 0;
 }
 
-int admin_request(uint32_t type, void *req, size_t n, uid_t by, int pidfd, uint32_t *id,
-		  struct json_object *o, char *msg, size_t msz)
+int admin_request(struct client *c, uint32_t type, void *req, size_t n, uid_t by, int pidfd,
+		  uint32_t *id, struct json_object *o, char *msg, size_t msz)
 {
 	int r;
 
 	switch (type) {
 	case SF_MSG_ADMIN_ATTACH:
-		return admin_attach(req, n, by, pidfd, id, o, msg, msz);
+		return admin_attach(c, req, n, by, pidfd, id, o, msg, msz);
 	case SF_MSG_DETACH:
 		r = admin_detach(req, n, id, msg, msz);
 		break;

@@ -91,6 +91,47 @@ static int explain_refusal(int r, const struct client *c, pid_t tid, uint32_t fl
 	return -r;
 }
 
+/* What became of the attach of req by uid to thread tid of c's process
+ * (the runtime's r and *id): the reply's error and message; on success
+ * the filter is counted and owned. */
+static int attach_result(const struct client *c, uid_t uid, bool admin,
+			 const struct sf_attach_req *req, pid_t tid, int r, uint32_t id,
+			 const struct c2e_error *cerr, char *msg, size_t msz)
+{
+	char note[256];
+
+	if (r == 0)
+		d.n_armed++;
+	if (r > 0) {
+		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
+			 "an ancestor of thread %d's", r, tid);
+		return -r;
+	}
+	if (r < 0)
+		return explain_refusal(r, c, tid, req->flags, cerr, msg, msz);
+	sf_runtime_set_owner(d.rt, id, uid);
+	if (!admin)
+		limits_account(id, c, req->n_insns);
+	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
+	snprintf(msg, msz, "filter %u attached to thread %d; %s", id, tid, note);
+	return 0;
+}
+
+/* A job done (verify.c): answered as request.c answers an ATTACH. */
+static void attach_done(struct verify_job *j)
+{
+	const struct sf_attach_req *req = (const void *)j->req;
+	char msg[SF_PROTO_MAX_TEXT] = "";
+	int error = attach_result(j->c, j->uid, j->admin, req, j->tg.tid, j->r, j->id,
+				  &j->cerr, msg, sizeof(msg));
+
+	if (d.verbose)
+		diag("pid %d uid %u request %u: %s%s%s", j->c->pid, j->uid, j->rid,
+		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
+		     msg[0] ? ": " : "", msg);
+	reply_attach(j->c, j->rid, error, error ? 0 : j->id, msg);
+}
+
 int attach_request(struct client *c, const struct ucred *sender,
 		   struct sf_attach_req *req, uint32_t *filter_id, char *msg, size_t msz)
 {
@@ -98,8 +139,9 @@ int attach_request(struct client *c, const struct ucred *sender,
 				   .filter = req->insns };
 	struct sf_target tg = { .process = &c->ident, .self = true,
 				.reply_fd = req->reply_fd };
+	unsigned int flags = req->flags | SF_ATTACH_ARM;
+	struct verify_job *j;
 	struct c2e_error cerr;
-	char note[256];
 	bool admin = false;
 	int r;
 
@@ -108,24 +150,23 @@ int attach_request(struct client *c, const struct ucred *sender,
 	/* The thread, its privilege and the image it runs are checked by
 	 * the runtime in the step that applies the filter (struct
 	 * sf_target); the chain is armed: the caller's recv of this reply
-	 * on reply_fd is its last call under the old one. */
+	 * on reply_fd is its last call under the old one. A chain that is
+	 * not loaded yet is loaded off the loop (verify.c). */
 	tg.tid = req->tid ? req->tid : c->pid;
 	memset(&cerr, 0, sizeof(cerr));
-	r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags | SF_ATTACH_ARM,
-				 filter_id, &cerr);
-	if (r == 0)
-		d.n_armed++;
-	if (r > 0) {
-		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
-			 "an ancestor of thread %d's", r, tg.tid);
-		return -r;
+	r = sf_runtime_attach_to(d.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);
+	if (r != -EINPROGRESS)
+		return attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
+				     msg, msz);
+	if (!(j = verify_job_new(&req->hdr))) {
+		snprintf(msg, msz, "out of memory");
+		return ENOMEM;
 	}
-	if (r < 0)
-		return explain_refusal(r, c, tg.tid, req->flags, &cerr, msg, msz);
-	sf_runtime_set_owner(d.rt, *filter_id, sender->uid);
-	if (!admin)
-		limits_account(*filter_id, c, req->n_insns);
-	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
-	snprintf(msg, msz, "filter %u attached to thread %d; %s", *filter_id, tg.tid, note);
-	return 0;
+	req = (struct sf_attach_req *)j->req;
+	*j = (struct verify_job){ .c = c, .uid = sender->uid, .rid = req->hdr.request_id,
+				  .admin = admin, .done = attach_done, .tg = tg,
+				  .ident = c->ident, .flags = flags,
+				  .prog = { prog.len, req->insns } };
+	verify_submit(j);
+	return REPLY_LATER;
 }

@@ -111,8 +111,24 @@ static void watch(struct client *c)
 	uint32_t want = c->q_head ? EPOLLOUT : EPOLLIN;
 	struct epoll_event ev = { .events = want, .data.ptr = c };
 
-	if (want != c->watching && epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+	if (!c->held && want != c->watching && epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
 		c->watching = want;
+}
+
+void conn_hold(struct client *c, bool hold)
+{
+	struct epoll_event ev = { .events = c->q_head ? EPOLLOUT : EPOLLIN, .data.ptr = c };
+
+	c->held = hold;
+	c->last = time(NULL); /* busy, not idle */
+	if (c->dead)
+		return;
+	/* Out of the epoll set, not watching nothing: a peer that hangs up
+	 * would wake the loop for ever (EPOLLHUP is always reported). */
+	if (hold && epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
+		c->watching = 0;
+	else if (!hold && epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev) == 0)
+		c->watching = ev.events;
 }
 
 static void free_msg(struct conn_msg *m)
@@ -387,10 +403,16 @@ void conn_close(struct client *c)
 
 void conn_free_closed(void)
 {
-	while (graveyard) {
-		struct client *c = graveyard;
+	struct client **p = &graveyard;
 
-		graveyard = c->next_dead;
+	while (*p) {
+		struct client *c = *p;
+
+		if (c->held) { /* its request still refers to it */
+			p = &c->next_dead;
+			continue;
+		}
+		*p = c->next_dead;
 		free(c);
 	}
 }
@@ -410,7 +432,8 @@ void conn_sweep_idle(int seconds)
 	int i;
 
 	for (i = conn_count - 1; i >= 0; i--)
-		if (!conn_list[i]->follow && now - conn_list[i]->last > seconds)
+		if (!conn_list[i]->follow && !conn_list[i]->held &&
+		    now - conn_list[i]->last > seconds)
 			conn_close(conn_list[i]);
 }
 
@@ -476,7 +499,7 @@ static bool idle(const struct client *c)
 	char probe;
 	ssize_t n;
 
-	if (c->follow || c->q_head)
+	if (c->follow || c->q_head || c->held)
 		return false;
 	n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
 	return n == 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));

@@ -62,6 +62,7 @@ struct client {
 	struct conn_msg *q_head, *q_tail;
 	size_t q_bytes; /* what they cost, bookkeeping included */
 	uint32_t watching; /* the epoll events asked for: EPOLLIN or EPOLLOUT */
+	bool held;      /* conn_hold(): a request of its waits off the loop */
 };
 
 struct conn_config {
@@ -107,6 +108,11 @@ int conn_send(struct client *c, const void *buf, size_t len, const int *fds, int
  * exceed SF_PROTO_MAX_MSG. */
 int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t id,
 	       uint32_t flags, const char *text, const void *data, uint32_t data_len);
+
+/* While a request of c's waits off the loop (verify.c), nothing more is
+ * read from it, it is never idle, and once closed it is freed only after
+ * it is released (hold false). */
+void conn_hold(struct client *c, bool hold);
 
 /* Reads and drops what the peer queued, so that closing reads as an end of
  * file to it rather than a reset; the descriptors that came along go to

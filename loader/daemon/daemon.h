@@ -8,6 +8,9 @@
  *                 answered
  *   attach.c      ATTACH (a process's own threads, through libsfclient)
  *   admin.c       ADMIN_ATTACH, DETACH, REPLACE
+ *   verify.c      attaches that need a new chain program, whose load the
+ *                 kernel verifies, done on a thread of their own, one
+ *                 per uid at a time; the deferred action tables
  *   introspect.c  STATUS, PS, SHOW, LOG
  *   container.c   the container a task's process runs in (PS, SHOW)
  *   peer.c        who asks: the hello, the pidfd's identity, credentials
@@ -27,8 +30,9 @@
  * Errors: a call that takes (msg, msz) decides a reply, and returns that
  * reply's error as the protocol carries it (docs/protocol.md): 0, a
  * positive errno, or for a TSYNC conflict the negated id of the thread in
- * the way, with msg saying why. Every other call that can fail returns 0
- * or -errno.
+ * the way, with msg saying why; or REPLY_LATER when the request went off
+ * the loop (verify.c), whose answer is sent then. Every other call that
+ * can fail returns 0 or -errno.
  */
 #ifndef SF_DAEMON_H
 #define SF_DAEMON_H
@@ -39,6 +43,7 @@
 #include "c2e.h"
 #include "conn.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +55,9 @@
 struct json_object;
 
 #define SFILTERD_VERSION "0.1.0"
+
+/* Not an error: the request is answered later (see Errors above). */
+#define REPLY_LATER INT_MIN
 
 /*
  * Requests carry SF_ATTACH_* flags as docs/protocol.md numbers them; the
@@ -74,7 +82,8 @@ _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
 	       "SF_ATTACH_ARM is the daemon's own, never a flag a request may carry");
 
 /*
- * The daemon's state: one instance, d (main.c), for one thread. Each group
+ * The daemon's state: one instance, d (main.c), for the loop's thread (the
+ * idle check's and verify.c's threads read d.rt, d.verbose only). Each group
  * says which file writes it; every other file only reads it. State that
  * only one file uses is static in that file (the log's FILE and the kept
  * events: eventlog.c; the accounts: limits.c; the receive buffer:
@@ -121,6 +130,9 @@ int listen_socket(const char *path);
 
 /* Reads and answers one datagram from c. */
 void request_handle(struct client *c);
+/* Handles the next request parked behind its uid's attach (verify.c) as
+ * if it had just come; false when none can go now. */
+bool request_resume(void);
 
 /* ---- attach.c ----------------------------------------------------------- */
 
@@ -130,13 +142,61 @@ int attach_request(struct client *c, const struct ucred *sender,
 
 /* ---- admin.c ------------------------------------------------------------ */
 
-/* ADMIN_ATTACH, DETACH, REPLACE (req, n bytes) by uid `by`, who may; pidfd:
- * the descriptor the request carried, or -1. *id: the filter; o: the
- * reply's fields. */
-int admin_request(uint32_t type, void *req, size_t n, uid_t by, int pidfd, uint32_t *id,
-		  struct json_object *o, char *msg, size_t msz);
+/* ADMIN_ATTACH, DETACH, REPLACE (req, n bytes, from c) by uid `by`, who
+ * may; pidfd: the descriptor the request carried, or -1. *id: the filter;
+ * o: the reply's fields. */
+int admin_request(struct client *c, uint32_t type, void *req, size_t n, uid_t by, int pidfd,
+		  uint32_t *id, struct json_object *o, char *msg, size_t msz);
 /* A line in the log for an administration done. */
 void admin_record(uint32_t type, const struct client *c, uid_t by, const char *msg);
+
+/* ---- verify.c ----------------------------------------------------------- */
+
+/* An attach whose runtime call (sf_runtime_attach_to()) would load a new
+ * chain program, made on the verifier's thread. attach.c and admin.c fill
+ * in everything above r; done, on the loop, answers it. */
+struct verify_job {
+	struct verify_job *next;
+	struct client *c;            /* held (conn_hold()) until answered */
+	uid_t uid;                   /* whose turn it takes: the sender's */
+	uint32_t rid;
+	bool admin;                  /* the sender may administer */
+	void (*done)(struct verify_job *j);
+	struct sf_target tg;         /* tg.process: &ident */
+	struct sf_identity ident;
+	struct sock_fprog prog;      /* its filter is in req */
+	unsigned int flags;
+	int r;                       /* the call's return, *id, *err */
+	uint32_t id;
+	struct c2e_error cerr;
+	uint64_t req[];              /* the request as received (hdr.length) */
+};
+
+/* Starts the verifier's and the tables' threads: the eventfd that says a
+ * job is done (verify_ready()), or -errno after a line on stderr. */
+int verify_start(void);
+/* Stops them; jobs not made are answered ECANCELED, parked requests
+ * dropped. */
+void verify_stop(void);
+/* A job with a copy of req (req->length bytes); NULL: ENOMEM. */
+struct verify_job *verify_job_new(const struct sf_msg_hdr *req);
+/* Queues j (taking it) and holds its connection. */
+void verify_submit(struct verify_job *j);
+struct ancillary;
+/* Parks the request of n bytes from c (anc's descriptor taken), received
+ * with msg_flags, when its uid has a job: 0, else -EAGAIN (handle it now)
+ * or -ENOMEM. */
+int verify_park(struct client *c, struct ancillary *anc, const void *bytes, size_t n,
+		int msg_flags);
+/* On the loop, when the eventfd is readable: answers the jobs done. */
+void verify_ready(void);
+/* The oldest parked request of a uid that has no job now, into anc,
+ * bytes (size bytes: room for any request), *n and *msg_flags: its
+ * connection (released), or NULL when none is left. */
+struct client *verify_unpark(struct ancillary *anc, void *bytes, size_t size, size_t *n,
+			     int *msg_flags);
+/* A chain may have been loaded: the tables' thread looks for work. */
+void verify_tables_due(void);
 
 /* ---- introspect.c ------------------------------------------------------- */
 

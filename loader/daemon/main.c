@@ -13,11 +13,12 @@
  * adopts every filter; per-uid limits; and a JSON event log to a file,
  * stdout or syslog that SIGHUP reopens.
  *
- * One epoll loop (and a thread that only detaches the idle dispatcher),
- * every socket non-blocking: a client that
- * stalls or misbehaves costs the others nothing (what it does not read
- * waits in a bounded queue of its own, and connections are limited per
- * uid: conn.c). Each request is checked the way seccomp(2) checks the
+ * One epoll loop, every socket non-blocking, beside threads that only
+ * detach the idle dispatcher, verify new chain programs and fill their
+ * action tables (verify.c): a client that stalls, misbehaves or sends
+ * costly filters costs the others nothing (what it does not read waits in
+ * a bounded queue of its own, connections are limited per uid: conn.c;
+ * the kernel's verifier runs off the loop, one attach per uid at a time). Each request is checked the way seccomp(2) checks the
  * caller (attach.c), attached through the runtime, which puts the filter
  * in force before it returns, and only then answered. Who asks, and what
  * it may do, is decided only from what the kernel vouched for when it
@@ -55,11 +56,11 @@ struct daemon d = { .admin_gid = (gid_t)-1,
 		    .event_rate = SF_EVENT_RATE_DEFAULT, .event_burst = SF_EVENT_BURST_DEFAULT };
 
 /* The loop's descriptors and whether it should end: this file's alone. */
-static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1;
+static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1;
 static bool stop;
 
 /* epoll tags for the fds that are not clients. */
-static char tag_listen, tag_signal, tag_events;
+static char tag_listen, tag_signal, tag_events, tag_verify;
 
 /* What the options ask for beyond d's settings. */
 struct setup {
@@ -374,8 +375,9 @@ static int epoll_add(int fd, void *tag)
 }
 
 /* The epoll set: the listening socket, the signals, the connections'
- * table, and the runtime's events when they can be polled (without, the
- * loop polls every 100 ms). 0 or -errno after a line on stderr. */
+ * table, the verifier's jobs done, and the runtime's events when they can
+ * be polled (without, the loop polls every 100 ms). 0 or -errno after a
+ * line on stderr. */
 static int watch_fds(const sigset_t *sigs)
 {
 	int r;
@@ -387,6 +389,14 @@ static int watch_fds(const sigset_t *sigs)
 	    epoll_add(lfd, &tag_listen) < 0 || epoll_add(sigfd, &tag_signal) < 0) {
 		r = -errno;
 		diag("epoll: %s", strerror(-r));
+		return r;
+	}
+	if ((vfd = verify_start()) < 0)
+		return vfd;
+	if (epoll_add(vfd, &tag_verify) < 0) {
+		r = -errno;
+		diag("epoll: %s", strerror(-r));
+		verify_stop();
 		return r;
 	}
 	if (evfd >= 0 && epoll_add(evfd, &tag_events) < 0)
@@ -460,12 +470,23 @@ static void read_signals(void)
 	}
 }
 
+/* The attaches the verifier has done, then the requests parked behind
+ * them whose uid's turn it is now. */
+static void answer_verified(void)
+{
+	verify_ready();
+	while (request_resume())
+		;
+}
+
 static void dispatch(const struct epoll_event *ev)
 {
 	void *tag = ev->data.ptr;
 
 	if (tag == &tag_listen)
 		peer_accept(lfd);
+	else if (tag == &tag_verify)
+		answer_verified();
 	else if (tag == &tag_events)
 		eventlog_drain();
 	else if (tag == &tag_signal)
@@ -533,15 +554,13 @@ static void idle_stop(void)
 
 static void serve(void)
 {
-	bool tables_pending = true;
-
 	while (!stop) {
 		struct epoll_event evs[64];
 		/* Cgroup joins that user space must finish (tasks that
 		 * already had a chain, see sf_runtime_process_pending())
 		 * wake us through the event ring; the 100 ms timeout bounds
 		 * the wait should that wake-up be lost (ring full). */
-		int n = epoll_wait(epfd, evs, 64, tables_pending ? 1 : 100), i;
+		int n = epoll_wait(epfd, evs, 64, 100), i;
 
 		if (n < 0 && errno != EINTR) {
 			diag("epoll_wait: %s", strerror(errno));
@@ -555,12 +574,10 @@ static void serve(void)
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
 		sf_runtime_process_pending(d.rt);
-		/* Deferred action tables are filled when no request waits,
-		 * one chain at a time, so they never delay a reply. */
-		if (n == 0)
-			tables_pending = sf_runtime_fill_tables(d.rt, 1) > 0;
-		else
-			tables_pending = true; /* a request may have made one */
+		/* Deferred action tables are filled off the loop (verify.c),
+		 * so they never delay a reply; a request may have made one. */
+		if (n > 0)
+			verify_tables_due();
 	}
 }
 
@@ -583,7 +600,7 @@ static void log_start_stop(bool start)
 int main(int argc, char **argv)
 {
 	/* Replies do not wait for a new chain's action table (a cache):
-	 * the loop fills it once the replies are out. */
+	 * a thread of its own fills it (verify.c). */
 	struct setup s = { .opts = { .defer_tables = true } };
 	sigset_t sigs;
 	int status;
@@ -598,6 +615,7 @@ int main(int argc, char **argv)
 	idle_start();
 	serve();
 	idle_stop();
+	verify_stop();
 
 	eventlog_stop();
 	while (conn_count)

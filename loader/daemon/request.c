@@ -70,8 +70,12 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 			return; /* answered */
 	} else if (!error) {
 		o = json_object_new_object();
-		error = admin_request(type, rbuf.bytes, n, sender->uid, anc->fd, &id, o,
+		error = admin_request(c, type, rbuf.bytes, n, sender->uid, anc->fd, &id, o,
 				      msg, sizeof(msg));
+		if (error == REPLY_LATER) {
+			json_object_put(o);
+			return;
+		}
 	}
 	if (d.verbose || (needs_admin && !error))
 		diag("pid %d uid %u request %u type %u: %s%s%s", c->pid, sender->uid, rid, type,
@@ -119,6 +123,9 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 	if ((error = -sf_proto_check_header(rbuf.bytes, n, msg_flags & MSG_TRUNC,
 					   msg, sizeof(msg))) != 0) {
 		/* answered below */
+	} else if ((rbuf.hdr.type == SF_MSG_ATTACH || rbuf.hdr.type == SF_MSG_ADMIN_ATTACH) &&
+		   verify_park(c, anc, rbuf.bytes, n, msg_flags) == 0) {
+		return; /* after its uid's attach under way (verify.c) */
 	} else if (sf_proto_is_admin_type(rbuf.hdr.type) && !(msg_flags & MSG_CTRUNC)) {
 		handle_admin(c, anc, n);
 		close_fd(anc);
@@ -128,6 +135,8 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 		error = EPROTO;
 	} else {
 		error = handle_attach(c, anc, n, msg_flags, &filter_id, msg, sizeof(msg));
+		if (error == REPLY_LATER)
+			return;
 	}
 	close_fd(anc);
 	if (anc->nfds && error != EINVAL)
@@ -140,6 +149,22 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);
 	reply_attach(c, request_id, error, filter_id, msg);
+}
+
+bool request_resume(void)
+{
+	struct ancillary anc;
+	int msg_flags;
+	size_t n;
+	struct client *c = verify_unpark(&anc, rbuf.bytes, sizeof(rbuf.bytes), &n, &msg_flags);
+
+	if (!c)
+		return false;
+	if (c->dead)
+		close_fd(&anc);
+	else
+		handle_request(c, &anc, n, msg_flags);
+	return true;
 }
 
 void request_handle(struct client *c)

@@ -240,6 +240,7 @@ struct attach_op {
 	bool single;                    /* passes over the caller's thread alone */
 	pid_t tgid;
 	struct sf_node *node;           /* the new chain, busy while we work */
+	struct sf_chain_build *build;   /* its program, built without the lock */
 	struct sf_rt_recs group, after; /* the group now, after a pass */
 	struct want *want, *moved;      /* this round's changes, all made so far */
 	size_t n_moved, cap_moved;
@@ -289,15 +290,25 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 		return err;
 
 	op->node = sf_rt_node_get(rt, parent, prog->filter, prog->len,
-				  op->flags & ~(SF_ATTACH_ARM | SF_ATTACH_AT_EXEC), 0, kcount);
+				  op->flags & ~(SF_ATTACH_ARM | SF_ATTACH_AT_EXEC |
+						SF_ATTACH_LOADED), 0, kcount);
 	if (!op->node)
 		return -ENOMEM;
+	/* A new chain is built without the lock (sf_runtime_attach_to()),
+	 * and installed on the next round if this round, with everything
+	 * read again, still wants that chain. */
+	err = op->build->node == op->node ? sf_rt_build_install(rt, op->build) : -ESTALE;
 	if (!op->node->slot) {
-		err = sf_rt_node_load(rt, op->node);
-		if (err)
+		if (op->flags & SF_ATTACH_LOADED)
+			return -EINPROGRESS;
+		if (err != -ESTALE)
 			return err;
+		sf_rt_build_free(op->build);
+		err = sf_rt_build_begin(rt, op->node, op->build);
+		return err ? err : -EINPROGRESS;
 	}
 	op->node->busy = true;
+	op->node->last_use = ++rt->uses;
 	/* Before any task is given the chain, which may have been loaded
 	 * before the dispatcher was last detached. */
 	return sf_rt_dispatch_on(rt);
@@ -500,13 +511,13 @@ static int attach_end(struct attach_op *op, int err, uint32_t *filter_id)
 
 static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
 			 const struct sock_fprog *prog, unsigned int flags,
-			 uint32_t *filter_id)
+			 uint32_t *filter_id, struct sf_chain_build *build)
 {
 	/* Without TSYNC only the caller's thread is read and changed: no
 	 * pass needs to visit any other task on the machine. */
 	struct attach_op op = { .rt = rt, .tg = tg, .flags = flags,
 				.tsync = flags & SF_ATTACH_TSYNC,
-				.single = !(flags & SF_ATTACH_TSYNC) };
+				.single = !(flags & SF_ATTACH_TSYNC), .build = build };
 	int err;
 
 	err = read_group(rt, tg, &op.tgid, &op.group, &op.single);
@@ -520,13 +531,18 @@ static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
 	return attach_end(&op, err, filter_id);
 }
 
+/* Rounds of an attach whose new chain changed while it was built (the
+ * caller's chain changed meanwhile) before it gives up with -EAGAIN. */
+#define BUILD_ROUNDS 4
+
 int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 			 const struct sock_fprog *prog, unsigned int flags,
 			 uint32_t *filter_id, struct c2e_error *err)
 {
-	int ret;
+	struct sf_chain_build build = SF_CHAIN_BUILD_INIT;
+	int ret, round;
 
-	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM))
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM | SF_ATTACH_LOADED))
 		return -EINVAL;
 	if (sf_rt_filter_check(prog, flags, err))
 		return -EINVAL;
@@ -535,10 +551,28 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 	pthread_mutex_lock(&rt->lock);
 	/* No save of the state file here: the one change of the chain tree
 	 * that a task can come to depend on, a chain loaded into a slot, is
-	 * saved by sf_rt_node_load() before any task is given the slot, and
-	 * everything else an attach changes is in the kernel (task storage).
-	 * A cached chain thus costs a pinned runtime no rewrite of the file. */
-	ret = attach_locked(rt, tg, prog, flags, filter_id);
+	 * saved by sf_rt_build_install() before any task is given the slot,
+	 * and everything else an attach changes is in the kernel (task
+	 * storage). A cached chain thus costs a pinned runtime no rewrite of
+	 * the file. A new chain's program is loaded (verified) between two
+	 * rounds, without the lock, so that no other operation waits for
+	 * the kernel's verifier; the next round reads the thread again and
+	 * installs it only if the thread still wants that chain. */
+	for (round = 0;; round++) {
+		ret = attach_locked(rt, tg, prog, flags, filter_id, &build);
+		if (ret != -EINPROGRESS || (flags & SF_ATTACH_LOADED))
+			break;
+		if (round == BUILD_ROUNDS) {
+			ret = -EAGAIN;
+			break;
+		}
+		pthread_mutex_unlock(&rt->lock);
+		ret = sf_rt_build_run(rt, &build);
+		pthread_mutex_lock(&rt->lock);
+		if (ret)
+			break;
+	}
+	sf_rt_build_free(&build);
 	pthread_mutex_unlock(&rt->lock);
 	return ret;
 }

@@ -541,7 +541,9 @@ int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,
 	LIBBPF_OPTS(bpf_prog_load_opts, o,
 		    .expected_attach_type = BPF_TRACE_RAW_TP,
 		    .attach_btf_id = l->sys_enter_btf_id);
-	static char log[1 << 20];
+	/* Each call's own: chains are loaded on more than one thread. */
+	size_t log_size = 1 << 20;
+	char *log;
 	int fd, err;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "sf_chain", "GPL",
@@ -549,21 +551,23 @@ int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,
 	if (fd >= 0)
 		return fd;
 	err = -errno;
-	if (verbose) {
+	if (verbose && (log = calloc(1, log_size))) {
 		LIBBPF_OPTS(bpf_prog_load_opts, o2,
 			    .expected_attach_type = BPF_TRACE_RAW_TP,
 			    .attach_btf_id = l->sys_enter_btf_id,
-			    .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+			    .log_buf = log, .log_size = log_size, .log_level = 1);
 		size_t n;
 
-		log[0] = 0;
 		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "sf_chain", "GPL",
 				   prog->insns, prog->len, &o2);
-		if (fd >= 0)
+		if (fd >= 0) {
+			free(log);
 			return fd;
+		}
 		n = strlen(log);
 		fprintf(stderr, "sfilter: chain program (%zu insns) refused: %s\n%s\n",
 			prog->len, strerror(-err), log + (n > 4000 ? n - 4000 : 0));
+		free(log);
 	}
 	return err;
 }

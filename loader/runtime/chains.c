@@ -3,9 +3,14 @@
  * Chain nodes and their programs. A node is (parent chain, filter, attach
  * flags), found again by hash, so that equal chains share one node, one
  * generated program (chain_emit.c) and one PROG_ARRAY slot. Loading a node
- * takes a slot (freeing those no task and no cgroup uses when none is
- * left), fills the chain's rows of the action table, and records the chain
- * in the state file before any task can be given the slot.
+ * is built in three steps, so that the kernel's verifier, which can take
+ * tens of milliseconds for one large filter, never runs under rt->lock:
+ * begin (locked: the chain's filters as they are), run (unlocked: the
+ * program emitted and loaded, and unless deferred its action table), and
+ * install (locked: a slot, freeing those no task and no cgroup uses when
+ * none is left, the table rows, the PROG_ARRAY entry, and the chain
+ * recorded in the state file before any task can be given the slot).
+ * Deferred tables are computed outside the lock too, a piece at a time.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -92,19 +97,25 @@ bool sf_rt_path_has(const struct sf_node *n, uint32_t id)
 	return false;
 }
 
-void sf_rt_node_unload(struct sf_runtime *rt, struct sf_node *n)
+/* Gives n's slot back, its PROG_ARRAY entry left as it is. */
+static void release_slot(struct sf_runtime *rt, struct sf_node *n)
 {
-	if (n->slot) {
-		int key = n->slot;
-
-		if (rt->fd_progs > 0)
-			bpf_map_delete_elem(rt->fd_progs, &key);
+	if (n->slot)
 		rt->slots[n->slot] = NULL;
-		n->slot = 0;
-	}
+	n->slot = 0;
 	if (n->prog_fd > 0)
 		close(n->prog_fd);
 	n->prog_fd = 0;
+}
+
+void sf_rt_node_unload(struct sf_runtime *rt, struct sf_node *n)
+{
+	if (n->slot && rt->fd_progs > 0) {
+		int key = n->slot;
+
+		bpf_map_delete_elem(rt->fd_progs, &key);
+	}
+	release_slot(rt, n);
 }
 
 /* Pinned: the PROG_ARRAY keeps the programs; only our fds go. */
@@ -154,27 +165,48 @@ int sf_rt_slots_unused(struct sf_runtime *rt, bool unused[SF_MAX_CHAINS])
 	return n;
 }
 
-/* Frees the slots of chains no task has (an iteration over all tasks). */
+static int by_last_use(const void *a, const void *b)
+{
+	const struct sf_node *x = *(struct sf_node *const *)a, *y = *(struct sf_node *const *)b;
+
+	return x->last_use < y->last_use ? -1 : x->last_use > y->last_use;
+}
+
+/* Frees slots of chains no task has (an iteration over all tasks): the
+ * older half of them by their last attach, at least one. A chain attached
+ * again and again (a service's, a container image's) thus stays loaded
+ * while another uid attaches chain after chain that is never reused, and
+ * its next attach is not one more verification. */
 static int collect_slots(struct sf_runtime *rt)
 {
 	bool unused[SF_MAX_CHAINS];
+	struct sf_node *idle[SF_MAX_CHAINS];
 	int err = sf_rt_slots_unused(rt, unused);
-	size_t i;
+	size_t i, n_idle = 0;
 
 	if (err < 0)
 		return err;
 	if (!err)
 		return -ENOSPC;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (unused[i])
+			idle[n_idle++] = rt->slots[i];
 	/* A task the last attach moved away from a slot may still be in
 	 * its dispatcher with the old slot number in hand. */
 	err = sf_rt_quiesce(rt);
 	if (err)
 		return err;
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (unused[i]) {
-			sf_rt_cg_forget_slot(rt, i);
-			sf_rt_node_unload(rt, rt->slots[i]);
-		}
+	qsort(idle, n_idle, sizeof(*idle), by_last_use);
+	/* No task has these slots: their PROG_ARRAY entries stay until the
+	 * slots' next installs replace them. Every change of an entry
+	 * patches the dispatcher's direct tail call to it
+	 * (prog_array_map_poke_run()): 0.7 ms an entry measured on 6.18,
+	 * which for up to 255 entries at once, under rt->lock, made
+	 * everyone wait for a fifth of a second. */
+	for (i = 0; i < (n_idle + 1) / 2; i++) {
+		sf_rt_cg_forget_slot(rt, idle[i]->slot);
+		release_slot(rt, idle[i]);
+	}
 	return 0;
 }
 
@@ -330,26 +362,25 @@ static struct sf_const table_entry(const struct table_src *s, uint32_t arch, int
 	return c;
 }
 
-/* Fills the chain's rows of the action table. Complain and shadow filters
- * never decide: a number is constant only if the enforcing filters'
- * verdict is constant, every complain filter's is a constant ALLOW and
- * every shadow filter's a constant equal to it (else the chain runs and
- * logs). A chain with a counted filter always runs, so that every call is
- * counted where the filter's rets are. */
-static void fill_table(struct sf_runtime *rt, int slot,
-		       const struct sf_chain_filter *cf, const struct sock_fprog *fp,
-		       size_t n, int arch_from, int arch_to)
+/* Entries first .. first + count - 1 (index arch * SF_TABLE_NR + nr) of
+ * the action table of a chain into out. Complain and shadow filters never
+ * decide: a number is constant only if the enforcing filters' verdict is
+ * constant, every complain filter's is a constant ALLOW and every shadow
+ * filter's a constant equal to it (else the chain runs and logs). A chain
+ * with a counted filter always runs, so that every call is counted where
+ * the filter's rets are. Reads only the filters: no lock needed. */
+static void fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
+		      const struct sock_fprog *fp, size_t n, int first, int count)
 {
 	static const uint32_t arches[SF_TABLE_ARCHES] = {
 		[SF_ARCH_X86_64] = SF_AUDIT_ARCH_X86_64,
 		[SF_ARCH_I386] = SF_AUDIT_ARCH_I386,
 		[SF_ARCH_X32] = SF_AUDIT_ARCH_X86_64,
 	};
-	struct sf_const *row = &rt->table[(size_t)slot * SF_TABLE_PER_CHAIN];
 	struct table_src s = { .cf = cf, .fp = fp, .n = n };
 	bool rfc = false;
 	size_t i;
-	int a, nr;
+	int k;
 
 	/* The constant-verdict analysis reads seccomp_data; a chain with a
 	 * 2012-interface filter always runs. */
@@ -357,18 +388,15 @@ static void fill_table(struct sf_runtime *rt, int slot,
 		if (cf[i].flags & (SF_FLAG_RFC2012 | SF_FLAG_COUNT))
 			rfc = true;
 	if (rfc || table_split(&s)) {
-		/* Run the chain for these arches. */
-		memset(&row[arch_from * SF_TABLE_NR], 0,
-		       (size_t)(arch_to - arch_from) * SF_TABLE_NR * sizeof(*row));
+		memset(out, 0, (size_t)count * sizeof(*out)); /* run the chain */
 	} else {
-		for (a = arch_from; a < arch_to; a++)
-			for (nr = 0; nr < SF_TABLE_NR; nr++) {
-				int snr = a == SF_ARCH_X32 ? (int)(SF_X32_BIT | nr) : nr;
+		for (k = 0; k < count; k++) {
+			int a = (first + k) / SF_TABLE_NR, nr = (first + k) % SF_TABLE_NR;
+			int snr = a == SF_ARCH_X32 ? (int)(SF_X32_BIT | nr) : nr;
 
-				row[a * SF_TABLE_NR + nr] = table_entry(&s, arches[a], snr);
-			}
+			out[k] = table_entry(&s, arches[a], snr);
+		}
 	}
-	__sync_synchronize();
 	free(s.efp);
 	free(s.cfp);
 	free(s.sfp);
@@ -449,93 +477,170 @@ static int hits_alloc(struct sf_runtime *rt, struct sf_node *node)
 	return 0;
 }
 
-/* Generates, loads and installs the chain program of n. */
-int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node)
+int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_chain_build *b)
+{
+	int err = 0;
+
+	b->node = node;
+	b->n = node->depth;
+	if ((node->flags & SF_FLAG_COUNT) && !node->hits_base)
+		err = hits_alloc(rt, node);
+	return err ? err : node_filters(node, &b->cf, &b->fp);
+}
+
+int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b)
 {
 	struct sf_chain_maps maps = { rt->fd_tasks, rt->fd_progs, rt->fd_hits };
 	struct c2e_ebpf prog = { 0 };
-	struct sf_chain_filter *cf = NULL;
-	struct sock_fprog *fp = NULL;
-	size_t n = node->depth;
-	int slot, fd, err;
+	int err;
 
+	err = sf_chain_emit(&rt->layout, b->cf, b->n, &maps, &prog);
+	if (!err) {
+		b->prog_fd = sf_chain_load(&rt->layout, &prog, rt->verbose);
+		if (b->prog_fd < 0)
+			err = b->prog_fd;
+	}
+	c2e_ebpf_free(&prog);
+	if (err || rt->defer_tables)
+		return err;
+	b->rows = calloc(SF_TABLE_PER_CHAIN, sizeof(*b->rows));
+	if (!b->rows)
+		return -ENOMEM;
+	fill_rows(b->rows, b->cf, b->fp, b->n, 0, SF_TABLE_PER_CHAIN);
+	return 0;
+}
+
+/* Whether b was made from node's chain as it is: the code never changes,
+ * but a counted filter's node gets its counters when it is first loaded. */
+static bool build_current(const struct sf_chain_build *b)
+{
+	const struct sf_node *w;
+	size_t i = b->n;
+
+	for (w = b->node; w; w = w->parent)
+		if (i == 0 || b->cf[--i].hits_base != w->hits_base)
+			return false;
+	return i == 0;
+}
+
+int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
+{
+	struct sf_node *node = b->node;
+	struct sf_const *row;
+	int slot, err;
+
+	if (node->slot)
+		return 0; /* loaded meanwhile: b is not needed */
+	if (node->dead || !build_current(b))
+		return -ESTALE;
 	/* Before any task can be given the chain: never one unjudged. The
 	 * attach paths check again, as a chain loaded earlier is reused. */
 	err = sf_rt_dispatch_on(rt);
-	if (!err && (node->flags & SF_FLAG_COUNT) && !node->hits_base)
-		err = hits_alloc(rt, node);
-	if (!err)
-		err = node_filters(node, &cf, &fp);
 	if (err)
-		goto out;
-	err = sf_chain_emit(&rt->layout, cf, n, &maps, &prog);
-	if (err)
-		goto out;
-	fd = sf_chain_load(&rt->layout, &prog, rt->verbose);
-	if (fd < 0) {
-		err = fd;
-		goto out;
-	}
+		return err;
 	slot = alloc_slot(rt);
-	if (slot < 0) {
-		close(fd);
-		err = slot;
-		goto out;
-	}
-	if (rt->defer_tables) {
-		/* "Run the chain" everywhere until sf_runtime_fill_tables(). */
-		memset(&rt->table[(size_t)slot * SF_TABLE_PER_CHAIN], 0,
-		       SF_TABLE_PER_CHAIN * sizeof(struct sf_const));
-		__sync_synchronize();
-		node->table_pending = true;
-		node->table_next_arch = 0;
+	if (slot < 0)
+		return slot;
+	row = &rt->table[(size_t)slot * SF_TABLE_PER_CHAIN];
+	if (b->rows) {
+		memcpy(row, b->rows, SF_TABLE_PER_CHAIN * sizeof(*row));
 	} else {
-		fill_table(rt, slot, cf, fp, n, 0, SF_TABLE_ARCHES);
+		/* "Run the chain" everywhere until sf_runtime_fill_tables(). */
+		memset(row, 0, SF_TABLE_PER_CHAIN * sizeof(*row));
+		node->table_pending = true;
+		node->table_next = 0;
 	}
-	if (bpf_map_update_elem(rt->fd_progs, &slot, &fd, 0)) {
-		err = -errno;
-		close(fd);
-		goto out;
-	}
+	__sync_synchronize();
+	if (bpf_map_update_elem(rt->fd_progs, &slot, &b->prog_fd, 0))
+		return -errno;
 	node->slot = slot;
-	node->prog_fd = fd;
+	node->prog_fd = b->prog_fd;
+	b->prog_fd = -1;
 	rt->slots[slot] = node;
 	/* Recorded before any task gets the slot: an adopting runtime knows
 	 * every chain a task can have. */
 	sf_rt_save_state(rt);
-out:
-	c2e_ebpf_free(&prog);
-	free(cf);
-	free(fp);
+	return 0;
+}
+
+void sf_rt_build_free(struct sf_chain_build *b)
+{
+	if (b->prog_fd >= 0)
+		close(b->prog_fd);
+	free(b->cf);
+	free(b->fp);
+	free(b->rows);
+	*b = (struct sf_chain_build)SF_CHAIN_BUILD_INIT;
+}
+
+/* All three steps with rt->lock held: for the administration's rebuilds. */
+int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node)
+{
+	struct sf_chain_build b = SF_CHAIN_BUILD_INIT;
+	int err;
+
+	err = sf_rt_build_begin(rt, node, &b);
+	if (!err)
+		err = sf_rt_build_run(rt, &b);
+	if (!err)
+		err = sf_rt_build_install(rt, &b);
+	sf_rt_build_free(&b);
 	return err;
+}
+
+/* The next piece of a deferred table: its chain's node and slot, its
+ * index, and the chain's filters (pointers to the nodes' code, which never
+ * changes). 1, 0 when none is left, or -ENOMEM. */
+static int next_piece(struct sf_runtime *rt, struct sf_chain_build *b, int *slot, int *piece)
+{
+	int i;
+
+	for (i = 1; i < SF_MAX_CHAINS; i++) {
+		struct sf_node *node = rt->slots[i];
+
+		if (!node || !node->table_pending || node->slot != i)
+			continue;
+		*slot = i;
+		*piece = node->table_next;
+		b->node = node;
+		b->n = node->depth;
+		return node_filters(node, &b->cf, &b->fp) ? -ENOMEM : 1;
+	}
+	return 0;
 }
 
 int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 {
-	struct sf_chain_filter *cf;
-	struct sock_fprog *fp;
-	int slot, filled = 0, err = 0;
+	struct sf_const rows[SF_TABLE_PIECE];
+	int filled = 0, found = 0;
 
-	pthread_mutex_lock(&rt->lock);
-	for (slot = 1; slot < SF_MAX_CHAINS && !err && (!max || filled < max); slot++) {
-		struct sf_node *node = rt->slots[slot];
+	while (!max || filled < max) {
+		struct sf_chain_build b = SF_CHAIN_BUILD_INIT;
+		int slot, piece;
 
-		if (!node || !node->table_pending || node->slot != slot)
-			continue;
-		/* One arch per piece (a third of the table), so that a
-		 * request arriving meanwhile waits a third as long. */
-		err = node_filters(node, &cf, &fp);
-		while (!err && node->table_pending && (!max || filled < max)) {
-			int a = node->table_next_arch;
-
-			fill_table(rt, slot, cf, fp, node->depth, a, a + 1);
-			node->table_next_arch = (uint8_t)(a + 1);
-			node->table_pending = a + 1 < SF_TABLE_ARCHES;
-			filled++;
+		pthread_mutex_lock(&rt->lock);
+		found = next_piece(rt, &b, &slot, &piece);
+		pthread_mutex_unlock(&rt->lock);
+		if (found <= 0) {
+			sf_rt_build_free(&b);
+			break;
 		}
-		free(cf);
-		free(fp);
+		/* The analysis is bounded per entry (consttable.c) but not
+		 * short: computed unlocked, and kept only if the slot still
+		 * holds that chain and nobody filled the piece meanwhile. */
+		fill_rows(rows, b.cf, b.fp, b.n, piece * SF_TABLE_PIECE, SF_TABLE_PIECE);
+		pthread_mutex_lock(&rt->lock);
+		if (rt->slots[slot] == b.node && b.node->table_pending &&
+		    b.node->table_next == piece) {
+			memcpy(&rt->table[(size_t)slot * SF_TABLE_PER_CHAIN +
+					  (size_t)piece * SF_TABLE_PIECE], rows, sizeof(rows));
+			__sync_synchronize();
+			b.node->table_next = (uint16_t)(piece + 1);
+			b.node->table_pending = piece + 1 < SF_TABLE_PER_CHAIN / SF_TABLE_PIECE;
+		}
+		pthread_mutex_unlock(&rt->lock);
+		sf_rt_build_free(&b);
+		filled++;
 	}
-	pthread_mutex_unlock(&rt->lock);
-	return err ? err : filled;
+	return found < 0 ? found : filled;
 }

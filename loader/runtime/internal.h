@@ -32,7 +32,9 @@
  * know whether a cgroup still uses it, and detach/replace must reset the
  * cgroups' prepared chains; cgroup attach itself sits above the chains.
  *
- * Every operation that changes chains or cgroups holds rt->lock.
+ * Every operation that changes chains or cgroups holds rt->lock. What a new
+ * chain costs in time, the kernel's verifier and the action table's
+ * analysis, runs without it (chains.c), so that nobody else waits for it.
  */
 #ifndef SF_RUNTIME_INTERNAL_H
 #define SF_RUNTIME_INTERNAL_H
@@ -99,9 +101,12 @@ struct sf_node {
 	int prog_fd;
 	uid_t owner;                 /* sf_runtime_set_owner() */
 	bool dead;                   /* detached/replaced: never reused */
-	bool table_pending;          /* defer_tables: the row's arches from */
-	uint8_t table_next_arch;     /* table_next_arch on are all "run" */
+	bool table_pending;          /* defer_tables: the table's pieces from */
+	uint16_t table_next;         /* table_next on are all "run" */
 	bool busy;                   /* not collectable (an operation uses it) */
+	uint64_t last_use;           /* rt->uses at its last attach: of the
+					chains no task has, the least recently
+					attached lose their slots first */
 	int idx;                     /* state file index */
 	uint32_t hits_base;          /* SF_FLAG_COUNT: its first sf_hits key
 					(shared by the nodes of its id); 0: none */
@@ -178,6 +183,7 @@ struct sf_runtime {
 	struct sf_node *slots[SF_MAX_CHAINS];
 	struct sf_node *buckets[SF_RT_HASH_BUCKETS];
 	uint32_t next_id;
+	uint64_t uses;               /* attaches so far (sf_node.last_use) */
 	struct ring_buffer *rb;
 	sf_event_fn fn;
 	void *fn_ctx;
@@ -328,8 +334,35 @@ bool sf_rt_path_has(const struct sf_node *n, uint32_t id);
 struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
 			       const struct sock_filter *insns, size_t len,
 			       unsigned int flags, uint32_t id, int kcount);
-/* Generates, loads and installs n's chain program in a slot. 0 or -errno. */
+/*
+ * A chain's program, and unless tables are deferred its action table, made
+ * in three steps so that the kernel's verifier runs without rt->lock:
+ * begin (rt->lock held: the node's counters, its chain's filters as they
+ * are), run (not held: emitted, loaded, the table computed), install (held
+ * again: a slot, the table, the PROG_ARRAY entry, the state file). Install
+ * returns 0 also when the node was loaded meanwhile (b is then not used),
+ * and -ESTALE when b no longer matches the node (build it again).
+ * sf_rt_build_free() closes a program that was not installed.
+ */
+struct sf_chain_build {
+	struct sf_node *node;        /* the chain it is for */
+	struct sf_chain_filter *cf;  /* its filters, oldest first: the nodes' */
+	struct sock_fprog *fp;       /* code, which never changes, and their */
+	size_t n;                    /* counters as they were at begin */
+	int prog_fd;                 /* -1 until loaded */
+	struct sf_const *rows;       /* the whole table, or NULL (deferred) */
+};
+#define SF_CHAIN_BUILD_INIT { .prog_fd = -1 }
+int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_chain_build *b);
+int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b);
+int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b);
+void sf_rt_build_free(struct sf_chain_build *b);
+/* All three with rt->lock held throughout. 0 or -errno. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* Syscall numbers in a piece of a deferred table (SF_TABLE_PER_CHAIN is a
+ * multiple): a piece costs at most this many entries' bounded analysis. */
+#define SF_TABLE_PIECE 64
+_Static_assert(SF_TABLE_PER_CHAIN % SF_TABLE_PIECE == 0, "a table is whole pieces");
 /* Marks in unused[] the loaded chain slots that no task, no cgroup and no
  * operation under way uses any more (an iteration over every task): those
  * the next slot allocation that finds none empty frees. Their number, or

@@ -137,9 +137,11 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *target,
 			 uint32_t *filter_id, struct c2e_error *err);
 
 /* Computes up to max (0: all) pieces of the action tables that
- * defer_tables left for later; a piece is one arch of one chain's table,
- * about 0.3 ms for a 600-instruction chain. Returns how many pieces were
- * computed (0: none was left), or -errno. */
+ * defer_tables left for later; a piece is 64 syscall numbers of one
+ * chain's table (24 make a table), computed without the runtime's lock,
+ * about 40 us for a 600-instruction chain and at most about 0.1 s for any
+ * chain (the analysis is bounded per number). Returns how many pieces
+ * were computed (0: none was left), or -errno. */
 int sf_runtime_fill_tables(struct sf_runtime *rt, int max);
 
 /* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG
@@ -186,6 +188,12 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
  * it (see struct sf_task.armed). sf_runtime_attach_to() only; not a
  * protocol flag (ADMIN_ATTACH refuses it). */
 #define SF_ATTACH_ARM          0x10000
+/* sfilterd's: where the attach needs a chain program that is not loaded
+ * yet, return -EINPROGRESS having changed nothing, so that the caller can
+ * make the call that loads it (the kernel's verifier: milliseconds to tens
+ * of them for a large filter) on a thread of its own. Not a protocol
+ * flag. Without it the load still runs without the runtime's lock. */
+#define SF_ATTACH_LOADED       0x20000
 /* A filter of the 2012 interface (PR_ATTACH_SECCOMP_FILTER): over struct
  * user_regs_struct, of the x86-64 ABI or, with SF_ATTACH_RFC_I386, the
  * i386 one; SF_ATTACH_RFC_EXEC: inheritable across execve (needs
@@ -210,7 +218,8 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
 _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
 	       SF_ATTACH_SHADOW == SF_FLAG_SHADOW && SF_ATTACH_COUNT == SF_FLAG_COUNT &&
 	       SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
-	       !(SF_ATTACH_ARM & SF_FLAGS_ADMIN), "admin flags are bpf/sfilter.h's");
+	       !((SF_ATTACH_ARM | SF_ATTACH_LOADED) & SF_FLAGS_ADMIN),
+	       "admin flags are bpf/sfilter.h's");
 
 /* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
  * if task storage could not be allocated for a fork child (value 1);
