@@ -16,11 +16,14 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -609,8 +612,37 @@ static int next_piece(struct sf_runtime *rt, struct sf_chain_build *b, int *slot
 	return 0;
 }
 
+/*
+ * rt->lock for a caller that fills tables at a low priority (sfilterd's
+ * filler runs at nice 19): it holds the lock at its process's priority.
+ * Otherwise a nice-19 holder preempted while two nice-0 threads keep the
+ * CPUs busy waits for its next slice for hundreds of ms, and every attach
+ * and STATUS waits behind it. Raising needs CAP_SYS_NICE; without it the
+ * lock is taken as is. Returns the nice to restore, or INT_MIN.
+ */
+static int lock_unniced(struct sf_runtime *rt)
+{
+	id_t tid = (id_t)syscall(SYS_gettid);
+	int nice;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, tid);
+	if (errno || nice <= 0 || setpriority(PRIO_PROCESS, tid, 0))
+		nice = INT_MIN;
+	pthread_mutex_lock(&rt->lock);
+	return nice;
+}
+
+static void unlock_reniced(struct sf_runtime *rt, int nice)
+{
+	pthread_mutex_unlock(&rt->lock);
+	if (nice != INT_MIN)
+		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
+}
+
 int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 {
+	int nice;
 	struct sf_const rows[SF_TABLE_PIECE];
 	int filled = 0, found = 0;
 
@@ -618,9 +650,9 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 		struct sf_chain_build b = SF_CHAIN_BUILD_INIT;
 		int slot, piece;
 
-		pthread_mutex_lock(&rt->lock);
+		nice = lock_unniced(rt);
 		found = next_piece(rt, &b, &slot, &piece);
-		pthread_mutex_unlock(&rt->lock);
+		unlock_reniced(rt, nice);
 		if (found <= 0) {
 			sf_rt_build_free(&b);
 			break;
@@ -629,7 +661,7 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 		 * short: computed unlocked, and kept only if the slot still
 		 * holds that chain and nobody filled the piece meanwhile. */
 		fill_rows(rows, b.cf, b.fp, b.n, piece * SF_TABLE_PIECE, SF_TABLE_PIECE);
-		pthread_mutex_lock(&rt->lock);
+		nice = lock_unniced(rt);
 		if (rt->slots[slot] == b.node && b.node->table_pending &&
 		    b.node->table_next == piece) {
 			memcpy(&rt->table[(size_t)slot * SF_TABLE_PER_CHAIN +
@@ -638,7 +670,7 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 			b.node->table_next = (uint16_t)(piece + 1);
 			b.node->table_pending = piece + 1 < SF_TABLE_PER_CHAIN / SF_TABLE_PIECE;
 		}
-		pthread_mutex_unlock(&rt->lock);
+		unlock_reniced(rt, nice);
 		sf_rt_build_free(&b);
 		filled++;
 	}
