@@ -327,6 +327,19 @@ int c2e_const_verdict_winner(const struct sock_fprog *chain, size_t n,
 			     size_t *winner);
 /* ---- end constant verdicts ---- */
 
+/* ---- the gate (gate.c) -------------------------------------------------
+ * One classic seccomp filter for a chain (attach order, as above) that
+ * returns SECCOMP_RET_ALLOW wherever the chain's stacked action is ALLOW or
+ * LOG, and SECCOMP_RET_USER_NOTIF everywhere else, for a supervisor to
+ * judge. c2e_gate_len() is its length, or -EINVAL past BPF_MAXINSNS;
+ * c2e_gate_build() validates every filter, builds the gate into a malloc'd
+ * *out and validates it. 0 or -errno, with *err filled: -EOPNOTSUPP for a
+ * filter that divides by X (a zero X would kill in the kernel).
+ */
+int c2e_gate_len(const struct sock_fprog *chain, size_t n, struct c2e_error *err);
+int c2e_gate_build(const struct sock_fprog *chain, size_t n,
+		   struct sock_filter **out, size_t *out_len, struct c2e_error *err);
+
 #ifdef __cplusplus
 }
 #endif
