@@ -223,17 +223,8 @@ TEST(consttable_random_programs)
 	for (p = 0; p < programs; p++) {
 		struct progs_prog pr[3];
 		struct sock_fprog chain[3];
-		size_t n = 1 + progs_below(&rng, 3), i;
+		size_t n = progs_gen_stack(&rng, p, pr, chain), i;
 
-		for (i = 0; i < n; i++) {
-			size_t len = 1 + progs_below(&rng, p % 10 == 0 ? 400 : 40);
-
-			if (progs_gen_valid(&rng, len, &pr[i])) {
-				n = i;
-				break;
-			}
-			chain[i] = (struct sock_fprog){ (unsigned short)pr[i].len, pr[i].insns };
-		}
 		/* nr values random programs compare against: small numbers
 		 * and edge values, for every arch. */
 		for (k = 0; k < 24; k++) {

@@ -901,3 +901,18 @@ struct sock_fprog progs_log_on(struct sock_filter *f, int n, int nr)
 {
 	return ret_on(f, n, nr, 0x7ffc0000U); /* LOG */
 }
+
+size_t progs_gen_stack(struct progs_rng *r, int p, struct progs_prog pr[3],
+		       struct sock_fprog chain[3])
+{
+	size_t n = 1 + progs_below(r, 3), i;
+
+	for (i = 0; i < n; i++) {
+		size_t len = 1 + progs_below(r, p % 10 == 0 ? 400 : 40);
+
+		if (progs_gen_valid(r, len, &pr[i]))
+			return i;
+		chain[i] = (struct sock_fprog){ (unsigned short)pr[i].len, pr[i].insns };
+	}
+	return n;
+}

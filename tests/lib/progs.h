@@ -89,6 +89,11 @@ int progs_gen_valid(struct progs_rng *r, size_t len, struct progs_prog *out);
 int progs_gen(struct progs_rng *r, enum progs_family f, size_t size,
 	      struct progs_prog *out);
 void progs_free(struct progs_prog *p);
+/* A random stack of 1..3 valid programs into pr[] and chain[], mostly
+ * short, one in ten up to 400 instructions (p, a running count, picks
+ * which). The count made, 0 when generation failed; free each pr[]. */
+size_t progs_gen_stack(struct progs_rng *r, int p, struct progs_prog pr[3],
+		       struct sock_fprog chain[3]);
 
 /* The kernel's one-pass scratch-memory state (check_load_and_stores()) of
  * insns[0..len) as seen on entry to instruction at: the slots it considers
