@@ -285,6 +285,17 @@ const char *c2e_rfc_reg_name(enum c2e_abi abi, unsigned int off);
 /* The field holding the syscall number: orig_rax (120) or orig_eax (44). */
 int c2e_rfc_nr_offset(enum c2e_abi abi);
 
+/* The seccomp_data twin of a 2012 filter (rfc_map.c): a seccomp filter
+ * whose verdict, for every call of the filter's own arch, is
+ * c2e_rfc_verdict() of the 2012 filter's; ALLOW for other arches (their
+ * arguments are in other registers). Exists when the filter reads only
+ * the number (orig_rax's low word, orig_eax), the instruction pointer and
+ * the six argument registers, by constant loads, and never divides by X.
+ * 0, or -EOPNOTSUPP naming the instruction that has no twin, or -EINVAL
+ * for an invalid filter. */
+int c2e_rfc_to_seccomp(enum c2e_abi abi, const struct sock_filter *in, size_t len,
+		       struct sock_filter **out, size_t *out_len, struct c2e_error *err);
+
 /* The text form for an ABI. RFC listings show constant loads by field,
  * "ld [orig_rax]", and indirect loads by offset with the field as a
  * comment, "ld [x+120]  ; orig_rax"; unnamed offsets print as numbers.
