@@ -276,7 +276,8 @@ struct json_object *eventlog_drops_json(bool admin, uid_t uid)
 	}
 	if (sf_runtime_event_drops(d.rt, &all, &n) < 0)
 		return arr;
-	qsort(all, n, sizeof(*all), most_first);
+	if (n) /* all is NULL when no account has dropped anything */
+		qsort(all, n, sizeof(*all), most_first);
 	for (i = 0; i < n && i < DROP_STATUS; i++)
 		json_object_array_add(arr, drops_entry(&all[i]));
 	free(all);
