@@ -217,7 +217,8 @@ void eventlog_tick(bool now_or_never)
 		return;
 	if (sf_runtime_event_drops(d.rt, &cur, &n) < 0)
 		return;
-	qsort(cur, n, sizeof(*cur), by_account);
+	if (n)
+		qsort(cur, n, sizeof(*cur), by_account);
 	delta = calloc(n ? n : 1, sizeof(*delta));
 	/* What an adopted runtime's accounts lost before this daemon is not
 	 * news: its first look only takes stock. */
