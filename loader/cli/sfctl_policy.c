@@ -281,7 +281,8 @@ static char *policy_text(struct policy *p, const char *dflt, struct json_object 
 	size_t tlen = 0, i, j, blk = 0;
 	FILE *m = open_memstream(&text, &tlen);
 
-	qsort(p->s, p->n, sizeof(*p->s), cmp_seen);
+	if (p->n) /* p->s is NULL before the first */
+		qsort(p->s, p->n, sizeof(*p->s), cmp_seen);
 	fprintf(m, "; sfctl policy-from-log: %zu (arch, syscall) pairs seen in %zu events\n"
 		"; an allowlist; everything else: %s; another arch: KILL_PROCESS\n",
 		p->n, p->used, dflt);

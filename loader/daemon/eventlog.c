@@ -217,7 +217,8 @@ void eventlog_tick(bool now_or_never)
 		return;
 	if (sf_runtime_event_drops(d.rt, &cur, &n) < 0)
 		return;
-	qsort(cur, n, sizeof(*cur), by_account);
+	if (n)
+		qsort(cur, n, sizeof(*cur), by_account);
 	delta = calloc(n ? n : 1, sizeof(*delta));
 	/* What an adopted runtime's accounts lost before this daemon is not
 	 * news: its first look only takes stock. */
@@ -276,7 +277,8 @@ struct json_object *eventlog_drops_json(bool admin, uid_t uid)
 	}
 	if (sf_runtime_event_drops(d.rt, &all, &n) < 0)
 		return arr;
-	qsort(all, n, sizeof(*all), most_first);
+	if (n) /* all is NULL when no account has dropped anything */
+		qsort(all, n, sizeof(*all), most_first);
 	for (i = 0; i < n && i < DROP_STATUS; i++)
 		json_object_array_add(arr, drops_entry(&all[i]));
 	free(all);
