@@ -8,10 +8,10 @@
  * holds a NUL byte and a text file never does: that is the whole test.
  */
 #include "c2e.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,20 +20,7 @@
  * KiB as text); it only stops us from slurping a wrong file whole. */
 #define MAX_FILE_BYTES (1u << 20)
 
-static int file_error(struct c2e_error *err, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->index = -1;
-		err->code = 0;
-		err->line = 0;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+#define file_error(err, ret, ...) c2e_fail(err, -1, 0, ret, __VA_ARGS__)
 
 /* Reads at most MAX_FILE_BYTES + 1 bytes, so an oversized file is seen. */
 static int read_capped(const char *path, char **buf, size_t *size)

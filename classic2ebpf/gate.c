@@ -36,9 +36,9 @@
  * a filter that stores before it loads never sees another's values.
  */
 #include "c2e.h"
+#include "fail.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,20 +62,7 @@ static bool has_ret_a(const struct sock_fprog *f)
 	return false;
 }
 
-static int fail(struct c2e_error *err, int index, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->index = index;
-		err->code = 0;
-		err->line = 0;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
+#define fail(err, index, ...) c2e_fail(err, index, 0, -EINVAL, __VA_ARGS__)
 
 /* The gate's length for chain, or -EINVAL past BPF_MAXINSNS. */
 int c2e_gate_len(const struct sock_fprog *chain, size_t n, struct c2e_error *err)
@@ -132,12 +119,10 @@ int c2e_gate_build(const struct sock_fprog *chain, size_t n,
 
 		for (k = 0; k < chain[i].len; k++)
 			if (chain[i].filter[k].code == (BPF_ALU | BPF_DIV | BPF_X)) {
-				fail(err, (int)k,
-				     "filter %zu divides by X: a zero X would end the gate "
-				     "with KILL_THREAD in the kernel, so it cannot be gated", i);
-				if (err)
-					err->code = chain[i].filter[k].code;
-				return -EOPNOTSUPP;
+				return c2e_fail(err, (int)k, chain[i].filter[k].code, -EOPNOTSUPP,
+						"filter %zu divides by X: a zero X would end the "
+						"gate with KILL_THREAD in the kernel, so it cannot "
+						"be gated", i);
 			}
 	}
 	len = c2e_gate_len(chain, n, err);

@@ -31,9 +31,9 @@
  * 0 (KILL_THREAD) where the 2012 rule makes every non-size a block.
  */
 #include "c2e.h"
+#include "fail.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,20 +44,7 @@
 #define SD_IP    8
 #define SD_ARG(i) (16 + 8 * (i))
 
-static int fail(struct c2e_error *err, int index, uint16_t code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		err->index = index;
-		err->code = code;
-		err->line = 0;
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -EOPNOTSUPP;
-}
+#define fail(err, index, code, ...) c2e_fail(err, index, code, -EOPNOTSUPP, __VA_ARGS__)
 
 /* The seccomp_data offset of the 2012 word at off, or -1. */
 static int map_word(enum c2e_abi abi, uint32_t off)

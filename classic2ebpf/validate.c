@@ -11,6 +11,7 @@
  * would fail.
  */
 #include "c2e.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -19,8 +20,8 @@
 
 #define SKF_AD_OFF_ (-0x1000)
 
-static int reject(struct c2e_error *err, int index, uint16_t code,
-		  const char *fmt, ...)
+int c2e_fail(struct c2e_error *err, int index, uint16_t code, int ret,
+	     const char *fmt, ...)
 {
 	va_list ap;
 
@@ -32,8 +33,10 @@ static int reject(struct c2e_error *err, int index, uint16_t code,
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);
 	}
-	return -EINVAL;
+	return ret;
 }
+
+#define reject(err, index, code, ...) c2e_fail(err, index, code, -EINVAL, __VA_ARGS__)
 
 /*
  * The two kernel tables in one: CLASSIC marks what net/core/filter.c's
