@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared by sfctl's files: sfctl.c (the connection, the commands, main),
- * sfctl_policy.c (policy-from-log) and sfctl_profile.c (compile, attach
- * --profile). */
+/* Shared by sfctl's files: sfctl.c (the connection, administration, main),
+ * sfctl_status.c (status, ps, show), sfctl_policy.c (policy-from-log) and
+ * sfctl_profile.c (compile, attach --profile). */
 #ifndef SF_SFCTL_H
 #define SF_SFCTL_H
 
@@ -18,6 +18,28 @@ struct sock_filter;
 #define AUDIT_I386   0x40000003U
 
 extern bool json_out; /* --json */
+
+/* The connection to sfilterd (sfctl.c): connect (exit 3 when it cannot),
+ * send one request, read one reply (false at end of file; exit 3 on a
+ * malformed one). A reply's text as JSON (a text that is not becomes
+ * {"message": text}); refused() prints a refusal and exits 1. */
+struct reply {
+	int error;
+	uint32_t id, flags;
+	const char *text;
+	const void *data;
+	uint32_t data_len;
+};
+int connect_daemon(void);
+void send_req(int fd, void *msg, uint16_t type, uint32_t len);
+bool recv_reply(int fd, struct reply *r);
+struct json_object *parse_text(const char *text);
+void refused(const char *what, const struct reply *r) __attribute__((noreturn));
+
+/* sfctl status, ps, show PID [--hits] (sfctl_status.c): exit status. */
+int cmd_status(void);
+int cmd_ps(void);
+int cmd_show(pid_t pid, bool hits);
 
 /* Prints "sfctl: ..." and exits with code. */
 void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
