@@ -9,8 +9,11 @@
 #endif
 #include "proto.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 
 void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id)
 {
@@ -28,4 +31,14 @@ void sf_proto_add_cmsg(struct msghdr *mh, int type, const void *data, size_t len
 	cm->cmsg_type = type;
 	memcpy(CMSG_DATA(cm), data, len);
 	mh->msg_controllen += CMSG_SPACE(len);
+}
+
+int sf_proto_agent_path(const char *socket_path, char *out, size_t size)
+{
+	int n = snprintf(out, size, "%s%s", socket_path, SF_PROTO_AGENT_SUFFIX);
+
+	if (n < 0 || (size_t)n >= size ||
+	    (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
+		return -ENAMETOOLONG;
+	return 0;
 }

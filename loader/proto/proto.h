@@ -71,6 +71,22 @@
 #define SF_PROTO_MAX_MSG        65536
 #define SF_PROTO_DEFAULT_SOCKET "/run/sfilter/sfilterd.sock"
 #define SF_PROTO_SOCKET_ENV     "SFILTER_SOCKET"
+/*
+ * The agent socket (docs/protocol.md, "The gate"): where a seccomp
+ * listener is handed to sfilterd, by runc or crun as an OCI seccomp agent
+ * (linux.seccomp.listenerPath) or by libsfclient after it installs a
+ * gate. Its path is the main socket's with SF_PROTO_AGENT_SUFFIX. A
+ * SOCK_STREAM connection carries one message: the runtime-spec's
+ * ContainerProcessState JSON with the listener by SCM_RIGHTS (the first
+ * descriptor; fds[] names it "seccompFd"), then the sender's end of file;
+ * the daemon answers one line, {"error": errno, "message": "..."}, and
+ * closes. runc closes without reading the answer.
+ */
+#define SF_PROTO_AGENT_SUFFIX   ".agent"
+#define SF_PROTO_AGENT_MAX_MSG  65536 /* the JSON, whole */
+#define SF_PROTO_AGENT_FD_NAME  "seccompFd"
+/* The metadata libsfclient sends (runc sends listenerMetadata). */
+#define SF_PROTO_AGENT_SELF     "sfilter-self"
 /* The longest "message" a reply carries, NUL included, before its JSON
  * escapes. */
 #define SF_PROTO_MAX_TEXT       512
@@ -235,6 +251,10 @@ int sf_proto_check_reply(const void *buf, size_t n);
 /* The "message" string of a checked reply's JSON text, unescaped, into
  * out (cut to size, NUL-terminated); "" when it has none. */
 void sf_proto_reply_message(const struct sf_reply *r, char *out, size_t size);
+/* ---- the agent socket (loader/proto/framing.c) ---- */
+/* socket_path's agent socket into out: 0, or -ENAMETOOLONG past
+ * size or sun_path. */
+int sf_proto_agent_path(const char *socket_path, char *out, size_t size);
 /* ---- framing, both ends (loader/proto/framing.c) ---- */
 /* Fills the header for a message of length len. */
 void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id);
