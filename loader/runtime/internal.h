@@ -247,6 +247,9 @@ int sf_rt_iter_pidfd(struct sf_runtime *rt, int pidfd, struct sf_rt_recs *out);
  * record where the kernel misses it (see iter.c): -EOPNOTSUPP where the
  * kernel's task iterator takes no filter. */
 int sf_rt_iter_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid, struct sf_rt_recs *out);
+/* The record of thread tid, whatever its process: none when no such
+ * task lives. */
+int sf_rt_iter_find(struct sf_runtime *rt, pid_t tid, struct sf_rt_recs *out);
 /* Whether the kernel's task iterator takes a pidfd (sets nothing). */
 bool sf_rt_iter_can_filter(struct sf_runtime *rt);
 /* Returns once every run of a BPF program (sys_enter dispatcher, chain,

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "sfilter.h" /* bpf/sfilter.h: types shared with the BPF side */
 
@@ -322,6 +323,32 @@ int sf_runtime_process_pending(struct sf_runtime *rt);
 int sf_runtime_detach(struct sf_runtime *rt, uint32_t filter_id);
 int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 		       const struct sock_fprog *prog, struct c2e_error *err);
+
+/*
+ * The gate (docs/protocol.md): what thread tid's chain, as it stands now,
+ * decides for the call in sd, which a kernel seccomp filter sent up to
+ * sfilterd. Exactly what the dispatcher would decide at that call's
+ * sys_enter: the filters that enforce (not complain, not shadow), a task
+ * whose chain waits for exec or that is armed and receiving sf_attach()'s
+ * reply as the BPF side treats it. 0, or -ESRCH (no such task), -errno.
+ */
+struct sf_judgement {
+	uint32_t ret;          /* the verdict: action | data */
+	uint32_t filter_id;    /* the filter that decided it; 0: ALLOW by all */
+	uint32_t flags;        /* that filter's attach flags */
+	bool exact;            /* false: the chain has a filter this judge
+				  cannot run over seccomp_data (a 2012 filter
+				  that reads other registers), or a chain this
+				  runtime does not know; ret is ALLOW and the
+				  dispatcher is to decide */
+	pid_t tgid;            /* tid's process, as the kernel's walk saw it */
+	uint64_t leader_start; /* with tgid, the process (struct sf_identity) */
+	uint64_t exec_id;
+	uid_t euid;
+	char comm[16];
+};
+int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data *sd,
+		     struct sf_judgement *out);
 
 /* Introspection for sfctl. */
 struct sf_filter_info {
