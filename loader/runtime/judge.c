@@ -90,6 +90,7 @@ int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data
 	}
 	out->tgid = (pid_t)rec->tgid;
 	out->leader_start = rec->leader_start;
+	out->leader_boot = rec->leader_boot;
 	out->exec_id = rec->exec_id;
 	out->euid = rec->euid;
 	memcpy(out->comm, rec->comm, sizeof(out->comm));

@@ -343,6 +343,8 @@ struct sf_judgement {
 				  dispatcher is to decide */
 	pid_t tgid;            /* tid's process, as the kernel's walk saw it */
 	uint64_t leader_start; /* with tgid, the process (struct sf_identity) */
+	uint64_t leader_boot;  /* the same start on the boot clock
+				  (struct sf_event.start_ns) */
 	uint64_t exec_id;
 	uid_t euid;
 	char comm[16];
