@@ -123,191 +123,26 @@ void gate_ready(void)
 
 /* ---- judging ------------------------------------------------------------- */
 
-static struct seccomp_notif_sizes sizes;
-static struct seccomp_notif *notif;
-static struct seccomp_notif_resp *resp;
-
-static bool id_valid(int fd, uint64_t id)
-{
-	return ioctl(fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
-}
-
-static int answer(int fd, uint64_t id, int64_t val, int32_t error, uint32_t flags)
-{
-	memset(resp, 0, sizes.seccomp_notif_resp);
-	resp->id = id;
-	resp->val = val;
-	resp->error = error;
-	resp->flags = flags;
-	return ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, resp) == 0 ? 0 : -errno;
-}
-
-/* SIGSYS blocked or ignored by thread tid: then the kernel's force_sig()
- * would kill the process rather than run a handler. An unreadable status
- * counts as blocked (fail closed: the process is killed). */
-static bool sigsys_refused(pid_t tid)
-{
-	char path[64], line[256];
-	unsigned long long mask;
-	bool refused = true;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	refused = false;
-	while (fgets(line, sizeof(line), f)) {
-		if ((sscanf(line, "SigBlk: %llx", &mask) == 1 ||
-		     sscanf(line, "SigIgn: %llx", &mask) == 1) &&
-		    (mask & (1ULL << (SIGSYS - 1))))
-			refused = true;
-	}
-	fclose(f);
-	return refused;
-}
-
-/* SIGKILL to tid's process, while notification id (on fd) is still that
- * task's: then the process cannot have been replaced under its pid. The
- * call never runs: the task dies in its wait. False when it is gone. */
-static bool kill_process(int fd, uint64_t id, pid_t tgid)
-{
-	int pfd = (int)syscall(SYS_pidfd_open, tgid, 0);
-	bool done = false;
-
-	if (pfd < 0)
-		return false;
-	if (id_valid(fd, id))
-		done = syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0) == 0;
-	close(pfd);
-	return done;
-}
-
-/* SIGSYS to thread tid as the kernel's force_sig_seccomp() fills it, but
- * for si_code: only the kernel may send a positive one (a sender from
- * another process gets EPERM in do_rt_tgsigqueueinfo()). */
-static void send_sigsys(pid_t tgid, pid_t tid, const struct seccomp_data *sd, uint32_t ret)
-{
-	siginfo_t si;
-
-	memset(&si, 0, sizeof(si));
-	si.si_signo = SIGSYS;
-	si.si_code = SI_QUEUE;
-	si.si_errno = (int)(ret & SECCOMP_RET_DATA);
-	si.si_call_addr = (void *)(uintptr_t)sd->instruction_pointer;
-	si.si_syscall = sd->nr;
-	si.si_arch = sd->arch;
-	syscall(SYS_rt_tgsigqueueinfo, tgid, tid, SIGSYS, &si);
-}
-
-static void record(const struct seccomp_notif *n, const struct sf_judgement *j,
-		   uint16_t taken, uint16_t err, uint8_t sig)
-{
-	struct sf_event ev = { 0 };
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	ev.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	ev.pid = (uint32_t)j->tgid;
-	ev.tid = n->pid;
-	memcpy(ev.comm, j->comm, sizeof(ev.comm));
-	ev.nr = n->data.nr;
-	ev.arch = n->data.arch;
-	memcpy(ev.args, n->data.args, sizeof(ev.args));
-	ev.ip = n->data.instruction_pointer;
-	ev.ret = j->ret;
-	ev.filter_id = j->filter_id;
-	ev.taken = taken;
-	ev.tier = SF_BPF_TIER_GATE;
-	ev.flags = (uint16_t)j->flags;
-	ev.err = err;
-	ev.signal = sig;
-	ev.uid = j->euid;
-	ev.enforced = j->ret;
-	ev.insn = SF_INSN_NONE;
-	ev.account = j->euid;
-	ev.start_ns = j->leader_boot;
-	ev.exec_id = j->exec_id;
-	queue_event(&ev);
-}
-
-/* One notification from l: received, judged, answered. */
+/* One notification from l: received, judged, answered, its event queued. */
 static void judge_one(struct gate_listener *l)
 {
-	struct sf_judgement j;
-	uint32_t action;
-	int r;
+	struct sf_gate_outcome o;
+	struct sf_event ev;
 
-	memset(notif, 0, sizes.seccomp_notif);
-	if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, notif) < 0)
-		return; /* ENOENT: the task was interrupted, or died */
-	__atomic_add_fetch(&g.st.judged, 1, __ATOMIC_RELAXED);
+	if (sf_runtime_gate_answer(d.rt, l->fd, l->killable, &o))
+		return; /* the task was interrupted, or died */
 	l->judged++;
-	r = notif->pid ? sf_runtime_judge(d.rt, (pid_t)notif->pid, &notif->data, &j) : -ESRCH;
-	if (r || !j.exact) {
-		/* Not ours to decide (no such task in our view, a chain the
-		 * judge cannot run): the dispatcher judges it at sys_enter,
-		 * as it would without a gate. */
-		__atomic_add_fetch(&g.st.continued, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&g.st.unjudged, 1, __ATOMIC_RELAXED);
-		answer(l->fd, notif->id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
-		return;
+	__atomic_add_fetch(&g.st.judged, 1, __ATOMIC_RELAXED);
+	switch (o.taken) {
+	case SF_GATE_CONTINUED: __atomic_add_fetch(&g.st.continued, 1, __ATOMIC_RELAXED); break;
+	case SF_GATE_UNJUDGED: __atomic_add_fetch(&g.st.unjudged, 1, __ATOMIC_RELAXED); break;
+	case SF_GATE_DENIED: __atomic_add_fetch(&g.st.denied, 1, __ATOMIC_RELAXED); break;
+	case SF_GATE_TRAPPED: __atomic_add_fetch(&g.st.trapped, 1, __ATOMIC_RELAXED); break;
+	case SF_GATE_KILLED: __atomic_add_fetch(&g.st.killed, 1, __ATOMIC_RELAXED); break;
+	case SF_GATE_GONE: break;
 	}
-	/* The task might have gone and its tid been reused while the chain
-	 * was read: the answer is only given while the notification is
-	 * still that task's. */
-	if (!id_valid(l->fd, notif->id))
-		return;
-	action = c2e_effective_action(j.ret);
-	switch (action) {
-	case SECCOMP_RET_ALLOW:
-	case SECCOMP_RET_LOG:
-		/* LOG: the dispatcher logs it when the call enters. */
-		__atomic_add_fetch(&g.st.continued, 1, __ATOMIC_RELAXED);
-		answer(l->fd, notif->id, 0, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
-		return;
-	case SECCOMP_RET_ERRNO: {
-		/* __seccomp_filter() caps the data at MAX_ERRNO. */
-		uint32_t e = j.ret & SECCOMP_RET_DATA;
-
-		if (e > 4095)
-			e = 4095;
-		__atomic_add_fetch(&g.st.denied, 1, __ATOMIC_RELAXED);
-		if (answer(l->fd, notif->id, 0, -(int32_t)e, 0) == 0)
-			record(notif, &j, SF_TAKEN_DENIED, (uint16_t)e, 0);
-		return;
-	}
-	case SECCOMP_RET_TRACE:
-	case SECCOMP_RET_USER_NOTIF:
-		/* No tracer, no listener of the chain's own: the kernel's
-		 * answer is ENOSYS. */
-		__atomic_add_fetch(&g.st.denied, 1, __ATOMIC_RELAXED);
-		if (answer(l->fd, notif->id, 0, -ENOSYS, 0) == 0)
-			record(notif, &j, SF_TAKEN_DENIED, ENOSYS, 0);
-		return;
-	case SECCOMP_RET_TRAP:
-		if (!sigsys_refused((pid_t)notif->pid)) {
-			/* syscall_rollback() leaves the call's number as its
-			 * return value; SIGSYS follows at once. */
-			__atomic_add_fetch(&g.st.trapped, 1, __ATOMIC_RELAXED);
-			if (answer(l->fd, notif->id, notif->data.nr, 0, 0) == 0) {
-				send_sigsys(j.tgid, (pid_t)notif->pid, &notif->data, j.ret);
-				record(notif, &j, SF_TAKEN_TRAPPED, 0, SIGSYS);
-			}
-			return;
-		}
-		/* force_sig() on a blocked or ignored SIGSYS kills. */
-		/* fallthrough */
-	default:
-		/* KILL_PROCESS, KILL_THREAD (a thread alone cannot be
-		 * killed from outside: its process is), unknown actions. */
-		__atomic_add_fetch(&g.st.killed, 1, __ATOMIC_RELAXED);
-		if (kill_process(l->fd, notif->id, j.tgid))
-			record(notif, &j, SF_TAKEN_KILLED, 0, SIGKILL);
-		else if (id_valid(l->fd, notif->id))
-			answer(l->fd, notif->id, 0, -ENOSYS, 0); /* never runs */
-		return;
-	}
+	if (sf_runtime_gate_event(&o, &ev))
+		queue_event(&ev);
 }
 
 /* ---- listeners ----------------------------------------------------------- */
@@ -321,7 +156,8 @@ static void drop_listener(struct gate_listener *l)
 	gate_listener_free(l);
 }
 
-int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what)
+int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what,
+		      bool killable)
 {
 	struct gate_listener *l;
 	int r;
@@ -335,6 +171,7 @@ int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *wh
 	l->tag.kind = GATE_LISTENER;
 	l->fd = fd;
 	l->pid = pid;
+	l->killable = killable;
 	snprintf(l->what, sizeof(l->what), "%s", what ? what : "");
 	r = gate_watch(fd, EPOLLIN, &l->tag);
 	if (r) {
@@ -405,20 +242,10 @@ int gate_start(void)
 	static struct gate_tag agent_tag = { GATE_AGENT };
 	int r;
 
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0) {
-		diag("the gate is off: SECCOMP_GET_NOTIF_SIZES: %s", strerror(errno));
-		return -errno;
-	}
-	if (sizes.seccomp_notif < sizeof(*notif))
-		sizes.seccomp_notif = sizeof(*notif);
-	if (sizes.seccomp_notif_resp < sizeof(*resp))
-		sizes.seccomp_notif_resp = sizeof(*resp);
-	notif = calloc(1, sizes.seccomp_notif);
-	resp = calloc(1, sizes.seccomp_notif_resp);
 	g.ep = epoll_create1(EPOLL_CLOEXEC);
 	g.stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	g.ev_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!notif || !resp || g.ep < 0 || g.stop_fd < 0 || g.ev_fd < 0)
+	if (g.ep < 0 || g.stop_fd < 0 || g.ev_fd < 0)
 		return -ENOMEM;
 	if ((r = gate_watch(g.stop_fd, EPOLLIN, &stop_tag)) ||
 	    (g.agent_fd >= 0 && (r = gate_watch(g.agent_fd, EPOLLIN, &agent_tag))))

@@ -195,8 +195,9 @@ static void take(struct agent_conn *c)
 {
 	struct json_tokener *tok = json_tokener_new();
 	struct json_object *o = tok ? json_tokener_parse_ex(tok, c->buf, (int)c->len) : NULL,
-			   *fds, *v, *st;
+			   *fds, *v;
 	const char *what = "";
+	bool killable;
 	pid_t pid = 0;
 	int r;
 
@@ -222,11 +223,10 @@ static void take(struct agent_conn *c)
 		pid = (pid_t)json_object_get_int(v);
 	if (json_object_object_get_ex(o, "metadata", &v) && json_object_get_string(v))
 		what = json_object_get_string(v);
-	if (json_object_object_get_ex(o, "state", &st) &&
-	    json_object_object_get_ex(st, "id", &v) && json_object_get_string(v) &&
-	    *json_object_get_string(v))
-		what = json_object_get_string(v);
-	r = gate_add_listener(c->listener, &c->who, pid, what);
+	/* Whether the filter was installed with WAIT_KILLABLE_RECV, as the
+	 * sender says: a false claim only misplaces its own tasks' SIGSYS. */
+	killable = strstr(what, SF_PROTO_AGENT_KILLABLE) != NULL;
+	r = gate_add_listener(c->listener, &c->who, pid, what, killable);
 	if (r == -ENOSPC) {
 		finish(c, ENOSPC, "too many listeners held (%u per login user, %u in all)",
 		       GATE_PER_LOGIN, GATE_MAX);

@@ -34,6 +34,8 @@ struct gate_listener {
 	pid_t pid;                     /* the process it was installed for, as
 					  the sender says (display only) */
 	char what[48];                 /* its metadata, or the container id */
+	bool killable;                 /* its filter waits killably once a call
+					  is received (the sender says so) */
 	uint64_t judged;
 };
 
@@ -70,7 +72,8 @@ uint64_t gate_now_ms(void);
 int gate_watch(int fd, uint32_t events, struct gate_tag *tag);
 /* Takes fd (a seccomp listener) into the judge's care: 0, or -ENOSPC past
  * the limits, -errno (fd is then still the caller's). */
-int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what);
+int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what,
+		      bool killable);
 
 /* ---- gate_agent.c ---- */
 void agent_accept(void);

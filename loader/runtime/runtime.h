@@ -352,6 +352,41 @@ struct sf_judgement {
 int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data *sd,
 		     struct sf_judgement *out);
 
+/*
+ * One notification from the seccomp listener fd: received, judged with
+ * sf_runtime_judge() and answered as the kernel answers the verdict
+ * (docs/protocol.md, "The gate"): ALLOW and LOG continue the call, ERRNO
+ * fails it with its errno, TRACE and USER_NOTIF with ENOSYS, TRAP skips it
+ * and sends SIGSYS, KILL_* kill the process; a task the judge cannot find
+ * or a chain it cannot run continues, for the dispatcher to judge. killable:
+ * the filter was installed with SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, so
+ * that a TRAP's SIGSYS can be sent before the answer (it is then handled
+ * as the call returns, as the kernel's is); else it follows the answer.
+ * 0 with *out saying what was done, or -ENOENT when there was nothing to
+ * receive (the task was interrupted or died), -errno.
+ */
+enum sf_gate_taken {
+	SF_GATE_CONTINUED,  /* the chain allows (or logs) it */
+	SF_GATE_UNJUDGED,   /* continued: not this judge's to decide */
+	SF_GATE_DENIED,     /* failed with out->err */
+	SF_GATE_TRAPPED,    /* skipped, SIGSYS sent */
+	SF_GATE_KILLED,     /* the process killed */
+	SF_GATE_GONE,       /* the task went away before the answer */
+};
+struct sf_gate_outcome {
+	enum sf_gate_taken taken;
+	int err;                   /* SF_GATE_DENIED: the errno */
+	pid_t tid;                 /* the caller, as the listener names it */
+	struct seccomp_data data;
+	struct sf_judgement j;
+};
+int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
+			   struct sf_gate_outcome *out);
+/* The event the log keeps for an outcome that refused or killed (tier
+ * SF_BPF_TIER_GATE); false for one that makes none. */
+struct sf_event;
+bool sf_runtime_gate_event(const struct sf_gate_outcome *o, struct sf_event *ev);
+
 /* Introspection for sfctl. */
 struct sf_filter_info {
 	uint32_t id;

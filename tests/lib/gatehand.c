@@ -4,6 +4,7 @@
 #include "c2e.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent
 	struct c2e_error e;
 	char json[512], answer[512];
 	size_t len = 0;
+	bool killable = true;
 	int l, r;
 
 	msg[0] = '\0';
@@ -81,9 +83,11 @@ int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent
 	l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 			 &p);
-	if (l < 0 && errno == EINVAL)
+	if (l < 0 && errno == EINVAL) {
+		killable = false;
 		l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				 SECCOMP_FILTER_FLAG_NEW_LISTENER, &p);
+	}
 	free(gate);
 	if (l < 0) {
 		r = -errno;
@@ -92,8 +96,9 @@ int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent
 	}
 	snprintf(json, sizeof(json),
 		 "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":%d,"
-		 "\"metadata\":\"sftest\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"\","
-		 "\"status\":\"running\",\"pid\":%d,\"bundle\":\"\"}}", getpid(), getpid());
+		 "\"metadata\":\"sftest%s\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"\","
+		 "\"status\":\"running\",\"pid\":%d,\"bundle\":\"\"}}", getpid(),
+		 killable ? " killable" : "", getpid());
 	r = gatehand_send(agent_path, l, json, answer, sizeof(answer));
 	close(l);
 	if (r) {
