@@ -24,6 +24,7 @@
 #include "runtime.h"
 #include "bypass.h"
 #include "wstatus.h"
+#include "gatehand.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -1523,59 +1524,18 @@ static int gate_sp[2] = { -1, -1 };
 static struct flt gate_flt;
 static bool gated;
 
-#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
-#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
-#endif
-
 /* In the child: installs the gate for gate_flt and sends its listener. */
 static void gate_install(void)
 {
-	struct sock_fprog p = fprog(&gate_flt), gp;
-	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8))) = { 0 };
-	struct iovec iov = { "L", 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-	struct sock_filter *g = NULL;
-	size_t len = 0;
+	struct sock_fprog p = fprog(&gate_flt);
 	int l;
 
-	if (c2e_gate_build(&p, 1, &g, &len, NULL))
-		_exit(40);
-	gp = (struct sock_fprog){ (unsigned short)len, g };
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			 SECCOMP_FILTER_FLAG_NEW_LISTENER |
-			 SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &gp);
-	if (l < 0)
+	l = gatehand_gate(&p, 1, NULL);
+	if (l < 0 || gatehand_send_fd(gate_sp[1], l))
 		_exit(41);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &l, sizeof(int));
-	if (sendmsg(gate_sp[1], &mh, 0) != 1)
-		_exit(42);
 	close(l);
 	close(gate_sp[1]);
-}
-
-/* In the test process: the listener the child sent, or -1. */
-static int gate_receive(void)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
-	char b;
-	struct iovec iov = { &b, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd = -1;
-
-	if (recvmsg(gate_sp[0], &mh, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&mh);
-	if (cm && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /* The judge, as sfilterd runs it: every notification on the listener
@@ -1687,7 +1647,7 @@ static int run_op(struct sf_runtime *rt, const struct op *op, size_t i,
 	}
 	if (gated) {
 		close(gate_sp[1]);
-		gj.fd = gate_receive();
+		gj.fd = gatehand_recv_fd(gate_sp[0]);
 		close(gate_sp[0]);
 		if (!ASSERT_GE(gj.fd, 0, "the child's gate listener") ||
 		    !ASSERT_OK(pthread_create(&gj.th, NULL, gate_judge_loop, &gj),

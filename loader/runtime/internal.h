@@ -177,6 +177,7 @@ struct sf_runtime {
 	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
 	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
+	uint32_t test_gate_delay_us; /* SF_TEST_GATE_DELAY_US */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
 	size_t table_bytes;

@@ -228,6 +228,7 @@ int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 {
 	struct seccomp_notif *n;
 	struct sf_judgement *j = &out->j;
+	uint32_t delay;
 	uint64_t id;
 	int r;
 
@@ -254,6 +255,9 @@ int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 			     SF_GATE_GONE : SF_GATE_UNJUDGED;
 		return 0;
 	}
+	delay = __atomic_load_n(&rt->test_gate_delay_us, __ATOMIC_SEQ_CST);
+	if (delay)
+		usleep(delay);
 	/* The task might have died and its tid been reused while its chain
 	 * was read: answer only while the notification is still its own. */
 	if (!id_valid(fd, id)) {
@@ -281,7 +285,7 @@ int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 			 * waiting with SIGSYS pending, and takes it as the
 			 * call returns; one that does not would be woken by
 			 * it and restart the call, so it gets it after. */
-			if (killable)
+			if (killable && id_valid(fd, id))
 				send_sigsys(j->tgid, out->tid, &out->data, j->ret);
 			if (answer(fd, id, out->data.nr, 0, 0)) {
 				out->taken = SF_GATE_GONE;

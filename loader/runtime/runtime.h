@@ -226,7 +226,10 @@ _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
  * if task storage could not be allocated for a fork child (value 1);
  * SF_TEST_TSYNC_FAIL makes a TSYNC attach fail (-EIO) after its first pass
  * has moved threads (value 1), to exercise its roll-back. */
-enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL };
+/* SF_TEST_GATE_DELAY_US: sf_runtime_gate_answer() waits that long between
+ * reading the chain and acting on its verdict (the window in which the
+ * caller may die and its pid be reused). */
+enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL, SF_TEST_GATE_DELAY_US };
 int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*

@@ -62,37 +62,78 @@ out:
 	return err;
 }
 
-int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent_path,
-		     char *msg, size_t msz)
+int gatehand_gate(const struct sock_fprog *chain, size_t n, bool *killable)
 {
 	struct sock_filter *gate = NULL;
 	struct sock_fprog p;
-	struct c2e_error e;
-	char json[512], answer[512];
 	size_t len = 0;
-	bool killable = true;
 	int l, r;
 
-	msg[0] = '\0';
-	r = c2e_gate_build(chain, n, &gate, &len, &e);
-	if (r) {
-		snprintf(msg, msz, "c2e_gate_build: %s", strerror(-r));
+	r = c2e_gate_build(chain, n, &gate, &len, NULL);
+	if (r)
 		return r;
-	}
 	p = (struct sock_fprog){ (unsigned short)len, gate };
+	if (killable)
+		*killable = true;
 	l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 			 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
 			 &p);
 	if (l < 0 && errno == EINVAL) {
-		killable = false;
+		if (killable)
+			*killable = false;
 		l = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				 SECCOMP_FILTER_FLAG_NEW_LISTENER, &p);
 	}
+	r = l < 0 ? -errno : l;
 	free(gate);
+	return r;
+}
+
+int gatehand_send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8))) = { 0 };
+	struct iovec iov = { "L", 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+}
+
+int gatehand_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
+	char b;
+	struct iovec iov = { &b, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd = -1;
+
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&mh);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent_path,
+		     char *msg, size_t msz)
+{
+	char json[512], answer[512];
+	bool killable;
+	int l, r;
+
+	msg[0] = '\0';
+	l = gatehand_gate(chain, n, &killable);
 	if (l < 0) {
-		r = -errno;
-		snprintf(msg, msz, "seccomp(NEW_LISTENER): %s", strerror(errno));
-		return r;
+		snprintf(msg, msz, "the gate: %s", strerror(-l));
+		return l;
 	}
 	snprintf(json, sizeof(json),
 		 "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":%d,"

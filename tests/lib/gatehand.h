@@ -11,6 +11,7 @@
 #ifndef SF_TESTS_GATEHAND_H
 #define SF_TESTS_GATEHAND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/filter.h>
 
@@ -20,5 +21,13 @@ int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent
  * JSON text; the answer line into answer. 0 or -errno. */
 int gatehand_send(const char *agent_path, int fd, const char *json, char *answer,
 		  size_t size);
+
+/* The gate for chain installed on the calling thread: its listener, or
+ * -errno. *killable (may be NULL): installed with WAIT_KILLABLE_RECV. */
+int gatehand_gate(const struct sock_fprog *chain, size_t n, bool *killable);
+/* One byte and fd over the connected socket sock: 0 or -errno. */
+int gatehand_send_fd(int sock, int fd);
+/* The descriptor such a message brought, or -1. */
+int gatehand_recv_fd(int sock);
 
 #endif
