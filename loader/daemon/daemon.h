@@ -348,6 +348,8 @@ void gate_ready(void);
 void gate_stop(void);
 /* For STATUS. */
 struct json_object *gate_status_json(void);
+/* How many listeners the gate holds now. */
+uint64_t gate_held(void);
 
 /* ---- eventlog.c --------------------------------------------------------- */
 

@@ -278,6 +278,11 @@ void gate_stop(void)
 		gate_ready();
 }
 
+uint64_t gate_held(void)
+{
+	return __atomic_load_n(&g.st.listeners, __ATOMIC_RELAXED);
+}
+
 struct json_object *gate_status_json(void)
 {
 	struct json_object *o = json_object_new_object();
