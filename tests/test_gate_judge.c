@@ -131,8 +131,22 @@ TEST(the_judge_decides_a_notified_call_as_the_threads_stacked_chain_does)
 
 			random_data(&rng, &d);
 			want = c2e_stack_eval(chain, n, &d);
-			if (!ASSERT_OK(sf_runtime_judge(rt, h.tid, &d, &j), "sf_runtime_judge"))
-				break;
+			{
+				int r = sf_runtime_judge(rt, h.tid, &d, &j);
+
+				if (r) {
+					char pth[64];
+
+					snprintf(pth, sizeof(pth), "/proc/%d/task/%d", h.pid, h.tid);
+					/* What the kernel says of the thread, and whether
+					 * a second look finds it. */
+					printf("  judge %d: tid %d of %d: %d, task dir %s, again %d\n",
+					       k, h.tid, h.pid, r, access(pth, F_OK) ? "gone" : "there",
+					       sf_runtime_judge(rt, h.tid, &d, &j));
+				}
+				if (!ASSERT_OK(r, "sf_runtime_judge"))
+					break;
+			}
 			inputs++;
 			denied += c2e_effective_action(want) != SECCOMP_RET_ALLOW;
 			if ((j.ret != want || !j.exact || j.tgid != h.pid) && wrong++ < 5)
