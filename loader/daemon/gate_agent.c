@@ -164,8 +164,7 @@ static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 	json_object_put(o);
 	if (error) {
 		__atomic_add_fetch(&g.st.refused, 1, __ATOMIC_RELAXED);
-		if (d.verbose)
-			diag("agent: pid %d: %s", c->pid, msg);
+		diag("agent: pid %d: %s", c->pid, msg);
 	}
 	epoll_ctl(g.ep, EPOLL_CTL_DEL, c->fd, NULL);
 	if (c->listener >= 0)
@@ -238,12 +237,33 @@ static void take(struct agent_conn *c)
 	}
 	gate_hold(c->listener, &c->who, pid, what);
 	c->listener = -1; /* the judge's now */
+	diag("agent: pid %d: listener held (%s)", c->pid, what);
 	finish(c, 0, "listener held: the calls it sends up are judged by sfilterd");
 out:
 	if (o)
 		json_object_put(o);
 	if (tok)
 		json_tokener_free(tok);
+}
+
+/* Whether the bytes so far are one whole JSON object. */
+static bool whole(const struct agent_conn *c)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+	bool done;
+
+	if (!c->len || c->buf[c->len - 1] != '}')
+		return false;
+	tok = json_tokener_new();
+	if (!tok)
+		return false;
+	o = json_tokener_parse_ex(tok, c->buf, (int)c->len);
+	done = o && json_tokener_get_error(tok) == json_tokener_success;
+	if (o)
+		json_object_put(o);
+	json_tokener_free(tok);
+	return done;
 }
 
 void agent_read(struct agent_conn *c)
@@ -291,7 +311,9 @@ void agent_read(struct agent_conn *c)
 		finish(c, EMSGSIZE, "the message is over %u bytes", SF_PROTO_AGENT_MAX_MSG);
 		return;
 	}
-	if (n == 0)
+	/* runc keeps its end open a while after sending: a whole JSON
+	 * object is the message's end as much as the end of file is. */
+	if (n == 0 || whole(c))
 		take(c);
 }
 
