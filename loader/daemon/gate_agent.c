@@ -189,11 +189,44 @@ static bool is_listener(int fd)
 	return strcmp(target, "anon_inode:seccomp notify") == 0;
 }
 
+/* The message's length without what may trail the JSON: whitespace
+ * (crun's generator beautifies) and NUL bytes. */
+static size_t trimmed(const struct agent_conn *c)
+{
+	size_t n = c->len;
+
+	while (n && (c->buf[n - 1] == '\0' || c->buf[n - 1] == '\n' || c->buf[n - 1] == ' ' ||
+		     c->buf[n - 1] == '\r' || c->buf[n - 1] == '\t'))
+		n--;
+	return n;
+}
+
+/* Whether the bytes so far are one whole JSON object. */
+static bool whole(const struct agent_conn *c)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+	size_t n = trimmed(c);
+	bool done;
+
+	if (!n || c->buf[n - 1] != '}')
+		return false;
+	tok = json_tokener_new();
+	if (!tok)
+		return false;
+	o = json_tokener_parse_ex(tok, c->buf, (int)n);
+	done = o && json_tokener_get_error(tok) == json_tokener_success;
+	if (o)
+		json_object_put(o);
+	json_tokener_free(tok);
+	return done;
+}
+
 /* The whole message has come: checked, and its listener taken. */
 static void take(struct agent_conn *c)
 {
 	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o = tok ? json_tokener_parse_ex(tok, c->buf, (int)c->len) : NULL,
+	struct json_object *o = tok ? json_tokener_parse_ex(tok, c->buf, (int)trimmed(c)) : NULL,
 			   *fds, *v;
 	const char *what = "";
 	bool killable;
@@ -244,26 +277,6 @@ out:
 		json_object_put(o);
 	if (tok)
 		json_tokener_free(tok);
-}
-
-/* Whether the bytes so far are one whole JSON object. */
-static bool whole(const struct agent_conn *c)
-{
-	struct json_tokener *tok;
-	struct json_object *o;
-	bool done;
-
-	if (!c->len || c->buf[c->len - 1] != '}')
-		return false;
-	tok = json_tokener_new();
-	if (!tok)
-		return false;
-	o = json_tokener_parse_ex(tok, c->buf, (int)c->len);
-	done = o && json_tokener_get_error(tok) == json_tokener_success;
-	if (o)
-		json_object_put(o);
-	json_tokener_free(tok);
-	return done;
 }
 
 void agent_read(struct agent_conn *c)
