@@ -131,7 +131,7 @@ void agent_accept(void)
 		c->who = who;
 		c->pid = cred.pid;
 		c->listener = -1;
-		c->deadline_ms = gate_now_ms() + AGENT_TIMEOUT_MS;
+		c->deadline_ms = gate_now_ms() + AGENT_IDLE_MS;
 		if (gate_watch(fd, EPOLLIN, &c->tag) < 0) {
 			free(c);
 			closer_take(fd, &who);
@@ -319,6 +319,8 @@ void agent_read(struct agent_conn *c)
 		finish(c, EIO, "recvmsg: %s", strerror(errno));
 		return;
 	}
+	if (!c->len && n > 0)
+		c->deadline_ms = gate_now_ms() + AGENT_TIMEOUT_MS;
 	c->len += (size_t)n;
 	if (c->len > SF_PROTO_AGENT_MAX_MSG) {
 		finish(c, EMSGSIZE, "the message is over %u bytes", SF_PROTO_AGENT_MAX_MSG);
@@ -336,8 +338,9 @@ void agent_sweep(uint64_t now_ms)
 
 	for (c = conns; c; c = c->next)
 		if (c->fd >= 0 && now_ms >= c->deadline_ms)
-			finish(c, ETIMEDOUT, "no end of the message within %u ms",
-			       AGENT_TIMEOUT_MS);
+			finish(c, ETIMEDOUT, c->len ? "no end of the message within %u ms "
+			       "of its first byte" : "no message within %u ms",
+			       c->len ? AGENT_TIMEOUT_MS : AGENT_IDLE_MS);
 	while ((c = *p)) {
 		if (c->fd < 0) {
 			*p = c->next;

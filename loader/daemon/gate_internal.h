@@ -17,9 +17,14 @@
 
 #define GATE_MAX         4096  /* listeners held by the daemon */
 #define GATE_PER_LOGIN   256   /* ... of one login user's */
-#define AGENT_MAX_CONNS  64    /* agent connections open at once */
+#define AGENT_MAX_CONNS  256   /* agent connections open at once */
 #define AGENT_PER_LOGIN  8     /* ... of one login user's */
-#define AGENT_TIMEOUT_MS 2000  /* to send the message and its end */
+/* crun connects when it creates the container and sends the listener
+ * only once its hooks have run (seconds under emulation): a connection
+ * may wait that long for its first byte, then has AGENT_TIMEOUT_MS for
+ * the rest. */
+#define AGENT_IDLE_MS    120000
+#define AGENT_TIMEOUT_MS 2000
 #define GATE_EVQ         1024  /* events waiting for the loop */
 
 enum gate_kind { GATE_STOP, GATE_AGENT, GATE_AGENT_CONN, GATE_LISTENER };
