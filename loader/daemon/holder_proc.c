@@ -20,7 +20,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -187,11 +186,19 @@ static void held_drop(uint64_t id)
 static bool is_listener(int fd)
 {
 	static const char want[] = "anon_inode:seccomp notify";
-	char link[64], name[sizeof(want) + 1];
+	char link[32] = "/proc/self/fd/", digits[12], name[sizeof(want) + 1];
+	size_t k = strlen(link);
+	unsigned int v = (unsigned int)fd;
+	int i = 0;
 	ssize_t n;
 
-	if (snprintf(link, sizeof(link), "/proc/self/fd/%d", fd) >= (int)sizeof(link))
-		return false;
+	/* No printf after the fork: its digits by hand. */
+	do
+		digits[i++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (i)
+		link[k++] = digits[--i];
+	link[k] = '\0';
 	n = readlink(link, name, sizeof(name));
 	return n == (ssize_t)sizeof(want) - 1 && memcmp(name, want, sizeof(want) - 1) == 0;
 }
@@ -409,7 +416,7 @@ static void holder_setup(int lfd)
 				       SIGUSR1, SIGUSR2, SIGALRM };
 	struct sigaction sa = { .sa_handler = SIG_DFL };
 	sigset_t none;
-	int null, sig;
+	int null, adj, sig;
 	unsigned int i;
 
 	for (sig = 1; sig < NSIG; sig++)
@@ -441,6 +448,16 @@ static void holder_setup(int lfd)
 	if (chdir("/") < 0)
 		_exit(1);
 	prctl(PR_SET_NAME, "sfilterd-holder", 0, 0, 0);
+	/* The OOM killer's last choice: its death is every listener's last
+	 * close. It keeps little memory; root may lower its own score. */
+	adj = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (adj >= 0) {
+		/* Refused without CAP_SYS_RESOURCE: the score stays. */
+		ssize_t w = write(adj, "-1000", 5);
+
+		(void)w;
+		close(adj);
+	}
 }
 
 void hold_run(int lfd, const char *path, const struct stat *bound)
