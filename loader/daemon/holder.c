@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
@@ -100,11 +101,15 @@ static int hello(int fd)
 
 static int connect_to(const struct sockaddr_un *addr)
 {
+	/* A full backlog makes connect() wait (unix_wait_for_peer()) as long
+	 * as the send timeout allows. */
+	struct timeval tv = { HOLDER_WAIT_MS / 1000, (HOLDER_WAIT_MS % 1000) * 1000 };
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), r;
 
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) < 0) {
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0 ||
+	    connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) < 0) {
 		r = -errno;
 		close(fd);
 		return r;
