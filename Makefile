@@ -62,10 +62,11 @@ PROFILE_INC := -Iloader/profile $(C2E_INC)
 CLIENT_INC  := -Iloader/client $(PROTO_INC) $(PROFILE_INC)
 DAEMON_INC  := -Iloader/daemon -Iloader/runtime $(PROTO_INC) $(C2E_INC) -I$(OUTPUT)
 CLI_INC     := -Iloader/cli $(CLIENT_INC) $(C2E_INC)
-# Tests, benches and fuzzers look at every layer.
+# Tests, benches and fuzzers look at every layer. loader/daemon comes last,
+# for holder.h alone: tests/lib/daemon.h is found before its daemon.h.
 TEST_INC    := -Itests -Itests/lib -Iloader/runtime -Iloader/client -Iloader/profile \
 	       $(PROTO_INC) \
-	       $(C2E_INC) -I$(OUTPUT)
+	       $(C2E_INC) -I$(OUTPUT) -Iloader/daemon
 
 obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
 pic = $(patsubst %.c,$(OUTPUT)/obj/%.pic.o,$(1))
@@ -248,6 +249,13 @@ $(DAEMON_OBJS): | $(BPF_SKELS)
 $(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
+# The listener holder includes nothing of the daemon's but its own header:
+# its objects alone are an archive, so that the tests link them.
+LIBSFHOLDER := $(OUTPUT)/libsfholder.a
+
+$(LIBSFHOLDER): $(call obj,loader/daemon/holder.c loader/daemon/holder_proc.c)
+	$(Q)$(archive)
+
 # --- cli: sfctl, sfrun and sfilter-oci-hook -----------------------------------------
 OCI_HOOK_SRCS := $(wildcard loader/cli/oci_hook*.c)
 SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c $(OCI_HOOK_SRCS),\
@@ -308,7 +316,7 @@ BENCH_UTIL_SRCS := bench/bench_util.c
 BENCH_SRCS := $(filter-out $(BENCH_UTIL_SRCS),$(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 # The order of a static link: what calls, then what is called.
-USER_LIBS := $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
+USER_LIBS := $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFHOLDER) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
 
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): LAYER_INC := $(TEST_INC)
 $(TEST_OBJS) $(call obj,$(BENCH_SRCS) $(BENCH_UTIL_SRCS)): | $(BPF_SKELS)

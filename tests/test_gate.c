@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "c2e.h"
 #include "corpus.h"
+#include "fdpass.h"
 #include "kseccomp.h"
 #include "progs.h"
 #include "wstatus.h"
@@ -200,41 +201,6 @@ TEST(the_gate_refuses_a_chain_longer_than_one_classic_program_with_the_count)
 
 /* ---- installed for real ------------------------------------------------- */
 
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'g';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &mh, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&mh);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
 /*
  * The child: installs the gate with a listener, hands the listener to the
  * parent, then makes four calls: getpid and uname(args[0] = 8), which the
@@ -246,17 +212,10 @@ static int gate_child(int sock, const struct sock_filter *g, size_t len)
 {
 	struct sock_fprog prog = { (unsigned short)len, (struct sock_filter *)g };
 	long r;
-	int fd;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return 100 + errno;
-	fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-			  SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-	if (fd < 0)
-		return 100 + errno;
-	if (send_fd(sock, fd))
-		return 2;
-	close(fd);
+	r = fdpass_listener(sock, &prog);
+	if (r)
+		return (int)r;
 	if (syscall(SYS_getpid) != getpid())
 		return 3;
 	r = syscall(SYS_uname, 8L);
@@ -315,7 +274,7 @@ TEST(a_gate_installed_with_a_listener_notifies_the_calls_its_chain_denies_and_no
 	free(g);
 	if (!ASSERT_TRUE(pid > 0, "fork"))
 		goto out;
-	fd = recv_fd(sv[0]);
+	fd = fdpass_recv(sv[0]);
 	if (fd < 0) {
 		waitpid(pid, &st, 0);
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 100 + EINVAL)
