@@ -350,6 +350,10 @@ void gate_stop(void);
 struct json_object *gate_status_json(void);
 /* How many listeners the gate holds now. */
 uint64_t gate_held(void);
+/* sfilterd --uninstall: the holder, if one serves <socket>.holder, lets
+ * its listeners go (their gates' calls then fail with ENOSYS) and exits;
+ * the records file is removed. */
+void gate_uninstall(void);
 
 /* ---- eventlog.c --------------------------------------------------------- */
 

@@ -123,14 +123,13 @@ void gate_ready(void)
 
 /* ---- judging ------------------------------------------------------------- */
 
-/* One notification from l: received, judged, answered, its event queued. */
-static void judge_one(struct gate_listener *l)
+void gate_decide(struct gate_listener *l, const struct sf_gate_call *call)
 {
 	struct sf_gate_outcome o;
 	struct sf_event ev;
 
-	if (sf_runtime_gate_answer(d.rt, l->fd, l->killable, &o))
-		return; /* the task was interrupted, or died */
+	if (sf_runtime_gate_decide(d.rt, l->fd, l->killable, call, &o))
+		return;
 	l->judged++;
 	__atomic_add_fetch(&g.st.judged, 1, __ATOMIC_RELAXED);
 	switch (o.taken) {
@@ -145,10 +144,29 @@ static void judge_one(struct gate_listener *l)
 		queue_event(&ev);
 }
 
+/* One notification from l: received, recorded (for a successor, should
+ * this daemon die before it answers), judged, answered. */
+static void judge_one(struct gate_listener *l)
+{
+	struct sf_gate_call call;
+
+	if (sf_runtime_gate_recv(l->fd, &call))
+		return; /* the task was interrupted, or died */
+	if (l->slot) {
+		l->slot->call = call;
+		l->slot->last_id = call.id;
+		__atomic_store_n(&l->slot->inflight, 1, __ATOMIC_RELEASE);
+	}
+	gate_decide(l, &call);
+	if (l->slot)
+		__atomic_store_n(&l->slot->inflight, 0, __ATOMIC_RELEASE);
+}
+
 /* ---- listeners ----------------------------------------------------------- */
 
 static void drop_listener(struct gate_listener *l)
 {
+	gate_unhold(l);
 	epoll_ctl(g.ep, EPOLL_CTL_DEL, l->fd, NULL);
 	close(l->fd); /* a seccomp listener's release never waits */
 	l->fd = -1;
@@ -157,7 +175,7 @@ static void drop_listener(struct gate_listener *l)
 }
 
 int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what,
-		      bool killable)
+		      bool killable, struct gate_listener **out)
 {
 	struct gate_listener *l;
 	int r;
@@ -180,6 +198,8 @@ int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *wh
 		return r;
 	}
 	__atomic_add_fetch(&g.st.listeners, 1, __ATOMIC_RELAXED);
+	if (out)
+		*out = l;
 	return 0;
 }
 
@@ -269,6 +289,7 @@ void gate_stop(void)
 	}
 	agent_close_all();
 	gate_listener_close_all();
+	gate_hold_stop();
 	if (g.agent_fd >= 0) {
 		close(g.agent_fd);
 		unlink(g.agent_path);
@@ -298,6 +319,8 @@ struct json_object *gate_status_json(void)
 	N(unjudged);
 	N(refused);
 	N(events_dropped);
+	N(taken_back);
+	N(recovered);
 #undef N
 	json_object_object_add(o, "agent_socket", json_object_new_string(g.agent_path));
 	json_object_object_add(o, "held_by_holder", json_object_new_boolean(g.holder_fd >= 0));

@@ -229,6 +229,7 @@ static void take(struct agent_conn *c)
 	struct json_object *o = tok ? json_tokener_parse_ex(tok, c->buf, (int)trimmed(c)) : NULL,
 			   *fds, *v;
 	const char *what = "";
+	struct gate_listener *l;
 	bool killable;
 	pid_t pid = 0;
 	int r;
@@ -258,7 +259,7 @@ static void take(struct agent_conn *c)
 	/* Whether the filter was installed with WAIT_KILLABLE_RECV, as the
 	 * sender says: a false claim only misplaces its own tasks' SIGSYS. */
 	killable = strstr(what, SF_PROTO_AGENT_KILLABLE) != NULL;
-	r = gate_add_listener(c->listener, &c->who, pid, what, killable);
+	r = gate_add_listener(c->listener, &c->who, pid, what, killable, &l);
 	if (r == -ENOSPC) {
 		finish(c, ENOSPC, "too many listeners held (%u per login user, %u in all)",
 		       GATE_PER_LOGIN, GATE_MAX);
@@ -268,7 +269,7 @@ static void take(struct agent_conn *c)
 		finish(c, -r, "listener not taken: %s", strerror(-r));
 		goto out;
 	}
-	gate_hold(c->listener, &c->who, pid, what);
+	gate_hold(l);
 	c->listener = -1; /* the judge's now */
 	diag("agent: pid %d: listener held (%s)", c->pid, what);
 	finish(c, 0, "listener held: the calls it sends up are judged by sfilterd");
@@ -361,19 +362,4 @@ void agent_close_all(void)
 		if (c->fd >= 0)
 			finish(c, ESHUTDOWN, "sfilterd is stopping");
 	agent_sweep(0);
-}
-
-/* ---- the holder ----------------------------------------------------------- */
-
-void gate_hold_start(void)
-{
-	g.holder_fd = -1;
-}
-
-void gate_hold(int fd, const struct login *who, pid_t pid, const char *what)
-{
-	(void)fd;
-	(void)who;
-	(void)pid;
-	(void)what;
 }

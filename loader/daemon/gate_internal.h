@@ -42,6 +42,32 @@ struct gate_listener {
 	bool killable;                 /* its filter waits killably once a call
 					  is received (the sender says so) */
 	uint64_t judged;
+	uint64_t key;                  /* names it at the holder and in slots */
+	struct gate_slot *slot;        /* its record, or NULL */
+};
+
+/* What the holder keeps beside a listener. */
+struct gate_meta {
+	uint32_t magic;                /* GATE_META_MAGIC */
+	uint32_t slot;
+	uint64_t key;
+	struct login who;
+	pid_t pid;
+	uint8_t killable;
+	char what[48];
+};
+#define GATE_META_MAGIC 0x47415445u /* "GATE" */
+
+/* A listener's record in <socket>.gate, a file mapped shared: what a
+ * daemon killed between receiving a call and answering it leaves for its
+ * successor, which takes the listener back from the holder and answers
+ * the call (a received call cannot be received again). */
+struct gate_slot {
+	uint64_t key;                  /* its listener's; 0: free */
+	uint64_t last_id;              /* the newest call received */
+	uint32_t inflight;             /* call received, not yet answered */
+	uint32_t pad;
+	struct sf_gate_call call;
 };
 
 struct agent_conn {
@@ -58,13 +84,14 @@ struct agent_conn {
 
 struct gate_stats {
 	uint64_t listeners, judged, continued, denied, trapped, killed, unjudged,
-		 refused, events_dropped;
+		 refused, events_dropped, taken_back, recovered;
 };
 
 struct gate {
 	pthread_t thread;
 	bool running;
 	int ep, stop_fd, ev_fd, agent_fd, holder_fd;
+	struct gate_slot *slots;       /* GATE_MAX records, or NULL */
 	char agent_path[PATH_MAX];
 	struct gate_stats st;
 	pthread_mutex_t evq_lock;
@@ -78,7 +105,23 @@ int gate_watch(int fd, uint32_t events, struct gate_tag *tag);
 /* Takes fd (a seccomp listener) into the judge's care: 0, or -ENOSPC past
  * the limits, -errno (fd is then still the caller's). */
 int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what,
-		      bool killable);
+		      bool killable, struct gate_listener **out);
+
+/* The judge of one call l received (gate.c). */
+void gate_decide(struct gate_listener *l, const struct sf_gate_call *call);
+
+/* ---- gate_hold.c ---- */
+/* Opens the records and the holder, and takes back what the holder keeps
+ * (answering the calls a killed predecessor received). */
+void gate_hold_start(void);
+/* Gives l a record and the holder a copy of its listener. */
+void gate_hold(struct gate_listener *l);
+/* l is gone: its record is freed. */
+void gate_unhold(struct gate_listener *l);
+/* At the stop: an unpinned daemon's holder is stopped (its tasks lost
+ * their chains; their gates' calls then fail with ENOSYS rather than
+ * wait for a daemon that will not judge them). */
+void gate_hold_stop(void);
 
 /* ---- gate_agent.c ---- */
 void agent_accept(void);
@@ -92,9 +135,5 @@ void gate_listener_free(struct gate_listener *l);
 unsigned int gate_listener_count(const struct login *who);
 void gate_listener_reap(void);
 void gate_listener_close_all(void);
-/* The holder: connects (or starts one) and takes back what it keeps. */
-void gate_hold_start(void);
-/* Hands the holder a copy of listener fd, for a restarted daemon. */
-void gate_hold(int fd, const struct login *who, pid_t pid, const char *what);
 
 #endif

@@ -276,6 +276,7 @@ static int uninstall(const struct sf_runtime_opts *opts)
 	}
 	if (fd >= 0)
 		close(fd);
+	gate_uninstall();
 	/* Opening would load (and mount bpffs) only to tear it down. */
 	if (access(d.pin_dir, F_OK) && errno == ENOENT) {
 		diag("%s does not exist: nothing is pinned", d.pin_dir);
@@ -438,6 +439,11 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 	if ((r = open_runtime(s)) < 0)
 		return r;
 	sf_runtime_set_event_budget(d.rt, d.event_rate, d.event_burst);
+	/* The suite's: the gate's judge waits between reading a chain and
+	 * acting, so that a test can kill the daemon in between. */
+	if (getenv("SF_TEST_GATE_DELAY_US"))
+		sf_runtime_test_knob(d.rt, SF_TEST_GATE_DELAY_US,
+				     (uint32_t)strtoul(getenv("SF_TEST_GATE_DELAY_US"), NULL, 10));
 	lfd = listen_socket(d.socket_path);
 	if (lfd < 0) {
 		sf_runtime_close(d.rt);

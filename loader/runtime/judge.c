@@ -106,8 +106,13 @@ int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data
 	    !rec->chain)
 		goto out_free;
 	chain = rec->chain;
-	if (rec->old && reply_recv(sd, rec->armed_fd))
+	if (rec->armed_fd >= 0 && reply_recv(sd, rec->armed_fd)) {
+		/* The reply's recv runs under the chain before the arm: none,
+		 * for a first attach. */
 		chain = rec->old;
+		if (!chain)
+			goto out_free;
+	}
 	n = chain < SF_MAX_CHAINS ? rt->slots[chain] : NULL;
 	if (!n || fold(n, sd, out)) {
 		out->ret = SECCOMP_RET_ALLOW;
@@ -223,17 +228,12 @@ static int deny(int fd, uint64_t id, int e, struct sf_gate_outcome *out)
 	return 0;
 }
 
-int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
-			   struct sf_gate_outcome *out)
+int sf_runtime_gate_recv(int fd, struct sf_gate_call *call)
 {
 	struct seccomp_notif *n;
-	struct sf_judgement *j = &out->j;
-	uint32_t delay;
-	uint64_t id;
 	int r;
 
 	pthread_once(&sizes_once, get_sizes);
-	memset(out, 0, sizeof(*out));
 	n = calloc(1, sizes.seccomp_notif);
 	if (!n)
 		return -ENOMEM;
@@ -242,10 +242,38 @@ int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 		free(n);
 		return r == -EINTR ? -ENOENT : r;
 	}
-	id = n->id;
-	out->tid = (pid_t)n->pid;
-	out->data = n->data;
+	call->id = n->id;
+	call->tid = (pid_t)n->pid;
+	call->data = n->data;
 	free(n);
+	return 0;
+}
+
+int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
+			   struct sf_gate_outcome *out)
+{
+	struct sf_gate_call call;
+	int r = sf_runtime_gate_recv(fd, &call);
+
+	if (r) {
+		memset(out, 0, sizeof(*out));
+		return r;
+	}
+	return sf_runtime_gate_decide(rt, fd, killable, &call, out);
+}
+
+int sf_runtime_gate_decide(struct sf_runtime *rt, int fd, bool killable,
+			   const struct sf_gate_call *call, struct sf_gate_outcome *out)
+{
+	struct sf_judgement *j = &out->j;
+	uint64_t id = call->id;
+	uint32_t delay;
+	int r;
+
+	pthread_once(&sizes_once, get_sizes);
+	memset(out, 0, sizeof(*out));
+	out->tid = call->tid;
+	out->data = call->data;
 	r = out->tid ? sf_runtime_judge(rt, out->tid, &out->data, j) : -ESRCH;
 	if (r || !j->exact) {
 		/* Not this judge's to decide (a task outside our view, a chain

@@ -385,6 +385,18 @@ struct sf_gate_outcome {
 };
 int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 			   struct sf_gate_outcome *out);
+/* The same in two steps, for a caller that records the call in between
+ * (sfilterd, so that a successor can answer a call it received and never
+ * answered): the notification received (0, -ENOENT, -errno), then judged
+ * and answered (as above; a call no longer pending is SF_GATE_GONE). */
+struct sf_gate_call {
+	uint64_t id;
+	pid_t tid;
+	struct seccomp_data data;
+};
+int sf_runtime_gate_recv(int fd, struct sf_gate_call *call);
+int sf_runtime_gate_decide(struct sf_runtime *rt, int fd, bool killable,
+			   const struct sf_gate_call *call, struct sf_gate_outcome *out);
 /* The event the log keeps for an outcome that refused or killed (tier
  * SF_BPF_TIER_GATE); false for one that makes none. */
 struct sf_event;
