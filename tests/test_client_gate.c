@@ -26,6 +26,8 @@
  * - Docker's clone3 rule (ERRNO(ENOSYS) without CAP_SYS_ADMIN), as an
  *   unprivileged user: a thread starts (glibc falls back to clone), through
  *   sf_attach_profile() and through sfrun --profile with python3.
+ * - sfrun builds one gate from all its filters, so that a call only its
+ *   second filter denies is gated too.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -537,4 +539,57 @@ TEST(docker_s_clone3_rule_lets_an_unprivileged_thread_start_under_the_gate)
 	test_log("sfrun: %s\n", out);
 	ASSERT_TRUE(wstatus_exited_ok(st), "python3 under sfrun --profile exits 0 (not 137)");
 	ASSERT_TRUE(strstr(out, "ok\n") != NULL, "and its thread printed ok");
+}
+
+/* ---- sfrun: one gate for all its filters ------------------------------- */
+
+static bool write_filter(const struct sfd *dm, const char *name, const struct sock_fprog *f,
+			 char *path, size_t size)
+{
+	size_t len = f->len * sizeof(struct sock_filter);
+	int fd;
+	bool ok;
+
+	snprintf(path, size, "%s/%s", dm->dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!ASSERT_TRUE(fd >= 0, "filter file"))
+		return false;
+	ok = ASSERT_EQ(write(fd, f->filter, len), (ssize_t)len, "write the filter");
+	close(fd);
+	return ok;
+}
+
+/* The first filter denies acct, the second getppid, which bash calls as
+ * it starts ($PPID): only a gate built from both sends getppid up. The
+ * agent judges with both. */
+TEST(sfrun_gates_every_filter_it_attaches_with_one_gate)
+{
+	static const int acct_nr[] = { SYS_acct }, both[] = { SYS_acct, SYS_getppid };
+	struct sock_filter buf[8], buf2[8], buf3[8];
+	struct sock_fprog first, second, judge;
+	char f1[PATH_MAX], f2[PATH_MAX], sfrun[PATH_MAX], out[4096];
+	const char *argv[] = { sfrun, "--filter", f1, "--filter", f2, "--",
+			       "/bin/bash", "-c", "echo ran", NULL };
+	int st;
+	GATE_CASE;
+
+	first = deny_filter(acct_nr, 1, buf);
+	second = deny_filter(getppid_nr, 1, buf2);
+	judge = deny_filter(both, 2, buf3);
+	if (!sfd_find_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun)) ||
+	    access("/bin/bash", X_OK) != 0) {
+		test_skip("no sfrun beside the runner, or no /bin/bash");
+		return;
+	}
+	if (!case_start(&c, &judge, true) ||
+	    !write_filter(&c.dm, "first.bpf", &first, f1, sizeof(f1)) ||
+	    !write_filter(&c.dm, "second.bpf", &second, f2, sizeof(f2)))
+		return;
+	st = sfd_run(argv, true, test_is_emulated() ? 120 : 20, out, sizeof(out));
+	test_log("sfrun: %s\nagent: %d listeners, %d judged, last nr %d\n", out,
+		 c.a.seen->listeners, c.a.seen->judged, c.a.seen->last_nr);
+	ASSERT_TRUE(wstatus_exited_ok(st), "bash ran under both filters and exited 0");
+	ASSERT_TRUE(strstr(out, "ran\n") != NULL, "and printed");
+	ASSERT_EQ(c.a.seen->listeners, 1, "one listener");
+	ASSERT_TRUE(c.a.seen->by_nr[SYS_getppid] > 0, "getppid, denied by the second filter only, went up");
 }

@@ -148,16 +148,19 @@ void sf_client_gate_attached(void)
 /* The bytes go through a pipe, a piece at a time so that a pipe shrunk
  * to one page (pipe-user-pages-soft) never blocks: write() fails with
  * EFAULT where the caller's memory cannot be read, as seccomp(2)'s copy
- * does, without a fault in this process. */
+ * does, without a fault in this process. The copy is the thread's and is
+ * kept for its next attach: a free() after the ATTACH's reply could give
+ * memory back to the kernel (brk), a system call under the new filter. */
 int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy)
 {
+	static __thread struct sock_filter *buf;
 	size_t size = prog->len * sizeof(struct sock_filter), done = 0;
 	int p[2], err = 0;
 	ssize_t w, r;
-	char *buf;
 
 	*copy = NULL;
-	buf = malloc(size);
+	if (!buf)
+		buf = malloc(C2E_MAX_INSNS * sizeof(struct sock_filter));
 	if (!buf) {
 		set_why(gate_why, sizeof(gate_why), "out of memory");
 		return -ENOMEM;
@@ -165,7 +168,6 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) {
 		err = errno;
 		set_why(gate_why, sizeof(gate_why), "pipe: %s", strerror(err));
-		free(buf);
 		return -err;
 	}
 	while (done < size && !err) {
@@ -175,7 +177,7 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 			continue;
 		}
 		for (r = 0; r < w && !err;) {
-			ssize_t n = read(p[0], buf + done + r, (size_t)(w - r));
+			ssize_t n = read(p[0], (char *)buf + done + r, (size_t)(w - r));
 
 			if (n > 0)
 				r += n;
@@ -190,10 +192,9 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 		if (err != EFAULT)
 			set_why(gate_why, sizeof(gate_why), "copying the filter: %s",
 				strerror(err));
-		free(buf);
 		return -err;
 	}
-	*copy = (struct sock_filter *)buf;
+	*copy = buf;
 	return 0;
 }
 

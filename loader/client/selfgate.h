@@ -21,8 +21,9 @@
 bool sf_client_gate_wanted(void);
 
 /*
- * prog's instructions read once into *copy (malloc'd): the gate and the
- * ATTACH are then built from the same bytes, and a filter that cannot be
+ * prog's instructions read once into *copy (the calling thread's buffer,
+ * valid until its next call; not to be freed): the gate and the ATTACH
+ * are then built from the same bytes, and a filter that cannot be
  * read is -EFAULT, as seccomp(2) has it. Any other failure (-ENOMEM, no
  * pipe) is kept as the reason why there is no gate, and the caller goes
  * on without one.

@@ -316,7 +316,6 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 		sf_client_gate_note(&sent, tried, note, sizeof(note));
 		append_note(note);
 	}
-	free(copy);
 	errno = e;
 	return r;
 }

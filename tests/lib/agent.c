@@ -131,6 +131,8 @@ static void answer(int fd, const struct sock_fprog *judge, struct agent_seen *se
 		seen->judged++;
 	}
 	seen->last_nr = n.data.nr;
+	if (n.data.nr >= 0 && n.data.nr < 512)
+		seen->by_nr[n.data.nr]++;
 	seen->last_pid = (int)n.pid;
 	seen->notified++;
 	ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &r);

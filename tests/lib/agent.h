@@ -31,6 +31,7 @@ struct agent_seen {
 	volatile int judged;       /* of those, by the filter (armed) */
 	volatile int last_nr;      /* the last notified call's number */
 	volatile int last_pid;     /* its thread */
+	volatile int by_nr[512];   /* notifications by call number (x86-64) */
 	char json[1024];           /* the last ContainerProcessState, NUL-terminated */
 };
 
