@@ -39,8 +39,10 @@
  *    while sf_cg_attached.
  * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*, ring room
  *    per kind SF_EVENTS_*_MAX), the process identity of an event
- *    (sf_event.account/start_ns/exec_id). */
-#define SF_ABI_VERSION  9
+ *    (sf_event.account/start_ns/exec_id).
+ * 10: the gate: sf_iter_rec.armed_fd, leader_boot; SF_BPF_TIER_GATE events (made by
+ *    sfilterd, never by the BPF side). */
+#define SF_ABI_VERSION  10
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -179,11 +181,15 @@ enum sf_taken {
 	SF_TAKEN_COMPLAIN = 6,       /* complain filter: logged, not enforced */
 	SF_TAKEN_SHADOW = 7,         /* shadow filter: would have decided ret
 					where enforced was decided */
+	SF_TAKEN_TRAPPED = 8,        /* gate: skipped, SIGSYS sent */
 };
 
 /* Tier values as the BPF side reports them (runtime.h's enum sf_tier). */
 #define SF_BPF_TIER_TRACEPOINT 0
 #define SF_BPF_TIER_LSM        1
+/* Not the BPF side's: sfilterd judged a call its gate sent up (the call
+ * never ran, so the dispatcher never saw it). */
+#define SF_BPF_TIER_GATE       2
 
 /* One ring buffer record: every deny and every LOG, within its account's
  * budget (struct sf_acct below). */
@@ -285,6 +291,9 @@ struct sf_iter_rec {
 	__u32 euid;       /* its effective uid: who may see it */
 	char comm[16];
 	__u32 at_exec;    /* its chain waits for its next execve */
+	__s32 armed_fd;   /* armed (old != 0): the socket whose recv still
+			     runs under old (struct sf_task.armed_fd) */
+	__u64 leader_boot;/* its leader's start_boottime (sf_event.start_ns) */
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the

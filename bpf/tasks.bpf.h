@@ -368,6 +368,8 @@ int sf_iter(struct bpf_iter__task *ctx)
 	rec.chain = s ? SF_TASK_CHAIN(s) : 0;
 	rec.old = s && s->armed ? s->chain : 0;
 	rec.at_exec = s ? s->at_exec : 0;
+	rec.armed_fd = s && s->armed ? s->armed_fd : -1;
+	rec.leader_boot = BPF_CORE_READ(t, group_leader, start_boottime);
 	rec.exec_id = BPF_CORE_READ(t, self_exec_id);
 	rec.euid = BPF_CORE_READ(t, real_cred, euid.val);
 	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);

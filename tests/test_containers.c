@@ -278,6 +278,53 @@ TEST(containers_runc_exec_in_a_confined_container_is_judged_too)
 		exec_judged(&c);
 }
 
+#define ERRNO_MKDIR \
+	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"mkdir\", " \
+	"\"mkdirat\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 13}]}\n"
+
+/* A container whose linux.seccomp is its profile's gate (sfctl compile
+ * --gate), with the hook and the profile as usual: the runtime hands the
+ * listener to sfilterd's agent socket, and the profile's ERRNO is exact
+ * on either tier: mkdir fails with EACCES, the directory is never made,
+ * and the workload goes on (without the gate, on the tracepoint tier, it
+ * is killed after the directory was made). */
+static void gated(struct ctr *c)
+{
+	static const char *const mk[] = {
+		"sh", "-c", "mkdir /sync/made; echo status $?", NULL };
+	char sfctl[4096], prof[512], gate[512], made[512], out[4096];
+	const char *argv[] = { sfctl, "compile", "--profile", prof, "--gate", "-o", gate, NULL };
+	int st;
+
+	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+		test_fail(__FILE__, __LINE__, "no sfctl beside the test runner");
+		return;
+	}
+	if (!ctr_bundle(c, mk, ERRNO_MKDIR))
+		return;
+	snprintf(prof, sizeof(prof), "%s/profiles/profile.json", c->b.dir);
+	snprintf(gate, sizeof(gate), "%s/gate.json", c->b.dir);
+	snprintf(made, sizeof(made), "%s/sync/made", c->b.dir);
+	st = sfd_run(argv, true, patience(), out, sizeof(out));
+	if (!ASSERT_TRUE(exited(st, 0), "sfctl compile --gate") || !oci_set_seccomp(&c->b, gate))
+		return;
+	st = run(c);
+	ASSERT_TRUE(exited(st, 0), "the gated workload is not killed");
+	ASSERT_TRUE(strstr(c->out, "status 1") != NULL, "mkdir failed");
+	ASSERT_TRUE(strstr(c->out, "Permission denied") != NULL, "with EACCES, the profile's errno");
+	ASSERT_TRUE(access(made, F_OK) != 0, "the directory was never made");
+	ASSERT_TRUE(sfd_log_wait(&c->dm, "\"tier\":\"gate\""), "the refusal is logged as the gate's");
+	oci_bundle_remove(&c->b);
+}
+
+TEST(containers_runc_with_the_profiles_gate_gets_its_errno_exactly_on_any_tier)
+{
+	CTR_AUTO;
+
+	if (ctr_tools(&c, "runc") && sfd_start_sfilterd(&c.dm, true))
+		gated(&c);
+}
+
 /* crun 1.8 refuses a hybrid cgroup layout whose v2 hierarchy has
  * controllers: a plain container first tells whether crun runs here. */
 static bool crun_runs_here(void)
@@ -308,5 +355,7 @@ TEST(containers_crun_runs_echo_ok_a_denied_call_exits_137_and_crun_exec_is_judge
 		runs_and_kills(&c);
 		test_log("-- crun exec in the confined container is judged too\n");
 		exec_judged(&c);
+		test_log("-- crun with the profile's gate gets its errno exactly\n");
+		gated(&c);
 	}
 }

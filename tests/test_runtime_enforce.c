@@ -24,6 +24,7 @@
 #include "runtime.h"
 #include "bypass.h"
 #include "wstatus.h"
+#include "gatehand.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -34,11 +35,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <linux/seccomp.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1513,9 +1516,57 @@ static const struct op open_existing_op = {
 static struct fx cur_fx;
 static const struct op *cur_op;
 
+/* ---- gated tasks: a kernel seccomp gate whose listener the test holds -------- */
+
+/* The gate's socket pair (the child sends its listener on [1]) and the
+ * filter it is built for; gated: the current run has a gate. */
+static int gate_sp[2] = { -1, -1 };
+static struct flt gate_flt;
+static bool gated;
+
+/* In the child: installs the gate for gate_flt and sends its listener. */
+static void gate_install(void)
+{
+	struct sock_fprog p = fprog(&gate_flt);
+	int l;
+
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	l = gatehand_gate(&p, 1, NULL);
+	if (l < 0 || gatehand_send_fd(gate_sp[1], l))
+		_exit(41);
+	close(l);
+	close(gate_sp[1]);
+}
+
+/* The judge, as sfilterd runs it: every notification on the listener
+ * answered with sf_runtime_gate_answer() until stopped. */
+struct gate_judge {
+	pthread_t th;
+	struct sf_runtime *rt;
+	int fd;
+	atomic_int stop, answered;
+};
+
+static void *gate_judge_loop(void *arg)
+{
+	struct gate_judge *j = arg;
+
+	while (!atomic_load(&j->stop)) {
+		struct pollfd p = { .fd = j->fd, .events = POLLIN };
+		struct sf_gate_outcome o;
+
+		if (poll(&p, 1, 20) == 1 && (p.revents & POLLIN) &&
+		    sf_runtime_gate_answer(j->rt, j->fd, true, &o) == 0)
+			atomic_fetch_add(&j->answered, 1);
+	}
+	return NULL;
+}
+
 static void op_pre(void *arg)
 {
 	(void)arg;
+	if (gated)
+		gate_install();
 	if (cur_op->pre)
 		cur_op->pre(&cur_fx);
 }
@@ -1579,12 +1630,33 @@ static int run_op(struct sf_runtime *rt, const struct op *op, size_t i,
 	int happened;
 	char m[128];
 
+	struct gate_judge gj = { .rt = rt, .fd = -1 };
+
 	fx_init(&cur_fx, dir, op, i);
 	cur_op = op;
+	gate_flt = f;
 	report_reset();
+	if (gated && !ASSERT_OK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, gate_sp),
+				"socketpair")) {
+		fx_fini(&cur_fx);
+		return -1;
+	}
 	if (test_failed() || !child_start(&c, op_pre, op_child, NULL)) {
 		fx_fini(&cur_fx);
 		return -1;
+	}
+	if (gated) {
+		close(gate_sp[1]);
+		gj.fd = gatehand_recv_fd(gate_sp[0]);
+		close(gate_sp[0]);
+		if (!ASSERT_GE(gj.fd, 0, "the child's gate listener") ||
+		    !ASSERT_OK(pthread_create(&gj.th, NULL, gate_judge_loop, &gj),
+			       "the judge's thread")) {
+			kill(c.pid, SIGKILL);
+			child_wait(&c);
+			fx_fini(&cur_fx);
+			return -1;
+		}
 	}
 	if (attach(rt, c.pid, &f, 0, &id))
 		child_release(&c);
@@ -1594,7 +1666,17 @@ static int run_op(struct sf_runtime *rt, const struct op *op, size_t i,
 	snprintf(m, sizeof(m), "%s: the child reached the call", op->name);
 	ASSERT_GE(R->step, 1, m);
 	snprintf(m, sizeof(m), "denied %s", op->name);
-	check_event(rt, c.pid, op->nr, action, id, e, m);
+	if (gated) {
+		/* The call never entered: the dispatcher saw nothing, and
+		 * the judge answered it. */
+		atomic_store(&gj.stop, 1);
+		pthread_join(gj.th, NULL);
+		close(gj.fd);
+		snprintf(m, sizeof(m), "gated %s: the judge answered the call", op->name);
+		ASSERT_GE(atomic_load(&gj.answered), 1, m);
+	} else {
+		check_event(rt, c.pid, op->nr, action, id, e, m);
+	}
 	fx_fini(&cur_fx);
 	return happened;
 }
@@ -1662,6 +1744,55 @@ TEST(side_effects_of_denied_calls_are_refused_on_lsm_tier_and_recorded_on_tracep
 			return;
 		side_effects_pass(rt, dir);
 	}
+	rmdir(dir);
+	sf_runtime_close(rt);
+}
+
+/* Every side_ops operation, for a task with a gate: denied with KILL_PROCESS
+ * it dies by SIGKILL, with ERRNO(n) it fails with n, and on every tier
+ * nothing happens: the call never runs. */
+TEST(gated_tasks_land_none_of_the_denied_operations_on_any_tier)
+{
+	struct sf_runtime *rt = rt_open();
+	const char *tier;
+	char dir[64];
+	size_t i;
+	int a;
+
+	if (!rt || !report_new() || !make_dir(dir, sizeof(dir)))
+		return;
+	tier = sf_tier_name(sf_runtime_tier(rt));
+	gated = true;
+	for (a = 0; a < 2; a++)
+		for (i = 0; i < ARRAY_SIZE(side_ops) && !test_failed(); i++) {
+			const struct op *op = &side_ops[i];
+			uint32_t action = a ? SECCOMP_RET_ERRNO | (90 + (uint32_t)i) :
+					  SECCOMP_RET_KILL_PROCESS;
+			struct expect e;
+			int st = -1, h;
+			char m[128];
+
+			h = run_op(rt, op, i, dir, action, &e, &st);
+			if (h < 0)
+				break;
+			printf("SF-GAP tier=%s+gate kernel=%s action=%s op=%s happened=%d\n",
+			       tier, test_kernel_name(), a ? "ERRNO" : "KILL_PROCESS", op->name, h);
+			snprintf(m, sizeof(m), "gated %s %s: the side effect happened",
+				 a ? "ERRNO" : "KILL", op->name);
+			ASSERT_FALSE(h, m);
+			if (!a) {
+				snprintf(m, sizeof(m), "gated KILL %s: the child", op->name);
+				ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), m);
+				ASSERT_EQ(R->step, 1, "the child did not survive the call");
+				continue;
+			}
+			snprintf(m, sizeof(m), "gated ERRNO %s: the child", op->name);
+			ASSERT_STATUS(st, wstatus_exited_ok(st), m);
+			snprintf(m, sizeof(m), "gated ERRNO %s: -1 with errno %u", op->name,
+				 90 + (unsigned int)i);
+			ASSERT_TRUE(R->v[0] == -1 && R->v[1] == 90 + (long)i, m);
+		}
+	gated = false;
 	rmdir(dir);
 	sf_runtime_close(rt);
 }

@@ -9,6 +9,7 @@
  *                [--complain | --shadow] [--count] [--fallback kill|log] [--log]
  *   sfctl attach (--pid PID | --cgroup PATH) --profile JSON [--caps LIST] ...
  *   sfctl compile --profile JSON [--caps LIST] -o OUT.bpf  (sfctl_profile.c)
+ *   sfctl compile --profile JSON --gate [--caps LIST] [-o G.json]
  *   sfctl detach ID | replace ID --filter FILE
  *   sfctl log [--follow]
  *   sfctl policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS]
@@ -87,6 +88,9 @@ static void usage(FILE *out, int code)
 		"  replace ID --filter FILE [--abi ABI]  (admin; ABI: the replaced filter's)\n"
 		"  compile --profile JSON [--caps LIST] -o OUT.bpf  the profile as a classic\n"
 		"                                 filter (seccomp_export_bpf's bytes; caps: none)\n"
+		"          --gate [-o G.json]     or its gate: the OCI linux.seccomp object for\n"
+		"                                 runc/crun, passing what the profile allows and\n"
+		"                                 notifying this socket's sfilterd of the rest\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
 		"  policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS] [--exec-id N]]\n"
 		"                  [--default ACTION] [-o PREFIX] [--format classic|oci]\n"
@@ -411,6 +415,7 @@ static const struct option opts[] = {
 	{ "uid", required_argument, NULL, 'u' },
 	{ "start", required_argument, NULL, 'T' },
 	{ "exec-id", required_argument, NULL, 'x' },
+	{ "gate", no_argument, NULL, 'g' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -418,7 +423,7 @@ static const struct option opts[] = {
 /* What the options after the command say. */
 struct args {
 	const char *cgroup, *filter, *log, *dflt, *out, *format, *profile, *caps;
-	bool follow, log_flag, hits;
+	bool follow, log_flag, hits, gate;
 	uint32_t flags;
 	long pid;
 	struct policy_pick pick;
@@ -429,7 +434,7 @@ static int global_options(int argc, char **argv)
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:h", opts, NULL)) != -1 &&
+	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:gh", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
 			json_out = true;
@@ -466,7 +471,7 @@ static void command_options(int argc, char **argv, struct args *a)
 	int opt;
 
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
-	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:gh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j': json_out = true; break;
 		case 'S': sock_path = optarg; break;
@@ -481,6 +486,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'k': a->flags |= SF_FLAG_COUNT; break;
 		case 'X': a->flags |= SF_FLAG_AT_EXEC; break;
 		case 'H': a->hits = true; break;
+		case 'g': a->gate = true; break;
 		case 'u':
 			a->pick.uid_set = true;
 			a->pick.uid = (uint32_t)number_u64(optarg, "--uid", UINT32_MAX);
@@ -546,7 +552,8 @@ int main(int argc, char **argv)
 		return cmd_attach(a.pid, a.cgroup, a.filter, a.flags);
 	}
 	if (strcmp(cmd, "compile") == 0 && optind == argc)
-		return cmd_compile(a.profile, a.caps, a.out);
+		return a.gate ? cmd_compile_gate(a.profile, a.caps, a.out, sock_path)
+			      : cmd_compile(a.profile, a.caps, a.out);
 	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)
 		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL, 0);
 	if (strcmp(cmd, "replace") == 0 && optind + 1 == argc) {

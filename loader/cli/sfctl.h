@@ -88,6 +88,10 @@ int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns,
 
 /* sfctl compile and attach --profile: exit status. */
 int cmd_compile(const char *profile, const char *caps, const char *out);
+/* sfctl compile --gate: the gate's JSON to out (NULL: stdout), its
+ * listenerPath the agent socket of the daemon at socket. */
+int cmd_compile_gate(const char *profile, const char *caps, const char *out,
+		     const char *socket);
 int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const char *caps,
 		       uint32_t flags);
 

@@ -16,11 +16,14 @@
 #include "sfctl.h"
 #include "sfclient.h"
 #include "profile.h"
+#include "proto.h"
 #include "c2e.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Compiles path or dies (exit 2), printing its warnings. */
 static void compile_or_die(const char *path, const char *caps, pid_t pid, struct sf_profile *p)
@@ -52,6 +55,44 @@ int cmd_compile(const char *profile, const char *caps, const char *out)
 		fprintf(stderr, "sfctl: %s: %zu instructions, %u syscalls with a rule\n",
 			out, p.len, p.n_rules);
 	sf_profile_free(&p);
+	return 0;
+}
+
+/* The gate is judged against --caps (none by default), as compile is:
+ * sfilter-oci-hook judges the profile with the container's bounding set,
+ * so the two agree for a container with exactly those caps (the warning
+ * says so when the profile has caps conditions). */
+int cmd_compile_gate(const char *profile, const char *caps, const char *out,
+		     const char *socket)
+{
+	struct sf_profile_opts opts = { .caps = caps ? caps : "none" };
+	struct sf_profile_gate g;
+	struct sf_profile_error err;
+	char agent[108];
+	size_t i, len;
+	int fd, r;
+
+	if (!profile)
+		die(2, "--profile JSON is needed");
+	if ((r = sf_proto_agent_path(socket, agent, sizeof(agent))) < 0)
+		die(2, "%s: no agent socket path: %s", socket, strerror(-r));
+	if (sf_profile_gate_file(profile, &opts, agent, &g, &err) < 0)
+		die(2, "%s: %s", profile, err.msg);
+	for (i = 0; i < g.n_warnings; i++)
+		fprintf(stderr, "sfctl: warning: %s: %s\n", profile, g.warnings[i]);
+	fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
+	if (fd < 0)
+		die(1, "%s: %s", out, strerror(errno));
+	len = strlen(g.json);
+	for (i = 0; i < len; i += (size_t)r)
+		if ((r = (int)write(fd, g.json + i, len - i)) <= 0)
+			die(1, "%s: %s", out ? out : "stdout", r ? strerror(errno) : "short write");
+	if (out && close(fd))
+		die(1, "%s: %s", out, strerror(errno));
+	if (!json_out && out)
+		fprintf(stderr, "sfctl: %s: the gate of %s: %u syscalls notified to %s, "
+			"%zu instructions\n", out, profile, g.n_notify, agent, g.len);
+	sf_profile_gate_free(&g);
 	return 0;
 }
 

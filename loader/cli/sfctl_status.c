@@ -96,6 +96,14 @@ int cmd_status(void)
 
 			if (json_object_object_get_ex(o, "sf_attach", &a) && a)
 				printf("sf_attach: %" PRId64 " attached\n", get_int(a, "armed", 0));
+			if (json_object_object_get_ex(o, "gate", &a) && a)
+				printf("gate:     %" PRId64 " listeners held; calls sent up: %" PRId64
+				       " judged, %" PRId64 " continued, %" PRId64 " refused, %" PRId64
+				       " trapped, %" PRId64 " killed (agent socket %s)\n",
+				       get_int(a, "listeners", 0), get_int(a, "judged", 0),
+				       get_int(a, "continued", 0) + get_int(a, "unjudged", 0),
+				       get_int(a, "denied", 0), get_int(a, "trapped", 0),
+				       get_int(a, "killed", 0), get_str(a, "agent_socket"));
 			if (json_object_object_get_ex(o, "kernel_counters", &a) && a)
 				printf("kernel:   %" PRId64 " events dropped, %" PRId64
 				       " forks unconfined, %" PRId64 " empty chain slots, %" PRId64

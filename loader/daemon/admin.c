@@ -227,8 +227,11 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	if (r < 0)
 		return runtime_err(r, &cerr, msg, msz);
 	limits_resize(req->filter_id, req->n_insns);
-	set_msg(msg, msz, "filter %u replaced (%u instructions)", req->filter_id,
-		req->n_insns);
+	set_msg(msg, msz, "filter %u replaced (%u instructions)%s%s%s", req->filter_id,
+		req->n_insns, gate_held() ? "; gated tasks: a call their gate passes in the "
+		"kernel (built from the filters they had when it was installed) is judged at "
+		"tier " : "", gate_held() ? sf_tier_name(sf_runtime_tier(d.rt)) : "",
+		gate_held() ? ", the others exactly" : "");
 	return 0;
 }
 

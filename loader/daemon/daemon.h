@@ -21,6 +21,9 @@
  *   conn.c        connections: limits, bounded output queues (conn.h)
  *   closer.c      descriptors nobody asked for, closed off the loop
  *   login.c       a connection's login user (struct login, conn.h)
+ *   gate.c        the gate: the agent socket that takes seccomp listeners,
+ *                 and the judge of the calls they send up, on a thread of
+ *                 its own
  *   eventlog.c    what the daemon says: the JSON event log (reopened on
  *                 SIGHUP), the events kept for LOG, lines on stderr
  *
@@ -125,6 +128,10 @@ extern struct daemon d;
  * with mode 0666 (its directory made if need be). The descriptor, or
  * -errno after a line on stderr. */
 int listen_socket(const char *path);
+/* The agent socket (docs/protocol.md, "The gate"): SOCK_STREAM, bound at
+ * path with mode 0666; descriptors may come with messages. The
+ * descriptor, or -errno after a line on stderr. */
+int agent_socket(const char *path);
 
 /* ---- request.c ---------------------------------------------------------- */
 
@@ -326,6 +333,24 @@ bool login_eq(const struct login *a, const struct login *b);
 /* l for a message: "uid U", or how the connection's uid comes under l. */
 const char *login_name(const struct login *l, uid_t uid, char *buf, size_t size);
 
+/* ---- gate.c ------------------------------------------------------------- */
+
+/* Binds the agent socket (<socket>.agent), before the daemon detaches.
+ * 0, or -errno after a line on stderr. */
+int gate_listen(void);
+/* Starts the gate's thread (after detaching): the eventfd that says
+ * events wait for the log (gate_ready()), or -errno. */
+int gate_start(void);
+/* On the loop: logs the events the gate made. */
+void gate_ready(void);
+/* Stops the thread and closes the daemon's listeners (the holder keeps
+ * its copies); unlinks the agent socket. */
+void gate_stop(void);
+/* For STATUS. */
+struct json_object *gate_status_json(void);
+/* How many listeners the gate holds now. */
+uint64_t gate_held(void);
+
 /* ---- eventlog.c --------------------------------------------------------- */
 
 /* A line on stderr, "sfilterd: " first. */
@@ -349,6 +374,9 @@ bool eventlog_drain(void);
  * time, then at most every few seconds (or now, with now_or_never: at
  * the stop). */
 void eventlog_tick(bool now_or_never);
+/* An event the daemon made (the gate's): logged, kept and streamed as
+ * the BPF side's are. */
+void eventlog_event(const struct sf_event *ev);
 /* At the stop: the events the ring buffer holds, and the last lines on
  * dropped events. */
 void eventlog_stop(void);

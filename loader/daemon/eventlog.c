@@ -148,6 +148,11 @@ static uint64_t sum2(const uint64_t v[SF_EV_CLASSES])
 	return v[SF_EV_ENFORCED] + v[SF_EV_LOGGED];
 }
 
+void eventlog_event(const struct sf_event *ev)
+{
+	log_event(NULL, ev);
+}
+
 static uint64_t lost(const struct sf_event_drops *a)
 {
 	return sum2(a->budget) + sum2(a->ring);

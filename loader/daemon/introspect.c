@@ -96,6 +96,7 @@ static void status_daemon(struct json_object *o)
 	if (d.pinned)
 		json_object_object_add(o, "pin_dir", json_object_new_string(d.pin_dir));
 	json_object_object_add(o, "adopted", json_object_new_boolean(d.adopted));
+	json_object_object_add(o, "gate", gate_status_json());
 	/* Attached only while anything can be judged: idle, syscalls cost
 	 * what they cost without sfilter. */
 	sf_runtime_lazy_links(d.rt, &lazy);

@@ -74,7 +74,7 @@ static int activated_socket(void)
 
 /* A socket file left by a daemon that died is removed; a live daemon's is
  * not. 0 or -errno. */
-static int clear_stale(const char *path, const struct sockaddr_un *addr)
+static int clear_stale(const char *path, const struct sockaddr_un *addr, int type)
 {
 	struct stat stt;
 	int probe;
@@ -85,7 +85,7 @@ static int clear_stale(const char *path, const struct sockaddr_un *addr)
 		diag("%s exists and is not a socket", path);
 		return -EEXIST;
 	}
-	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	probe = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	if (probe >= 0 && connect(probe, (const struct sockaddr *)addr, sizeof(*addr)) == 0) {
 		close(probe);
 		diag("another sfilterd is serving %s", path);
@@ -120,16 +120,13 @@ static void refuse_rights(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_PASSRIGHTS, &off, sizeof(off));
 }
 
-int listen_socket(const char *path)
+/* A socket of type bound at path (its directory made), mode 0666,
+ * listening; SO_PASSRIGHTS off first when no_rights. The descriptor, or
+ * -errno after a line on stderr. */
+static int bind_socket(const char *path, int type, bool no_rights)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd, one = 1, r;
-
-	fd = activated_socket();
-	if (fd >= 0) {
-		refuse_rights(fd);
-		return fd;
-	}
+	int fd, r;
 
 	if (strlen(path) >= sizeof(addr.sun_path)) {
 		diag("socket path too long: %s", path);
@@ -138,14 +135,15 @@ int listen_socket(const char *path)
 	strcpy(addr.sun_path, path);
 	if ((r = make_dir_of(path)) < 0)
 		return r;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		r = -errno;
 		diag("socket: %s", strerror(-r));
 		return r;
 	}
-	refuse_rights(fd);
-	if ((r = clear_stale(path, &addr)) < 0)
+	if (no_rights)
+		refuse_rights(fd);
+	if ((r = clear_stale(path, &addr, type)) < 0)
 		goto fail;
 	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		r = -errno;
@@ -158,9 +156,29 @@ int listen_socket(const char *path)
 		unlink(path);
 		goto fail;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
 	return fd;
 fail:
 	close(fd);
 	return r;
+}
+
+int listen_socket(const char *path)
+{
+	int fd, one = 1;
+
+	fd = activated_socket();
+	if (fd >= 0) {
+		refuse_rights(fd);
+		return fd;
+	}
+	fd = bind_socket(path, SOCK_SEQPACKET, true);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+	return fd;
+}
+
+/* Descriptors are what this socket is for: it keeps SO_PASSRIGHTS. */
+int agent_socket(const char *path)
+{
+	return bind_socket(path, SOCK_STREAM, false);
 }

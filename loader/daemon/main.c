@@ -56,11 +56,11 @@ struct daemon d = { .admin_gid = (gid_t)-1,
 		    .event_rate = SF_EVENT_RATE_DEFAULT, .event_burst = SF_EVENT_BURST_DEFAULT };
 
 /* The loop's descriptors and whether it should end: this file's alone. */
-static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1;
+static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1, gfd = -1;
 static bool stop;
 
 /* epoll tags for the fds that are not clients. */
-static char tag_listen, tag_signal, tag_events, tag_verify;
+static char tag_listen, tag_signal, tag_events, tag_verify, tag_gate;
 
 /* What the options ask for beyond d's settings. */
 struct setup {
@@ -401,6 +401,10 @@ static int watch_fds(const sigset_t *sigs)
 	}
 	if (evfd >= 0 && epoll_add(evfd, &tag_events) < 0)
 		evfd = -1;
+	/* Without the gate the daemon still serves, at the tier's strength. */
+	gfd = gate_start();
+	if (gfd >= 0 && epoll_add(gfd, &tag_gate) < 0)
+		diag("the gate's events: epoll: %s", strerror(errno));
 	return 0;
 }
 
@@ -439,6 +443,8 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 		sf_runtime_close(d.rt);
 		return lfd;
 	}
+	if (gate_listen() < 0)
+		diag("the gate is off: no agent socket");
 	/* Detach before the signalfd and the epoll set exist: a signalfd
 	 * polled through epoll stays tied to the process that added it. */
 	if (s->foreground)
@@ -489,6 +495,8 @@ static void dispatch(const struct epoll_event *ev)
 		answer_verified();
 	else if (tag == &tag_events)
 		eventlog_drain();
+	else if (tag == &tag_gate)
+		gate_ready();
 	else if (tag == &tag_signal)
 		read_signals();
 	else if (conn_ready(tag, ev->events))
@@ -616,6 +624,7 @@ int main(int argc, char **argv)
 	serve();
 	idle_stop();
 	verify_stop();
+	gate_stop();
 
 	eventlog_stop();
 	while (conn_count)

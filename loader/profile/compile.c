@@ -98,9 +98,11 @@ static int check_listener(struct pf *c, struct json_object *root)
 
 	if ((r = pf_field(c, root, "", "listenerPath", json_type_string, &v)))
 		return r;
-	if (v && json_object_get_string_len(v))
+	if (v && json_object_get_string_len(v) && !c->gate)
 		return pf_fail(c, "listenerPath", "not supported: sfilter has no "
 			       "SCMP_ACT_NOTIFY, so no seccomp agent to send the state to");
+	if (v && json_object_get_string_len(v))
+		return pf_field(c, root, "", "listenerMetadata", json_type_string, &v);
 	if ((r = pf_field(c, root, "", "listenerMetadata", json_type_string, &v)))
 		return r;
 	if (v && json_object_get_string_len(v))
@@ -118,6 +120,19 @@ static int add_arch(struct pf *c, const char *name, const char *path)
 	r = seccomp_arch_add(c->ctx, arch);
 	if (r && r != -EEXIST)
 		return pf_fail(c, path, "libseccomp cannot add %s: %s", name, strerror(-r));
+	if (c->rec) {
+		struct pf_rec *rec = c->rec;
+		char **a = realloc(rec->arches, (rec->n_arches + 1) * sizeof(*a));
+		uint32_t *t = a ? realloc(rec->arch_tokens, (rec->n_arches + 1) * sizeof(*t)) : NULL;
+
+		if (a)
+			rec->arches = a;
+		if (t)
+			rec->arch_tokens = t;
+		if (!a || !t || !(a[rec->n_arches] = strdup(name)))
+			return -ENOMEM;
+		t[rec->n_arches++] = arch;
+	}
 	return 0;
 }
 
@@ -233,6 +248,10 @@ static int conditions(struct pf *c, struct json_object *obj, const char *path,
 	    (r = pf_field(c, f, p, "minKernel", json_type_string, &mk)))
 		return r;
 	pf_path(pp, sizeof(pp), "%s.caps", p);
+	if (c->rec && caps && json_object_array_length(caps))
+		c->rec->caps_cond = true;
+	if (c->rec && mk)
+		c->rec->kernel_cond = true;
 	for (i = 0; caps && i < json_object_array_length(caps); i++) {
 		const char *name;
 		int n;
@@ -382,8 +401,48 @@ static int note_rule(struct pf *c, const char *name, uint32_t act)
 	return 0;
 }
 
-static int add_rules(struct pf *c, const char *path, const char *name, uint32_t act,
-		     const struct scmp_arg_cmp *conds, size_t n, bool shared)
+/* One rule as libseccomp was given it, for the gate. */
+static int record(struct pf *c, size_t entry, const char *name, uint32_t act,
+		  const struct scmp_arg_cmp *conds, size_t n)
+{
+	struct pf_rule *r = realloc(c->rec->rules, (c->rec->n_rules + 1) * sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	c->rec->rules = r;
+	r += c->rec->n_rules;
+	memset(r, 0, sizeof(*r));
+	r->entry = entry;
+	r->act = act;
+	r->n = n;
+	if (!(r->name = strdup(name)) || (n && !(r->conds = calloc(n, sizeof(*conds))))) {
+		free(r->name);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(r->conds, conds, n * sizeof(*conds));
+	c->rec->n_rules++;
+	return 0;
+}
+
+void pf_rec_free(struct pf_rec *rec)
+{
+	size_t i;
+
+	for (i = 0; i < rec->n_rules; i++) {
+		free(rec->rules[i].name);
+		free(rec->rules[i].conds);
+	}
+	for (i = 0; i < rec->n_arches; i++)
+		free(rec->arches[i]);
+	free(rec->rules);
+	free(rec->arches);
+	free(rec->arch_tokens);
+	memset(rec, 0, sizeof(*rec));
+}
+
+static int add_rules(struct pf *c, size_t entry, const char *path, const char *name,
+		     uint32_t act, const struct scmp_arg_cmp *conds, size_t n, bool shared)
 {
 	int nr = seccomp_syscall_resolve_name(name), r = 0;
 	size_t i;
@@ -397,6 +456,12 @@ static int add_rules(struct pf *c, const char *path, const char *name, uint32_t 
 	if (r)
 		return pf_fail(c, path, "libseccomp refused the rule for \"%s\": %s", name,
 			       strerror(-r));
+	if (c->rec && !shared)
+		r = record(c, entry, name, act, conds, n);
+	for (i = 0; c->rec && shared && i < n && !r; i++)
+		r = record(c, entry, name, act, &conds[i], 1);
+	if (r)
+		return r;
 	return note_rule(c, name, act);
 }
 
@@ -424,11 +489,12 @@ static int entry(struct pf *c, struct json_object *e, size_t idx)
 		goto out;
 	if (name) {
 		pf_path(np, sizeof(np), "%s.name", path);
-		r = add_rules(c, np, json_object_get_string(name), act, conds, n, shared);
+		r = add_rules(c, idx, np, json_object_get_string(name), act, conds, n, shared);
 	}
 	for (i = 0; names && !r && i < json_object_array_length(names); i++) {
 		pf_path(np, sizeof(np), "%s.names[%zu]", path, i);
-		r = add_rules(c, np, json_object_get_string(json_object_array_get_idx(names, i)),
+		r = add_rules(c, idx, np,
+			      json_object_get_string(json_object_array_get_idx(names, i)),
 			      act, conds, n, shared);
 	}
 out:
@@ -545,6 +611,7 @@ static int compile(struct pf *c, struct json_object *root, const struct sf_profi
 	size_t i;
 	int r;
 
+	c->gate = o && o->gate;
 	if ((r = judge(c, o)) || (r = check_listener(c, root)) ||
 	    (r = action_of(c, root, "", "defaultAction", "defaultErrnoRet", "defaultErrno",
 			   &c->dflt)))
@@ -567,8 +634,14 @@ static int compile(struct pf *c, struct json_object *root, const struct sf_profi
 int sf_profile_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
 		       struct sf_profile *out, struct sf_profile_error *err)
 {
+	return pf_compile(json, len, opts, NULL, out, err);
+}
+
+int pf_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
+	       struct pf_rec *rec, struct sf_profile *out, struct sf_profile_error *err)
+{
 	struct sf_profile_error spare;
-	struct pf c = { .out = out, .err = err ? err : &spare };
+	struct pf c = { .out = out, .err = err ? err : &spare, .rec = rec };
 	struct json_object *root;
 	size_t i;
 	int r;
@@ -587,8 +660,51 @@ int sf_profile_compile(const char *json, size_t len, const struct sf_profile_opt
 	json_object_put(root);
 	if (r) {
 		sf_profile_free(out);
+		if (rec)
+			pf_rec_free(rec);
 		if (!c.err->msg[0])
 			snprintf(c.err->msg, sizeof(c.err->msg), "%s", strerror(-r));
+	}
+	return r;
+}
+
+int pf_read_file(const char *path, char **buf, size_t *len, struct sf_profile_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	size_t cap = 0;
+	ssize_t n;
+
+	*buf = NULL;
+	*len = 0;
+	r = fd < 0 ? -errno : 0;
+	while (!r) {
+		if (*len + 1 >= cap) {
+			char *nb = cap < (64 << 20) ? realloc(*buf, (cap = cap ? cap * 2 : 65536)) : NULL;
+
+			if (!nb) {
+				r = cap >= (64 << 20) ? -EFBIG : -ENOMEM;
+				break;
+			}
+			*buf = nb;
+		}
+		n = read(fd, *buf + *len, cap - *len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : 0;
+			break;
+		}
+		*len += (size_t)n;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (r) {
+		free(*buf);
+		*buf = NULL;
+		if (err)
+			snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(-r));
+	} else {
+		(*buf)[*len] = '\0';
 	}
 	return r;
 }
@@ -596,49 +712,27 @@ int sf_profile_compile(const char *json, size_t len, const struct sf_profile_opt
 int sf_profile_compile_file(const char *path, const struct sf_profile_opts *opts,
 			    struct sf_profile *out, struct sf_profile_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
+	char *buf;
+	size_t len;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = fd < 0 ? -errno : 0;
-	while (!r) {
-		if (len == cap) {
-			char *nb = cap < (64 << 20) ? realloc(buf, (cap = cap ? cap * 2 : 65536)) : NULL;
-
-			if (!nb) {
-				r = cap >= (64 << 20) ? -EFBIG : -ENOMEM;
-				break;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : 0;
-			break;
-		}
-		len += (size_t)n;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!r)
+	if (!(r = pf_read_file(path, &buf, &len, err)))
 		r = sf_profile_compile(buf, len, opts, out, err);
-	else if (err)
-		snprintf(err->msg, sizeof(err->msg), "%s: %s", path, strerror(-r));
 	free(buf);
 	return r;
 }
 
+void pf_free_lines(char **list, size_t n)
+{
+	while (n)
+		free(list[--n]);
+	free(list);
+}
+
 void sf_profile_free(struct sf_profile *p)
 {
-	size_t i;
-
 	free(p->insns);
-	for (i = 0; i < p->n_warnings; i++)
-		free(p->warnings[i]);
-	free(p->warnings);
+	pf_free_lines(p->warnings, p->n_warnings);
 	memset(p, 0, sizeof(*p));
 }

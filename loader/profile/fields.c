@@ -40,23 +40,33 @@ void pf_path(char *out, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
+int pf_append(char ***list, size_t *n, const char *fmt, ...)
+{
+	char **w = realloc(*list, (*n + 1) * sizeof(*w));
+	va_list ap;
+	int r;
+
+	if (!w)
+		return -ENOMEM;
+	*list = w;
+	va_start(ap, fmt);
+	r = vasprintf(&w[*n], fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 int pf_warn(struct pf *c, const char *path, const char *fmt, ...)
 {
-	struct sf_profile *p = c->out;
-	char why[256], **w;
+	char why[256];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	w = realloc(p->warnings, (p->n_warnings + 1) * sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	p->warnings = w;
-	if (asprintf(&w[p->n_warnings], "%s: %s", path, why) < 0)
-		return -ENOMEM;
-	p->n_warnings++;
-	return 0;
+	return pf_append(&c->out->warnings, &c->out->n_warnings, "%s: %s", path, why);
 }
 
 static const char *type_name(enum json_type t)
@@ -119,24 +129,27 @@ int pf_string_at(struct pf *c, struct json_object *a, size_t i, const char *path
 	return 0;
 }
 
+/* runc: SCMP_ACT_KILL is libseccomp's ActKillThread. */
+static const struct { const char *name; uint32_t act; bool errno_; } acts[] = {
+	{ "SCMP_ACT_KILL", SCMP_ACT_KILL_THREAD, false },
+	{ "SCMP_ACT_KILL_THREAD", SCMP_ACT_KILL_THREAD, false },
+	{ "SCMP_ACT_KILL_PROCESS", SCMP_ACT_KILL_PROCESS, false },
+	{ "SCMP_ACT_TRAP", SCMP_ACT_TRAP, false },
+	{ "SCMP_ACT_ERRNO", SCMP_ACT_ERRNO(0), true },
+	{ "SCMP_ACT_TRACE", SCMP_ACT_TRACE(0), true },
+	{ "SCMP_ACT_ALLOW", SCMP_ACT_ALLOW, false },
+	{ "SCMP_ACT_LOG", SCMP_ACT_LOG, false },
+	{ "SCMP_ACT_NOTIFY", SCMP_ACT_NOTIFY, false },
+};
+
 int pf_action(struct pf *c, const char *name, const char *path, uint32_t *act,
 	      bool *takes_errno)
 {
-	/* runc: SCMP_ACT_KILL is libseccomp's ActKillThread. */
-	static const struct { const char *name; uint32_t act; bool errno_; } acts[] = {
-		{ "SCMP_ACT_KILL", SCMP_ACT_KILL_THREAD, false },
-		{ "SCMP_ACT_KILL_THREAD", SCMP_ACT_KILL_THREAD, false },
-		{ "SCMP_ACT_KILL_PROCESS", SCMP_ACT_KILL_PROCESS, false },
-		{ "SCMP_ACT_TRAP", SCMP_ACT_TRAP, false },
-		{ "SCMP_ACT_ERRNO", SCMP_ACT_ERRNO(0), true },
-		{ "SCMP_ACT_TRACE", SCMP_ACT_TRACE(0), true },
-		{ "SCMP_ACT_ALLOW", SCMP_ACT_ALLOW, false },
-		{ "SCMP_ACT_LOG", SCMP_ACT_LOG, false },
-	};
 	size_t i;
 
 	for (i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
-		if (strcmp(name, acts[i].name) == 0) {
+		if (strcmp(name, acts[i].name) == 0 &&
+		    (acts[i].act != SCMP_ACT_NOTIFY || c->gate)) {
 			*act = acts[i].act;
 			*takes_errno = acts[i].errno_;
 			return 0;
@@ -147,14 +160,15 @@ int pf_action(struct pf *c, const char *name, const char *path, uint32_t *act,
 	return pf_fail(c, path, "unknown action \"%s\"", name);
 }
 
-int pf_op(struct pf *c, const char *name, const char *path, enum scmp_compare *op)
-{
-	static const struct { const char *name; enum scmp_compare op; } ops[] = {
+static const struct { const char *name; enum scmp_compare op; } ops[] = {
 		{ "SCMP_CMP_NE", SCMP_CMP_NE }, { "SCMP_CMP_LT", SCMP_CMP_LT },
 		{ "SCMP_CMP_LE", SCMP_CMP_LE }, { "SCMP_CMP_EQ", SCMP_CMP_EQ },
 		{ "SCMP_CMP_GE", SCMP_CMP_GE }, { "SCMP_CMP_GT", SCMP_CMP_GT },
 		{ "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
-	};
+};
+
+int pf_op(struct pf *c, const char *name, const char *path, enum scmp_compare *op)
+{
 	size_t i;
 
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -227,6 +241,28 @@ unsigned int pf_act_bit(uint32_t ret)
 	case SECCOMP_RET_ERRNO: return SF_PROFILE_ACT_ERRNO;
 	case SECCOMP_RET_TRACE: return SF_PROFILE_ACT_TRACE;
 	case SECCOMP_RET_LOG: return SF_PROFILE_ACT_LOG;
+	case SECCOMP_RET_USER_NOTIF: return SF_PROFILE_ACT_NOTIFY;
 	default: return SF_PROFILE_ACT_ALLOW;
 	}
+}
+
+const char *pf_action_name(uint32_t act)
+{
+	size_t i;
+
+	/* From the end: SCMP_ACT_KILL_THREAD rather than runc's alias. */
+	for (i = sizeof(acts) / sizeof(acts[0]); i-- > 0;)
+		if ((acts[i].act & SECCOMP_RET_ACTION_FULL) == (act & SECCOMP_RET_ACTION_FULL))
+			return acts[i].name;
+	return NULL;
+}
+
+const char *pf_op_name(enum scmp_compare op)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (ops[i].op == op)
+			return ops[i].name;
+	return NULL;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by libsfprofile's files only. Module order (which may call which):
- *   compile.c (the document, its syscalls, libseccomp, the export)
+ *   gate.c (sf_profile_gate: a profile's gate for a runtime's seccomp agent)
+ *     -> compile.c (the document, its syscalls, libseccomp, the export)
  *     -> fields.c (typed JSON fields with their paths; the names of actions,
  *                  operators, architectures, flags and errnos)
  *     -> caps.c (capability sets, the kernel release, the tier text)
@@ -14,6 +15,26 @@
 #include <stdbool.h>
 #include <json-c/json.h>
 #include <seccomp.h>
+
+/* What a compilation applied, for sf_profile_gate() (gate.c): each rule
+ * given to libseccomp (after includes/excludes, rules equal to the
+ * default and unknown names left out), and the architectures added. */
+struct pf_rule {
+	size_t entry;               /* syscalls[entry] */
+	char *name;
+	uint32_t act;
+	struct scmp_arg_cmp *conds;
+	size_t n;
+};
+struct pf_rec {
+	struct pf_rule *rules;
+	size_t n_rules;
+	char **arches;              /* the names as the profile gives them */
+	uint32_t *arch_tokens;      /* libseccomp's SCMP_ARCH_* of each */
+	size_t n_arches;
+	bool caps_cond, kernel_cond; /* an includes/excludes with caps, minKernel */
+};
+void pf_rec_free(struct pf_rec *r);
 
 /* One compilation. */
 struct pf {
@@ -28,10 +49,24 @@ struct pf {
 	char **names;
 	bool *gap;
 	size_t n_names;
+	bool gate;                  /* opts->gate: SCMP_ACT_NOTIFY, listenerPath read */
+	struct pf_rec *rec;         /* NULL, or what to record */
 };
+
+/* sf_profile_compile(), recording into rec when it is not NULL. */
+int pf_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
+	       struct pf_rec *rec, struct sf_profile *out, struct sf_profile_error *err);
+/* A file read whole (at most 64 MiB) into *buf (NUL-terminated): 0, or
+ * -errno with err's message "path: why" (err may be NULL). */
+int pf_read_file(const char *path, char **buf, size_t *len, struct sf_profile_error *err);
+/* Frees n lines and the list. */
+void pf_free_lines(char **list, size_t n);
 
 /* Records "path: why" in c->err; returns -EINVAL. */
 int pf_fail(struct pf *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends a line to a list of lines; 0 or -ENOMEM. */
+int pf_append(char ***list, size_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Appends "path: why" to c->out's warnings; 0 or -ENOMEM. */
 int pf_warn(struct pf *c, const char *path, const char *fmt, ...)
@@ -63,6 +98,9 @@ int pf_flag(struct pf *c, const char *name, const char *path, unsigned int *flag
 int pf_errno_name(struct pf *c, const char *name, const char *path, uint64_t *e);
 /* SF_PROFILE_ACT_* of a return value. */
 unsigned int pf_act_bit(uint32_t ret);
+/* The names runc reads: SCMP_ACT_* of an action (its data aside), SCMP_CMP_*. */
+const char *pf_action_name(uint32_t act);
+const char *pf_op_name(enum scmp_compare op);
 
 /* The capability named name (CAP_ optional, any case), or -1. */
 int pf_cap_number(const char *name);

@@ -46,6 +46,10 @@ struct sf_profile_opts {
 	const char *caps;    /* NULL: capget() of caps_pid */
 	pid_t caps_pid;      /* 0: the calling thread */
 	const char *kernel;  /* "5.10"; NULL: uname()'s release */
+	/* Read the profile as a runtime reads a gate (sf_profile_gate()'s
+	 * output): SCMP_ACT_NOTIFY and listenerPath are taken, not refused.
+	 * Such a filter is for the kernel, never for an sfilter chain. */
+	int gate;
 };
 
 /* The profile's "flags", as seccomp(2)'s flag values; sfilter's
@@ -62,6 +66,7 @@ enum sf_profile_act {
 	SF_PROFILE_ACT_TRACE        = 1 << 4,
 	SF_PROFILE_ACT_LOG          = 1 << 5,
 	SF_PROFILE_ACT_ALLOW        = 1 << 6,
+	SF_PROFILE_ACT_NOTIFY       = 1 << 7,  /* a gate's only (opts->gate) */
 };
 /* The actions the tracepoint tier cannot reproduce (its fallback). */
 #define SF_PROFILE_ACT_GAPS (SF_PROFILE_ACT_TRAP | SF_PROFILE_ACT_ERRNO | SF_PROFILE_ACT_TRACE)
@@ -88,6 +93,43 @@ int sf_profile_compile(const char *json, size_t len, const struct sf_profile_opt
 int sf_profile_compile_file(const char *path, const struct sf_profile_opts *opts,
 			    struct sf_profile *out, struct sf_profile_error *err);
 void sf_profile_free(struct sf_profile *p);
+
+/*
+ * The gate of a profile for a container runtime (runc, crun): the OCI
+ * linux.seccomp object that makes the kernel pass exactly the calls the
+ * profile allows or logs (for the caps and kernel of opts, as
+ * sf_profile_compile() judges them) and send the others to the seccomp
+ * agent at listener_path, listenerMetadata "sfilter-gate". Because runc
+ * refuses SCMP_ACT_NOTIFY as the default action and on write, a denied
+ * call the gate cannot name keeps the profile's own verdict in the kernel:
+ *   - a profile whose default allows or logs: default SCMP_ACT_ALLOW, every
+ *     other rule SCMP_ACT_NOTIFY;
+ *   - otherwise the profile's default stays; ALLOW and LOG rules become
+ *     SCMP_ACT_ALLOW, every other rule SCMP_ACT_NOTIFY, and so does every
+ *     syscall libseccomp names on the filter's architectures that no rule
+ *     names; what stays with the default is a call of no name, a call that
+ *     none of its rules' conditions match, and socketcall and ipc (their
+ *     rules are libseccomp's translation of others);
+ *   - write keeps the profile's action in the kernel.
+ * The result has no includes/excludes (a runtime ignores them: they are
+ * the engine's), no archMap (its architectures are listed) and the
+ * profile's flags. It is checked by compiling it with libseccomp.
+ * 0, or -EINVAL with err naming the JSON path, or -errno.
+ */
+struct sf_profile_gate {
+	char *json;               /* the object, pretty-printed, with a newline */
+	size_t len;               /* its filter's instructions, as libseccomp makes it */
+	unsigned int n_notify;    /* syscall names the gate notifies (all arches) */
+	char **warnings;          /* the profile's, and what the gate could not keep */
+	size_t n_warnings;
+};
+int sf_profile_gate(const char *json, size_t len, const struct sf_profile_opts *opts,
+		    const char *listener_path, struct sf_profile_gate *out,
+		    struct sf_profile_error *err);
+int sf_profile_gate_file(const char *path, const struct sf_profile_opts *opts,
+			 const char *listener_path, struct sf_profile_gate *out,
+			 struct sf_profile_error *err);
+void sf_profile_gate_free(struct sf_profile_gate *g);
 
 /* The capability set a caps option names ("all", "none", or a comma list
  * of CAP_ names, case-insensitive, "CAP_" optional): 0 or -EINVAL. */

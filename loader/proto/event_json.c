@@ -25,6 +25,7 @@ static const char *taken_name(unsigned int t)
 	case SF_TAKEN_FALLBACK_LOGGED: return "fallback-logged";
 	case SF_TAKEN_COMPLAIN: return "complain";
 	case SF_TAKEN_SHADOW: return "shadow";
+	case SF_TAKEN_TRAPPED: return "trapped";
 	default: return "none";
 	}
 }
@@ -111,7 +112,8 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	json_object_object_add(o, "filter", json_object_new_int64(ev->filter_id));
 	json_object_object_add(o, "taken", json_object_new_string(taken_name(ev->taken)));
 	json_object_object_add(o, "tier", json_object_new_string(
-		ev->tier == SF_BPF_TIER_LSM ? "lsm" : "tracepoint"));
+		ev->tier == SF_BPF_TIER_LSM ? "lsm" :
+		ev->tier == SF_BPF_TIER_GATE ? "gate" : "tracepoint"));
 	if (ev->err)
 		json_object_object_add(o, "errno", json_object_new_int(ev->err));
 	if (ev->signal)

@@ -87,6 +87,10 @@
 #define SF_PROTO_AGENT_FD_NAME  "seccompFd"
 /* The metadata libsfclient sends (runc sends listenerMetadata). */
 #define SF_PROTO_AGENT_SELF     "sfilter-self"
+/* In the metadata: the filter was installed with
+ * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV ("sfilter-self killable"), so
+ * that a TRAP's SIGSYS can be sent before the answer. */
+#define SF_PROTO_AGENT_KILLABLE "killable"
 /* The longest "message" a reply carries, NUL included, before its JSON
  * escapes. */
 #define SF_PROTO_MAX_TEXT       512

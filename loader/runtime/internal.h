@@ -177,6 +177,7 @@ struct sf_runtime {
 	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
 	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
+	uint32_t test_gate_delay_us; /* SF_TEST_GATE_DELAY_US */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
 	size_t table_bytes;
@@ -247,6 +248,9 @@ int sf_rt_iter_pidfd(struct sf_runtime *rt, int pidfd, struct sf_rt_recs *out);
  * record where the kernel misses it (see iter.c): -EOPNOTSUPP where the
  * kernel's task iterator takes no filter. */
 int sf_rt_iter_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid, struct sf_rt_recs *out);
+/* The record of thread tid, whatever its process: none when no such
+ * task lives. */
+int sf_rt_iter_find(struct sf_runtime *rt, pid_t tid, struct sf_rt_recs *out);
 /* Whether the kernel's task iterator takes a pidfd (sets nothing). */
 bool sf_rt_iter_can_filter(struct sf_runtime *rt);
 /* Returns once every run of a BPF program (sys_enter dispatcher, chain,

@@ -33,6 +33,9 @@ int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t
 	case SF_TEST_NO_STORAGE:
 		__atomic_store_n(&rt->bss->sf_test_no_storage, value, __ATOMIC_SEQ_CST);
 		return 0;
+	case SF_TEST_GATE_DELAY_US:
+		__atomic_store_n(&rt->test_gate_delay_us, value, __ATOMIC_SEQ_CST);
+		return 0;
 	case SF_TEST_TSYNC_FAIL:
 		pthread_mutex_lock(&rt->lock);
 		rt->test_tsync_fail = value != 0;

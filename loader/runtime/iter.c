@@ -67,8 +67,19 @@ bool sf_rt_iter_can_filter(struct sf_runtime *rt)
  * it. Only the pidfd form uses the kernel's filter, and reads one record:
  * the leader, the walk's first task.
  */
+static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bool ktid,
+		     bool all, struct sf_rt_recs *out);
+
 static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bool all,
 		    struct sf_rt_recs *out)
+{
+	return iter_walk(rt, tgid, pidfd, tid, tid > 0, all, out);
+}
+
+/* As iter_run(), with the kernel filtering by tid only when ktid: else
+ * every task is walked and sf_iter reports tid alone. */
+static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bool ktid,
+		     bool all, struct sf_rt_recs *out)
 {
 	size_t cap = 0, bsize = pidfd >= 0 ? sizeof(struct sf_iter_rec) : 4096;
 	char buf[4096];
@@ -77,14 +88,14 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, boo
 
 	out->r = NULL;
 	out->n = 0;
-	if ((pidfd >= 0 || tid > 0) && !rt->iter_filter)
+	if ((pidfd >= 0 || ktid) && !rt->iter_filter)
 		return -EOPNOTSUPP;
 	/* The BPF side filters too: whatever task the kernel's walk
 	 * yields, only tid of tgid is reported or changed. */
 	rt->bss->sf_iter_tid = pidfd >= 0 ? 0 : (uint32_t)tid;
 	rt->bss->sf_iter_tgid = pidfd >= 0 ? 0 : tgid;
 	rt->bss->sf_iter_all = all;
-	lfd = iter_link(rt, pidfd, tid);
+	lfd = iter_link(rt, pidfd, ktid ? tid : 0);
 	if (lfd < 0)
 		return -errno;
 	fd = bpf_iter_create(lfd);
@@ -151,6 +162,23 @@ int sf_rt_iter_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid, struct sf_rt
 	if (tid <= 0)
 		return -ESRCH;
 	return iter_run(rt, tgid, -1, tid, true, out);
+}
+
+/* Thread tid of any process: the kernel's one-task walk where it finds
+ * it, else the walk of every task (6.1 finds only leaders by number). */
+int sf_rt_iter_find(struct sf_runtime *rt, pid_t tid, struct sf_rt_recs *out)
+{
+	int err;
+
+	if (tid <= 0)
+		return -ESRCH;
+	if (rt->iter_filter) {
+		err = iter_walk(rt, 0, -1, tid, true, true, out);
+		if (err || out->n)
+			return err;
+		free(out->r);
+	}
+	return iter_walk(rt, 0, -1, tid, false, true, out);
 }
 
 /* An update of an ARRAY_OF_MAPS from user space returns only after every

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "sfilter.h" /* bpf/sfilter.h: types shared with the BPF side */
 
@@ -225,7 +226,10 @@ _Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
  * if task storage could not be allocated for a fork child (value 1);
  * SF_TEST_TSYNC_FAIL makes a TSYNC attach fail (-EIO) after its first pass
  * has moved threads (value 1), to exercise its roll-back. */
-enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL };
+/* SF_TEST_GATE_DELAY_US: sf_runtime_gate_answer() waits that long between
+ * reading the chain and acting on its verdict (the window in which the
+ * caller may die and its pid be reused). */
+enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL, SF_TEST_GATE_DELAY_US };
 int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*
@@ -322,6 +326,69 @@ int sf_runtime_process_pending(struct sf_runtime *rt);
 int sf_runtime_detach(struct sf_runtime *rt, uint32_t filter_id);
 int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 		       const struct sock_fprog *prog, struct c2e_error *err);
+
+/*
+ * The gate (docs/protocol.md): what thread tid's chain, as it stands now,
+ * decides for the call in sd, which a kernel seccomp filter sent up to
+ * sfilterd. Exactly what the dispatcher would decide at that call's
+ * sys_enter: the filters that enforce (not complain, not shadow), a task
+ * whose chain waits for exec or that is armed and receiving sf_attach()'s
+ * reply as the BPF side treats it. 0, or -ESRCH (no such task), -errno.
+ */
+struct sf_judgement {
+	uint32_t ret;          /* the verdict: action | data */
+	uint32_t filter_id;    /* the filter that decided it; 0: ALLOW by all */
+	uint32_t flags;        /* that filter's attach flags */
+	bool exact;            /* false: the chain has a filter this judge
+				  cannot run over seccomp_data (a 2012 filter
+				  that reads other registers), or a chain this
+				  runtime does not know; ret is ALLOW and the
+				  dispatcher is to decide */
+	pid_t tgid;            /* tid's process, as the kernel's walk saw it */
+	uint64_t leader_start; /* with tgid, the process (struct sf_identity) */
+	uint64_t leader_boot;  /* the same start on the boot clock
+				  (struct sf_event.start_ns) */
+	uint64_t exec_id;
+	uid_t euid;
+	char comm[16];
+};
+int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data *sd,
+		     struct sf_judgement *out);
+
+/*
+ * One notification from the seccomp listener fd: received, judged with
+ * sf_runtime_judge() and answered as the kernel answers the verdict
+ * (docs/protocol.md, "The gate"): ALLOW and LOG continue the call, ERRNO
+ * fails it with its errno, TRACE and USER_NOTIF with ENOSYS, TRAP skips it
+ * and sends SIGSYS, KILL_* kill the process; a task the judge cannot find
+ * or a chain it cannot run continues, for the dispatcher to judge. killable:
+ * the filter was installed with SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, so
+ * that a TRAP's SIGSYS can be sent before the answer (it is then handled
+ * as the call returns, as the kernel's is); else it follows the answer.
+ * 0 with *out saying what was done, or -ENOENT when there was nothing to
+ * receive (the task was interrupted or died), -errno.
+ */
+enum sf_gate_taken {
+	SF_GATE_CONTINUED,  /* the chain allows (or logs) it */
+	SF_GATE_UNJUDGED,   /* continued: not this judge's to decide */
+	SF_GATE_DENIED,     /* failed with out->err */
+	SF_GATE_TRAPPED,    /* skipped, SIGSYS sent */
+	SF_GATE_KILLED,     /* the process killed */
+	SF_GATE_GONE,       /* the task went away before the answer */
+};
+struct sf_gate_outcome {
+	enum sf_gate_taken taken;
+	int err;                   /* SF_GATE_DENIED: the errno */
+	pid_t tid;                 /* the caller, as the listener names it */
+	struct seccomp_data data;
+	struct sf_judgement j;
+};
+int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
+			   struct sf_gate_outcome *out);
+/* The event the log keeps for an outcome that refused or killed (tier
+ * SF_BPF_TIER_GATE); false for one that makes none. */
+struct sf_event;
+bool sf_runtime_gate_event(const struct sf_gate_outcome *o, struct sf_event *ev);
 
 /* Introspection for sfctl. */
 struct sf_filter_info {

@@ -245,6 +245,21 @@ bool oci_annotate(struct oci_bundle *b, const char *key, const char *value)
 	return config_write(b, c);
 }
 
+bool oci_set_seccomp(struct oci_bundle *b, const char *path)
+{
+	struct json_object *c = config_read(b), *sec = json_object_from_file(path);
+
+	if (!c || !sec) {
+		if (c)
+			json_object_put(c);
+		if (sec)
+			json_object_put(sec);
+		return ASSERT_TRUE(false, "linux.seccomp from the file");
+	}
+	json_object_object_add(child(c, "linux", json_type_object), "seccomp", sec);
+	return config_write(b, c);
+}
+
 bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *args,
 		  const char *const *env)
 {

@@ -34,6 +34,8 @@ bool oci_bundle_make(struct oci_bundle *b, const char *runtime, const char *busy
 		     const char *const *argv);
 /* Sets annotation key to value in config.json (value NULL: removes it). */
 bool oci_annotate(struct oci_bundle *b, const char *key, const char *value);
+/* Sets linux.seccomp to the JSON object in the file at path. */
+bool oci_set_seccomp(struct oci_bundle *b, const char *path);
 /* Adds hook (with its arguments after argv[0] and env, both
  * NULL-terminated) as a createRuntime hook. */
 bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *args,

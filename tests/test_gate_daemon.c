@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sfilterd as the gate's judge: a task whose gate (a kernel seccomp filter
+ * with a listener held by the daemon) sends up the calls its chain does
+ * not allow gets the kernel's own answer for each action, and the call
+ * never runs, on any tier. The table is libseccomp's shape: one action,
+ * the call (mkdir, whose side effect is a directory), what the caller
+ * sees, and whether the directory may exist afterwards.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+#include "daemon.h"
+#include "gatehand.h"
+#include "proto.h"
+#include "sfclient.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum outcome { RETURNS, FAILS, KILLED, TRAPPED };
+
+static const struct row {
+	const char *name;
+	uint32_t ret;
+	enum outcome out;
+	long want;      /* RETURNS: the value; FAILS: errno; TRAPPED: si_errno */
+	bool lands;     /* the directory exists afterwards */
+} rows[] = {
+	{ "ERRNO(EACCES)", SECCOMP_RET_ERRNO | EACCES, FAILS, EACCES, false },
+	{ "ERRNO(5000) is capped", SECCOMP_RET_ERRNO | 5000, FAILS, 4095, false },
+	{ "ERRNO(0)", SECCOMP_RET_ERRNO | 0, RETURNS, 0, false },
+	{ "TRACE(3)", SECCOMP_RET_TRACE | 3, FAILS, ENOSYS, false },
+	{ "USER_NOTIF", SECCOMP_RET_USER_NOTIF, FAILS, ENOSYS, false },
+	{ "TRAP(7)", SECCOMP_RET_TRAP | 7, TRAPPED, 7, false },
+	{ "KILL_PROCESS", SECCOMP_RET_KILL_PROCESS, KILLED, 0, false },
+	{ "KILL_THREAD", SECCOMP_RET_KILL_THREAD, KILLED, 0, false },
+	{ "LOG", SECCOMP_RET_LOG, RETURNS, 0, true },
+};
+
+struct report {
+	int stage;      /* 1 gate, 2 attach, 3 call made */
+	long r;
+	int err;
+	int code, sysno, serrno;
+	char msg[256];
+};
+
+static volatile sig_atomic_t trap_code, trap_nr, trap_errno;
+
+static void on_sigsys(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	trap_code = si->si_code;
+	trap_nr = si->si_syscall;
+	trap_errno = si->si_errno;
+}
+
+/* In a child: gate and chain for "ret on mkdir", then the mkdir. */
+static void child(const struct row *w, const char *agent, const char *dir, int out)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mkdir, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, w->ret),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { 4, f };
+	struct sigaction sa = { .sa_sigaction = on_sigsys, .sa_flags = SA_SIGINFO };
+	struct report rep = { 0 };
+
+	sigaction(SIGSYS, &sa, NULL);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	rep.stage = 1;
+	if (gatehand_install(&p, 1, agent, rep.msg, sizeof(rep.msg)) == 0) {
+		rep.stage = 2;
+		if (sf_attach(&p, 0) == 0) {
+			rep.stage = 3;
+			errno = 0;
+			rep.r = syscall(SYS_mkdir, dir, 0700);
+			rep.err = errno;
+			rep.code = trap_code;
+			rep.sysno = trap_nr;
+			rep.serrno = trap_errno;
+		} else {
+			snprintf(rep.msg, sizeof(rep.msg), "sf_attach: %s", sf_last_error());
+		}
+	}
+	(void)!write(out, &rep, sizeof(rep));
+	_exit(0);
+}
+
+TEST(a_gated_call_gets_the_kernels_answer_for_each_action_and_never_runs)
+{
+	SFD_AUTO;
+	char agent[160], tmp[] = "/tmp/sftest-gate-XXXXXX";
+	size_t i;
+
+	if (!sfd_start_sfilterd(&dm, false))
+		return;
+	if (!ASSERT_OK(sf_proto_agent_path(dm.sock, agent, sizeof(agent)), "agent path") ||
+	    !ASSERT_TRUE(mkdtemp(tmp) != NULL, "mkdtemp"))
+		return;
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct row *w = &rows[i];
+		struct report rep = { 0 };
+		char dir[128], m[512];
+		int p[2], status = 0;
+		bool exists;
+		ssize_t n;
+		pid_t pid;
+
+		snprintf(dir, sizeof(dir), "%s/d%zu", tmp, i);
+		if (!ASSERT_OK(pipe(p), "pipe"))
+			break;
+		pid = fork();
+		if (pid == 0) {
+			close(p[0]);
+			child(w, agent, dir, p[1]);
+		}
+		close(p[1]);
+		n = read(p[0], &rep, sizeof(rep));
+		close(p[0]);
+		waitpid(pid, &status, 0);
+		exists = access(dir, F_OK) == 0;
+		snprintf(m, sizeof(m), "%s: the directory %s", w->name,
+			 w->lands ? "is made" : "is never made");
+		ASSERT_EQ(exists, w->lands, m);
+		if (w->out == KILLED) {
+			snprintf(m, sizeof(m), "%s: the process is killed by SIGKILL", w->name);
+			ASSERT_TRUE(n <= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, m);
+			continue;
+		}
+		snprintf(m, sizeof(m), "%s: the call was made (stage %d: %s)", w->name, rep.stage,
+			 rep.msg);
+		if (!ASSERT_TRUE(n == sizeof(rep) && rep.stage == 3, m))
+			continue;
+		snprintf(m, sizeof(m), "%s: mkdir returns %ld, errno %d", w->name, rep.r, rep.err);
+		switch (w->out) {
+		case RETURNS:
+			ASSERT_TRUE(rep.r == w->want, m);
+			break;
+		case FAILS:
+			ASSERT_TRUE(rep.r == -1 && rep.err == w->want, m);
+			break;
+		case TRAPPED:
+			ASSERT_TRUE(rep.r == SYS_mkdir, m);
+			snprintf(m, sizeof(m), "%s: SIGSYS with si_syscall %d si_errno %d si_code %d",
+				 w->name, rep.sysno, rep.serrno, rep.code);
+			ASSERT_TRUE(rep.sysno == SYS_mkdir && rep.serrno == w->want &&
+				    rep.code == SI_QUEUE, m);
+			break;
+		case KILLED:
+			break;
+		}
+	}
+	ASSERT_TRUE(sfd_log_wait(&dm, "\"tier\":\"gate\""), "the gate's denials are logged");
+	ASSERT_TRUE(sfd_log_wait(&dm, "\"taken\":\"trapped\""), "and its traps");
+	{
+		char cmd[256];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+		(void)!system(cmd);
+	}
+}
+
+TEST(the_agent_refuses_a_message_without_a_listener_and_a_descriptor_that_is_not_one)
+{
+	SFD_AUTO;
+	char agent[160], answer[512];
+	const char *json = "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":1}";
+	int fd;
+
+	if (!sfd_start_sfilterd(&dm, false))
+		return;
+	if (!ASSERT_OK(sf_proto_agent_path(dm.sock, agent, sizeof(agent)), "agent path"))
+		return;
+	ASSERT_OK(gatehand_send(agent, -1, json, answer, sizeof(answer)), "send without fd");
+	ASSERT_TRUE(strstr(answer, "no seccomp listener came") != NULL, answer);
+	fd = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+	ASSERT_OK(gatehand_send(agent, fd, json, answer, sizeof(answer)), "send a file");
+	ASSERT_TRUE(strstr(answer, "no seccomp listener came") != NULL, answer);
+	close(fd);
+	ASSERT_OK(gatehand_send(agent, -1, "not json", answer, sizeof(answer)), "send junk");
+	ASSERT_TRUE(strstr(answer, "not a ContainerProcessState") != NULL, answer);
+}
