@@ -97,26 +97,41 @@ TEST(busybox_runs_a_shell_and_ls_under_sfrun_with_podmans_default_profile)
 		    "the tier's behaviour, or the gate, said once");
 }
 
+/* The probe under sfrun --profile PODMAN (with --no-gate unless gate):
+ * its wait status, or -1 when the test could not start. */
+static int run_probe(struct sfd *dm, bool gate, char *out, size_t size)
+{
+	char sfrun[PATH_MAX], self[PATH_MAX];
+	const char *argv[8] = { sfrun };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int st, k = 1;
+
+	if (!ASSERT_GE(n, 1, "readlink /proc/self/exe") || !start(dm, sfrun, sizeof(sfrun)))
+		return -1;
+	self[n] = '\0';
+	if (!gate)
+		argv[k++] = "--no-gate";
+	argv[k++] = "--profile";
+	argv[k++] = PODMAN;
+	argv[k++] = "--";
+	argv[k++] = self;
+	argv[k++] = PROBE_ARG;
+	st = sfd_run(argv, true, 60, out, size);
+	test_log("%s", out);
+	ASSERT_TRUE(strstr(out, "alive\n") != NULL, "the probe started under the profile");
+	return st;
+}
+
 /* Without the gate (--no-gate): as the tier can stop it. */
 TEST(a_call_podmans_profile_refuses_is_killed_on_tracepoint_and_refused_on_lsm)
 {
-	char sfrun[PATH_MAX], self[PATH_MAX], out[8192], ws[64];
-	const char *argv[] = { NULL, "--no-gate", "--profile", PODMAN, "--", self, PROBE_ARG,
-			       NULL };
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char out[8192], ws[64];
 	SFD_AUTO;
-	bool lsm;
-	int st;
+	int st = run_probe(&dm, false, out, sizeof(out));
 
-	if (!ASSERT_GE(n, 1, "readlink /proc/self/exe") || !start(&dm, sfrun, sizeof(sfrun)))
+	if (st == -1)
 		return;
-	self[n] = '\0';
-	argv[0] = sfrun;
-	st = sfd_run(argv, true, 60, out, sizeof(out));
-	test_log("%s", out);
-	ASSERT_TRUE(strstr(out, "alive\n") != NULL, "the probe started under the profile");
-	lsm = strstr(out, "sfrun: tier lsm: the profile's ERRNO rules") != NULL;
-	if (!lsm) {
+	if (!strstr(out, "sfrun: tier lsm: the profile's ERRNO rules")) {
 		ASSERT_TRUE(strstr(out, "sfrun: tier tracepoint: the profile's ERRNO rules (") &&
 			    strstr(out, "and the default) kill instead (use --fallback log"),
 			    "tracepoint tier said");
@@ -133,18 +148,12 @@ TEST(a_call_podmans_profile_refuses_is_killed_on_tracepoint_and_refused_on_lsm)
  * call runs, judged by sfilterd. */
 TEST(a_call_podmans_profile_refuses_gets_its_errno_through_the_gate_on_either_tier)
 {
-	char sfrun[PATH_MAX], self[PATH_MAX], out[8192], ws[64];
-	const char *argv[] = { NULL, "--profile", PODMAN, "--", self, PROBE_ARG, NULL };
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char out[8192], ws[64];
 	SFD_AUTO;
-	int st;
+	int st = run_probe(&dm, true, out, sizeof(out));
 
-	if (!ASSERT_GE(n, 1, "readlink /proc/self/exe") || !start(&dm, sfrun, sizeof(sfrun)))
+	if (st == -1)
 		return;
-	self[n] = '\0';
-	argv[0] = sfrun;
-	st = sfd_run(argv, true, 60, out, sizeof(out));
-	test_log("%s", out);
 	ASSERT_TRUE(strstr(out, "sfrun: gate: installed: ") != NULL, "sfrun says the gate is in");
 	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, ws, sizeof(ws)));
 	ASSERT_TRUE(strstr(out, "add_key=-1 errno=38\n") != NULL,
