@@ -208,7 +208,12 @@ $(LIBSFPROFILE): $(call obj,$(PROFILE_SRCS))
 # sf_attach_profile() link libsfprofile.a, -lseccomp and -ljson-c as well.
 CLIENT_SRCS := $(wildcard loader/client/*.c)
 CLIENT_PROFILE_SRCS := loader/client/profile.c
-CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c
+# The gate (loader/client/selfgate.c) builds its filter with classic2ebpf: the
+# files c2e_gate_build() and c2e_const_verdict() need go in as PIC objects.
+CLIENT_C2E_SRCS := classic2ebpf/gate.c classic2ebpf/validate.c classic2ebpf/interp.c \
+		   classic2ebpf/consttable.c
+CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c \
+		   $(CLIENT_C2E_SRCS)
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
 LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
@@ -224,7 +229,7 @@ $(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFIL
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
 		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) \
-		-lseccomp -ljson-c -o $@
+		-lseccomp -ljson-c -pthread -o $@
 	$(Q)ln -sf libsfclient.so $@.0
 
 $(SFCLIENT_PC): Makefile
@@ -235,7 +240,7 @@ $(SFCLIENT_PC): Makefile
 		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
 		'Version: $(SFCLIENT_VERSION)' \
 		'Libs: -L$${libdir} -lsfclient' \
-		'Libs.private: -lsfprofile -lseccomp -ljson-c' \
+		'Libs.private: -lsfprofile -lseccomp -ljson-c -pthread' \
 		'Cflags: -I$${includedir}' > $@
 
 # --- daemon: sfilterd -------------------------------------------------------------
@@ -293,16 +298,17 @@ $(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_STAMP)
 $(call pic,loader/cli/interpose.c) $(call pic32,loader/cli/interpose.c): LAYER_INC := $(CLI_INC)
 $(call pic32,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC)
 $(call pic32,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
+$(call pic,$(CLIENT_C2E_SRCS)) $(call pic32,$(CLIENT_C2E_SRCS)): LAYER_INC := $(C2E_INC)
 
 $(LIBSFPRCTL): $(call pic,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--version-script=loader/cli/libsfprctl.map \
-		$(filter %.o,$^) -o $@ -ldl
+		$(filter %.o,$^) -o $@ -ldl -pthread
 
 $(LIBSFPRCTL32): $(call pic32,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,--version-script=loader/cli/libsfprctl.map \
-		$(filter %.o,$^) -o $@ -ldl
+		$(filter %.o,$^) -o $@ -ldl -pthread
 
 # --- tests and benches ------------------------------------------------------------
 # Every tests/*.c and tests/lib/*.c links into one static runner; each

@@ -27,7 +27,7 @@ declare -A ALLOWED=(
 	[loader/runtime]="classic2ebpf bpf"
 	[loader/proto]="bpf classic2ebpf"
 	[loader/profile]="classic2ebpf"
-	[loader/client]="loader/proto loader/profile bpf"
+	[loader/client]="loader/proto loader/profile classic2ebpf bpf"
 	[loader/daemon]="loader/runtime loader/proto classic2ebpf bpf"
 	[loader/cli]="loader/client loader/profile loader/proto classic2ebpf bpf"
 )

@@ -3,9 +3,10 @@
  * Podman's default profile enforced: under `sfrun --profile` (a private
  * sfilterd) busybox runs a shell and ls, and a call the profile refuses
  * (add_key: not in its allowlist, so its default, ERRNO(ENOSYS)) is
- * stopped as the tier can stop it: killed on the tracepoint tier (the
- * default fallback), refused with ENOSYS on the lsm tier, where creating
- * the key meets the key_alloc hook. sfrun names the tier once, from the
+ * refused with ENOSYS before it runs, through the gate sfrun installs; and
+ * without the gate (--no-gate) stopped as the tier can stop it: killed on
+ * the tracepoint tier (the default fallback), refused with ENOSYS on the
+ * lsm tier, where creating the key meets the key_alloc hook. sfrun names the tier once, from the
  * daemon's attach note, as sfctl attach --profile does. `sfctl compile`
  * writes the library's bytes; sf_attach_profile() attaches in-process.
  */
@@ -92,27 +93,45 @@ TEST(busybox_runs_a_shell_and_ls_under_sfrun_with_podmans_default_profile)
 	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, ws, sizeof(ws)));
 	ASSERT_TRUE(strstr(out, "ok\n") != NULL, "echo ok");
 	ASSERT_TRUE(strstr(out, "proc\n") || strstr(out, "proc "), "ls / lists /proc");
-	ASSERT_TRUE(strstr(out, "sfrun: tier ") != NULL, "the tier's behaviour, said once");
+	ASSERT_TRUE(strstr(out, "sfrun: tier ") || strstr(out, "sfrun: gate: installed: "),
+		    "the tier's behaviour, or the gate, said once");
 }
 
-TEST(a_call_podmans_profile_refuses_is_killed_on_tracepoint_and_refused_on_lsm)
+/* The probe under sfrun --profile PODMAN (with --no-gate unless gate):
+ * its wait status, or -1 when the test could not start. */
+static int run_probe(struct sfd *dm, bool gate, char *out, size_t size)
 {
-	char sfrun[PATH_MAX], self[PATH_MAX], out[8192], ws[64];
-	const char *argv[] = { NULL, "--profile", PODMAN, "--", self, PROBE_ARG, NULL };
+	char sfrun[PATH_MAX], self[PATH_MAX];
+	const char *argv[8] = { sfrun };
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	SFD_AUTO;
-	bool lsm;
-	int st;
+	int st, k = 1;
 
-	if (!ASSERT_GE(n, 1, "readlink /proc/self/exe") || !start(&dm, sfrun, sizeof(sfrun)))
-		return;
+	if (!ASSERT_GE(n, 1, "readlink /proc/self/exe") || !start(dm, sfrun, sizeof(sfrun)))
+		return -1;
 	self[n] = '\0';
-	argv[0] = sfrun;
-	st = sfd_run(argv, true, 60, out, sizeof(out));
+	if (!gate)
+		argv[k++] = "--no-gate";
+	argv[k++] = "--profile";
+	argv[k++] = PODMAN;
+	argv[k++] = "--";
+	argv[k++] = self;
+	argv[k++] = PROBE_ARG;
+	st = sfd_run(argv, true, 60, out, size);
 	test_log("%s", out);
 	ASSERT_TRUE(strstr(out, "alive\n") != NULL, "the probe started under the profile");
-	lsm = strstr(out, "sfrun: tier lsm: the profile's ERRNO rules") != NULL;
-	if (!lsm) {
+	return st;
+}
+
+/* Without the gate (--no-gate): as the tier can stop it. */
+TEST(a_call_podmans_profile_refuses_is_killed_on_tracepoint_and_refused_on_lsm)
+{
+	char out[8192], ws[64];
+	SFD_AUTO;
+	int st = run_probe(&dm, false, out, sizeof(out));
+
+	if (st == -1)
+		return;
+	if (!strstr(out, "sfrun: tier lsm: the profile's ERRNO rules")) {
 		ASSERT_TRUE(strstr(out, "sfrun: tier tracepoint: the profile's ERRNO rules (") &&
 			    strstr(out, "and the default) kill instead (use --fallback log"),
 			    "tracepoint tier said");
@@ -123,6 +142,22 @@ TEST(a_call_podmans_profile_refuses_is_killed_on_tracepoint_and_refused_on_lsm)
 		ASSERT_TRUE(strstr(out, "add_key=-1 errno=38\n") != NULL,
 			    "ENOSYS, the profile's default errno");
 	}
+}
+
+/* With the gate (sfrun's default): ENOSYS on either tier, before the
+ * call runs, judged by sfilterd. */
+TEST(a_call_podmans_profile_refuses_gets_its_errno_through_the_gate_on_either_tier)
+{
+	char out[8192], ws[64];
+	SFD_AUTO;
+	int st = run_probe(&dm, true, out, sizeof(out));
+
+	if (st == -1)
+		return;
+	ASSERT_TRUE(strstr(out, "sfrun: gate: installed: ") != NULL, "sfrun says the gate is in");
+	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, ws, sizeof(ws)));
+	ASSERT_TRUE(strstr(out, "add_key=-1 errno=38\n") != NULL,
+		    "ENOSYS, the profile's default errno");
 }
 
 TEST(sfctl_compile_writes_the_filter_the_library_compiles)

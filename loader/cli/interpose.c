@@ -17,7 +17,9 @@
  *            attach ordinary seccomp_data filters (sf_attach(), the same
  *            flags). A system call made without libc is not seen and still
  *            reaches the kernel, which then enforces that filter itself.
- * Every other call passes through unchanged. The libc functions this needs
+ * Every other call passes through unchanged, and so does every call the
+ * client itself makes through syscall() while it attaches (the gate's
+ * seccomp(2) among them, loader/client/selfgate.c). The libc functions this needs
  * are resolved before main(), so that nothing here makes a system call of
  * its own once a filter is in force.
  */
@@ -42,6 +44,8 @@
 
 static unsigned int route;
 static long (*real_syscall)(long, ...);
+/* Set while this thread is inside libsfclient: its own calls are its. */
+static __thread int in_client;
 
 __attribute__((constructor)) static void interpose_init(void)
 {
@@ -66,6 +70,26 @@ static long pass(long nr, long a, long b, long c, long d, long e, long f)
 	return -1;
 }
 
+static int client_attach(const struct sock_fprog *prog, unsigned int flags)
+{
+	int r;
+
+	in_client = 1;
+	r = sf_attach(prog, flags);
+	in_client = 0;
+	return r;
+}
+
+static int client_prctl_attach(const struct sock_fprog *prog)
+{
+	int r;
+
+	in_client = 1;
+	r = sf_prctl_attach(prog);
+	in_client = 0;
+	return r;
+}
+
 SF_EXPORT int prctl(int option, ...)
 {
 	unsigned long a[4];
@@ -76,11 +100,12 @@ SF_EXPORT int prctl(int option, ...)
 	for (i = 0; i < 4; i++)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (option == PR_ATTACH_SECCOMP_FILTER && (route & ROUTE_PRCTL) && a[0] > 1)
-		return sf_prctl_attach((const struct sock_fprog *)a[0]);
+	if (option == PR_ATTACH_SECCOMP_FILTER && (route & ROUTE_PRCTL) && a[0] > 1 &&
+	    !in_client)
+		return client_prctl_attach((const struct sock_fprog *)a[0]);
 	if (option == PR_SET_SECCOMP && a[0] == SECCOMP_MODE_FILTER &&
-	    (route & ROUTE_SECCOMP))
-		return sf_attach((const struct sock_fprog *)a[1], 0);
+	    (route & ROUTE_SECCOMP) && !in_client)
+		return client_attach((const struct sock_fprog *)a[1], 0);
 	return (int)pass(SYS_prctl, option, (long)a[0], (long)a[1], (long)a[2],
 			 (long)a[3], 0);
 }
@@ -95,11 +120,13 @@ SF_EXPORT long syscall(long nr, ...)
 	for (i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (in_client)
+		return pass(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	if (nr == SYS_seccomp && a[0] == SECCOMP_SET_MODE_FILTER &&
 	    (route & ROUTE_SECCOMP))
-		return sf_attach((const struct sock_fprog *)a[2], (unsigned int)a[1]);
+		return client_attach((const struct sock_fprog *)a[2], (unsigned int)a[1]);
 	if (nr == SYS_prctl && (route & ROUTE_PRCTL) &&
 	    a[0] == PR_ATTACH_SECCOMP_FILTER && (unsigned long)a[1] > 1)
-		return sf_prctl_attach((const struct sock_fprog *)a[1]);
+		return client_prctl_attach((const struct sock_fprog *)a[1]);
 	return pass(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

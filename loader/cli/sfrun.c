@@ -3,7 +3,7 @@
  * sfrun: run a command under sfilter filters.
  *
  *   sfrun [--filter FILE]... [--profile JSON] [--fallback kill|log] [--tsync]
- *         [--log] [--prctl] [--take-seccomp] -- CMD [ARGS...]
+ *         [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]
  *
  * Loads every FILE (raw struct sock_filter[] or the text form) and checks
  * it first, so a bad second filter never leaves sfrun half-confined; sets
@@ -39,6 +39,13 @@
  * misses the interposer fails instead of returning 0 unconfined. Without
  * CAP_SYS_ADMIN that needs no_new_privs, which sfrun then sets.
  *
+ * Before the first attach, sfrun installs one gate for all its filters
+ * (loader/client/selfgate.c): sfilterd then judges the calls they do not
+ * allow before those run. The kernel allows one listener per filter
+ * chain, so nothing under sfrun can install another: once it is in,
+ * SFILTER_GATE=0 tells CMD's own attaches (--take-seccomp) not to try.
+ * --no-gate (or SFILTER_GATE=0) installs none.
+ *
  * Exit status before CMD runs, as env(1) and timeout(1) do: 125 when
  * sfrun fails (usage, a filter file, the daemon), 126 when CMD cannot be
  * run, 127 when it is not found.
@@ -47,6 +54,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sfclient.h"
+#include "selfgate.h" /* one gate for all the filters */
 #include "profile.h"
 #include "c2e.h"
 
@@ -91,7 +99,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: sfrun [--filter FILE]... [--profile JSON] [--fallback kill|log] [--tsync]\n"
-		"             [--log] [--prctl] [--take-seccomp] -- CMD [ARGS...]\n"
+		"             [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]\n"
 		"  --filter FILE    a classic seccomp filter: raw .bpf bytes or the text\n"
 		"                   form; repeatable, attached in order (last = newest)\n"
 		"  --profile JSON   a container seccomp profile (OCI, Docker, Podman), its\n"
@@ -103,6 +111,8 @@ static void usage(FILE *out)
 		"                   the 2012 interface) attaches through sfilterd\n"
 		"  --take-seccomp   CMD's prctl(PR_SET_SECCOMP) and libc seccomp() calls\n"
 		"                   attach through sfilterd instead of the kernel\n"
+		"  --no-gate        no kernel seccomp gate (SFILTER_GATE=0): the calls the\n"
+		"                   filters deny are judged by the tier alone\n"
 		"sfrun is confined from the first attach on: each filter must allow what\n"
 		"follows it (the later attaches' socket calls, then execve and CMD).\n"
 		"The daemon is found at $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.\n"
@@ -133,6 +143,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "log", no_argument, NULL, 'l' },
 		{ "prctl", no_argument, NULL, 'P' },
 		{ "take-seccomp", no_argument, NULL, 'S' },
+		{ "no-gate", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -158,6 +169,10 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'l': o->flags |= SF_ATTACH_LOG; break;
 		case 'P': o->route |= ROUTE_PRCTL; break;
 		case 'S': o->route |= ROUTE_SECCOMP; break;
+		case 'G':
+			if (setenv(SF_CLIENT_GATE_ENV, "0", 1))
+				die("out of memory");
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(EXIT_FAIL);
 		}
@@ -231,29 +246,61 @@ static void load_filters(struct opts *o)
 	load_profile(o);
 }
 
+/* One gate for every filter, before the first attach: each attach would
+ * otherwise gate only the first (the kernel allows one listener). */
+static void gate_filters(const struct opts *o)
+{
+	struct sock_fprog *chain = calloc(o->n + 1, sizeof(*chain));
+	size_t i, n = 0;
+
+	if (!chain)
+		die("out of memory");
+	for (i = 0; i < o->n; i++)
+		chain[n++] = (struct sock_fprog){ (unsigned short)o->filters[i].len,
+						  o->filters[i].insns };
+	if (o->profile_path)
+		chain[n++] = (struct sock_fprog){ (unsigned short)o->profile.len,
+						  o->profile.insns };
+	sf_client_gate(chain, n, false);
+	free(chain);
+}
+
 static void attach_filters(struct opts *o)
 {
 	size_t i;
 
 	if ((o->n || o->profile_path) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		die("prctl(PR_SET_NO_NEW_PRIVS): %s", strerror(errno));
+	if (o->n || o->profile_path)
+		gate_filters(o);
 	for (i = 0; i < o->n; i++) {
 		attach_one(o->filters[i].path, o->filters[i].insns, o->filters[i].len, o->flags);
 		free(o->filters[i].insns);
 	}
 	free(o->filters);
 	if (o->profile_path) {
+		const char *gate;
 		char text[400];
 
 		attach_one(o->profile_path, o->profile.insns, o->profile.len,
 			   o->flags | o->profile.flags);
-		/* The tier, from the attach note (loader/daemon/reply.c). */
-		sf_profile_tier_text(&o->profile, sf_last_error(),
-				     !!(o->flags & SF_ATTACH_FALLBACK_LOG), text, sizeof(text));
+		/* The tier, from the attach note (loader/daemon/reply.c); a
+		 * gate makes the profile's denials exact, before they run. */
+		gate = strstr(sf_last_error(), "gate: installed");
+		if (gate && !strstr(gate, ", but"))
+			snprintf(text, sizeof(text), "gate: installed: the calls the profile "
+				 "does not allow are judged by sfilterd before they run");
+		else
+			sf_profile_tier_text(&o->profile, sf_last_error(),
+					     !!(o->flags & SF_ATTACH_FALLBACK_LOG), text,
+					     sizeof(text));
 		if (text[0])
 			fprintf(stderr, "sfrun: %s\n", text);
 		sf_profile_free(&o->profile);
 	}
+	/* Nothing under this gate can install another. */
+	if (sf_client_gate_installed() && setenv(SF_CLIENT_GATE_ENV, "0", 1))
+		die("out of memory");
 }
 
 /* The kernel filter of --prctl (see the top of this file): prctl(36, arg)

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 int sf_proto_check_reply(const void *buf, size_t n)
@@ -148,33 +149,62 @@ static const char *skip_value(const char *p)
 	return NULL;
 }
 
-void sf_proto_reply_message(const struct sf_reply *r, char *out, size_t size)
+/* The value of the top-level field name of the JSON object at text
+ * (after its ':' and blanks), or NULL. */
+static const char *find_field(const char *text, const char *name)
 {
-	const char *p = skip_space(r->text);
+	size_t len = strlen(name);
+	const char *p = skip_space(text);
 	bool wanted;
 
-	if (!size)
-		return;
-	out[0] = '\0';
 	if (*p++ != '{')
-		return;
+		return NULL;
 	for (;;) {
 		p = skip_space(p);
 		if (*p++ != '"')
-			return;
-		wanted = strncmp(p, "message\"", 8) == 0;
+			return NULL;
+		wanted = strncmp(p, name, len) == 0 && p[len] == '"';
 		if (!(p = json_string(p, NULL, 0)))
-			return;
+			return NULL;
 		p = skip_space(p);
 		if (*p++ != ':')
-			return;
+			return NULL;
 		p = skip_space(p);
-		if (wanted) {
-			if (*p != '"' || !json_string(p + 1, out, size))
-				out[0] = '\0';
-			return;
-		}
+		if (wanted)
+			return p;
 		if (!(p = skip_value(p)) || *p++ != ',')
-			return;
+			return NULL;
 	}
+}
+
+bool sf_proto_json_string(const char *text, const char *name, char *out, size_t size)
+{
+	const char *p = find_field(text, name);
+
+	if (size)
+		out[0] = '\0';
+	if (!p || *p != '"' || !json_string(p + 1, out, size)) {
+		if (size)
+			out[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+bool sf_proto_json_int(const char *text, const char *name, long *v)
+{
+	const char *p = find_field(text, name);
+	char *end;
+
+	if (!p || !(*p == '-' || (*p >= '0' && *p <= '9')))
+		return false;
+	errno = 0;
+	*v = strtol(p, &end, 10);
+	end = (char *)skip_space(end);
+	return errno == 0 && (*end == ',' || *end == '}');
+}
+
+void sf_proto_reply_message(const struct sf_reply *r, char *out, size_t size)
+{
+	sf_proto_json_string(r->text, "message", out, size);
 }

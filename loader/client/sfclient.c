@@ -10,6 +10,9 @@
  * fd (req.reply_fd) through under the old chain, and only that. The
  * connection is kept (one per process, reopened after fork) instead of
  * being closed.
+ * Before the ATTACH, the first attach of a process installs the gate for
+ * the filter (selfgate.c): the calls the filter does not allow then go to
+ * sfilterd, which judges them before they run.
  * Errors are checked locally in seccomp(2)'s order first (flags, NULL
  * pointer, length), so a caller without a daemon still gets the errno the
  * kernel would give for those.
@@ -19,6 +22,7 @@
 #endif
 #include "sfclient.h"
 #include "admin.h" /* sf_client_socket_path() */
+#include "selfgate.h"
 #include "proto.h"
 
 /* The public header writes the values out (it is installed alone). */
@@ -258,19 +262,62 @@ static int finish(const union attach_reply *reply, ssize_t n, uint32_t id)
 	return -1;
 }
 
+/* Appends "; text" to sf_last_error(), cut to its size. */
+static void append_note(const char *text)
+{
+	size_t used = strlen(last_error), room = sizeof(last_error) - 1 - used;
+	size_t n = strlen(text);
+
+	if (used && room >= 2) {
+		memcpy(last_error + used, "; ", 2);
+		used += 2;
+		room -= 2;
+	}
+	if (n > room)
+		n = room;
+	memcpy(last_error + used, text, n);
+	last_error[used + n] = '\0';
+}
+
 SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 {
+	struct sock_filter *copy = NULL;
+	struct sock_fprog sent = { 0 };
 	union attach_reply reply;
+	char note[320];
+	bool tried = false;
 	uint32_t id;
 	ssize_t n;
+	int r, e;
 
 	last_error[0] = '\0';
 	if (check_call(prog, flags))
 		return -1;
-	n = exchange(prog, flags, &reply, &id);
-	if (n < 0)
-		return -1;
-	return finish(&reply, n, id);
+	sent = *prog;
+	/* Before the ATTACH: the gate must be in place when the filter
+	 * comes into force (selfgate.c says why in this order). */
+	if (sf_client_gate_wanted()) {
+		tried = true;
+		r = sf_client_gate_copy(prog, &copy);
+		if (r == -EFAULT)
+			return fail(EFAULT, "prog->filter is not readable");
+		if (copy) {
+			sent.filter = copy;
+			sf_client_gate(&sent, 1, flags & SF_ATTACH_TSYNC);
+		}
+	}
+	n = exchange(&sent, flags, &reply, &id);
+	r = n < 0 ? -1 : finish(&reply, n, id);
+	e = errno;
+	if (r == 0)
+		sf_client_gate_attached();
+	/* A failed attach mentions the gate only when it is in place. */
+	if (r == 0 || (tried && sf_client_gate_installed())) {
+		sf_client_gate_note(&sent, tried, note, sizeof(note));
+		append_note(note);
+	}
+	errno = e;
+	return r;
 }
 
 /* The 2012 proposal's prctl(PR_ATTACH_SECCOMP_FILTER, prog): no
@@ -298,5 +345,8 @@ SF_EXPORT int sf_prctl_attach(const struct sock_fprog *prog)
 	n = exchange(prog, flags, &reply, &id);
 	if (n < 0)
 		return -1;
-	return finish(&reply, n, id) ? -1 : 0;
+	if (finish(&reply, n, id))
+		return -1;
+	sf_client_gate_attached();
+	return 0;
 }

@@ -67,6 +67,27 @@ extern "C" {
  *              daemon's limit
  * With SF_ATTACH_TSYNC, like seccomp(2), a positive return value is the
  * tid of a thread that could not be synchronized; nothing was attached.
+ *
+ * The gate. The first sf_attach() of a process first installs a kernel
+ * seccomp filter built from prog (the gate: ALLOW where prog allows or
+ * logs, SECCOMP_RET_USER_NOTIF elsewhere) and hands its listener to
+ * sfilterd's agent socket ($SFILTER_SOCKET with ".agent"), so that sfilterd
+ * judges the calls prog does not allow before they run: ERRNO is exact on
+ * every tier. It needs a thread of its own for a moment (made before the
+ * gate, which does not cover it) and a connection to the agent socket; no
+ * agent socket, no gate. The kernel allows one listener per filter chain,
+ * so there is none for a later attach of the process (or of its children,
+ * or under a container runtime's agent, or a program that uses USER_NOTIF
+ * itself): such an attach still succeeds, and the calls only its filter
+ * denies are judged by the tier alone. SFILTER_GATE=0 in the environment
+ * turns the gate off. The note in sf_last_error() ends with
+ * "gate: installed" or "gate: not installed: <why>; ...".
+ * If the agent refuses the listener after the gate is in (one of its
+ * limits), the gate cannot be taken out again: the filter is still
+ * attached (failing the call would report nothing in force while the
+ * gate is), and the calls prog denies fail with ENOSYS in the kernel,
+ * never run, whatever its action; the note says "gate: installed, but
+ * ...: calls the filter denies fail with ENOSYS".
  */
 int sf_attach(const struct sock_fprog *prog, unsigned int flags);
 

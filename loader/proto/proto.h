@@ -255,6 +255,11 @@ int sf_proto_check_reply(const void *buf, size_t n);
 /* The "message" string of a checked reply's JSON text, unescaped, into
  * out (cut to size, NUL-terminated); "" when it has none. */
 void sf_proto_reply_message(const struct sf_reply *r, char *out, size_t size);
+/* The same reader for any JSON object's text (the agent socket's answer):
+ * its top-level string field name into out (cut to size, "" and false
+ * when there is none), or its integer field name into *v. */
+bool sf_proto_json_string(const char *text, const char *name, char *out, size_t size);
+bool sf_proto_json_int(const char *text, const char *name, long *v);
 /* ---- the agent socket (loader/proto/framing.c) ---- */
 /* socket_path's agent socket into out: 0, or -ENAMETOOLONG past
  * size or sun_path. */
