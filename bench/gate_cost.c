@@ -265,6 +265,7 @@ static double res[V_COUNT][MAX_ROUNDS];
 static long wrong[V_COUNT];
 static int tainted[MAX_ROUNDS], undispatched[MAX_ROUNDS];
 static int idle_links, verbose;
+static uint32_t dispatcher; /* the daemon's dispatcher link, seen in the last daemon phase */
 static struct bench_floor_bpf *floor_skel;
 
 static double measure(int v, long n)
@@ -301,13 +302,55 @@ static double measure_floor(long n)
 	return ns;
 }
 
-/* Until the daemon's idle check has detached its dispatcher: no raw/BTF
- * tracepoint links beyond those it had while idle. True when so. */
+/* The dispatcher the daemon attached with the workers' chains: a raw/BTF
+ * tracepoint link not among before[0..nb) whose program is sf_dispatch
+ * (by id, not by count: other users' links come and go on this machine). */
+static uint32_t find_dispatcher(const uint32_t *before, int nb)
+{
+	uint32_t ids[256];
+	int n = bench_links(BENCH_LINK_TP, ids, 256), i, j;
+
+	for (i = 0; i < n && i < 256; i++) {
+		struct bpf_link_info li = {};
+		struct bpf_prog_info pi = {};
+		__u32 ll = sizeof(li), pl = sizeof(pi);
+		int lfd, pfd = -1;
+		bool old = false;
+
+		for (j = 0; j < nb && !old; j++)
+			old = ids[i] == before[j];
+		if (old || (lfd = bpf_link_get_fd_by_id(ids[i])) < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(lfd, &li, &ll))
+			pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		close(lfd);
+		if (pfd < 0)
+			continue;
+		j = !bpf_obj_get_info_by_fd(pfd, &pi, &pl) && !strcmp(pi.name, "sf_dispatch");
+		close(pfd);
+		if (j)
+			return ids[i];
+	}
+	return 0;
+}
+
+static bool link_exists(uint32_t id)
+{
+	int fd = bpf_link_get_fd_by_id(id);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Until the daemon's idle check has detached its dispatcher (up to
+ * DETACH_WAIT_S). True when it is gone. */
 static bool wait_detached(void)
 {
 	double t0 = bench_now_ns();
 
-	while (bench_links(BENCH_LINK_TP, NULL, 0) > idle_links) {
+	while (dispatcher && link_exists(dispatcher)) {
 		if ((bench_now_ns() - t0) / 1e9 > DETACH_WAIT_S)
 			return false;
 		usleep(20000);
@@ -331,6 +374,8 @@ static void run_phase(int p, int r, long n)
 
 static int phase_daemon(int r, long n)
 {
+	uint32_t before[256];
+	int nb = bench_links(BENCH_LINK_TP, before, 256);
 	int err = worker_start(W_GATED);
 
 	if (!err)
@@ -339,16 +384,21 @@ static int phase_daemon(int r, long n)
 		worker_stop(W_GATED);
 		return err;
 	}
-	undispatched[r] = bench_links(BENCH_LINK_TP, NULL, 0) <= idle_links;
+	/* Still the one of the last phase when two daemon phases meet. */
+	if (!dispatcher || !link_exists(dispatcher))
+		dispatcher = find_dispatcher(before, nb);
+	undispatched[r] = !dispatcher;
 	run_phase(P_DAEMON, r, n);
 	worker_stop(W_GATED);
 	worker_stop(W_SF);
 	return 0;
 }
 
+/* Tainted: the dispatcher stayed, or others attached more tracepoint
+ * links than there were when the daemon was idle. */
 static void phase_bare(int r, long n)
 {
-	if (!wait_detached())
+	if (!wait_detached() || bench_links(BENCH_LINK_TP, NULL, 0) > idle_links)
 		tainted[r] = 1;
 	run_phase(P_BARE, r, n);
 	if (bench_links(BENCH_LINK_TP, NULL, 0) > idle_links)
