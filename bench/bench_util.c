@@ -11,7 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -193,6 +197,24 @@ double bench_paired_median(const double *x, const double *y, int n)
 	return r;
 }
 
+double bench_paired_diff_median(const double *x, const double *y, int n)
+{
+	double *d = malloc((n > 0 ? n : 1) * sizeof(*d)), r = 0;
+	int i, m = 0;
+
+	if (!d)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (x[i] > 0 && y[i] > 0)
+			d[m++] = x[i] - y[i];
+	if (m) {
+		qsort(d, m, sizeof(*d), cmp_double);
+		r = m & 1 ? d[m / 2] : (d[m / 2 - 1] + d[m / 2]) / 2;
+	}
+	free(d);
+	return r;
+}
+
 int bench_drop_rounds(const int *tainted, int rounds, double *v, int n_series, int stride)
 {
 	int r, s, n = 0;
@@ -226,16 +248,20 @@ const char *bench_verdict(double v, double goal)
 	return v < 0 ? "n/a" : v <= goal ? "met" : "missed";
 }
 
-int bench_podman_profile(const char *prog, struct sf_profile *p)
+int bench_profile(const char *prog, const char *file, const char *caps, struct sf_profile *p)
 {
-	struct sf_profile_opts o = { .caps = BENCH_PODMAN_CAPS };
+	struct sf_profile_opts o = { .caps = caps };
 	struct sf_profile_error e;
-	int err = sf_profile_compile_file(BENCH_PODMAN_PROFILE, &o, p, &e);
+	int err = sf_profile_compile_file(file, &o, p, &e);
 
 	if (err)
-		fprintf(stderr, "%s: %s: %s\n", prog, BENCH_PODMAN_PROFILE,
-			err == -EINVAL ? e.msg : strerror(-err));
+		fprintf(stderr, "%s: %s: %s\n", prog, file, err == -EINVAL ? e.msg : strerror(-err));
 	return err;
+}
+
+int bench_podman_profile(const char *prog, struct sf_profile *p)
+{
+	return bench_profile(prog, BENCH_PODMAN_PROFILE, BENCH_PODMAN_CAPS, p);
 }
 
 /* ---- other BPF users --------------------------------------------------------------- */
@@ -457,6 +483,207 @@ void bench_daemon_tier(const struct bench_daemon *dm, char *out, size_t size)
 			break;
 		}
 	fclose(f);
+}
+
+/* ---- a seccomp agent of the bench's own ------------------------------------------ */
+
+struct bench_agent_listener {
+	struct bench_agent *a;
+	struct bench_agent_listener *next;
+	pthread_t thread;
+	int fd;
+	bool stop, done;
+};
+
+/* Only there to interrupt a listener's thread blocked in its RECV: no
+ * SA_RESTART, so that the ioctl returns EINTR. */
+static void agent_wake(int sig)
+{
+	(void)sig;
+}
+
+static void *agent_listener_loop(void *arg)
+{
+	struct bench_agent_listener *l = arg;
+	struct seccomp_notif_sizes sizes = { 0 };
+	struct seccomp_notif *n;
+	struct seccomp_notif_resp *r;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		sizes = (struct seccomp_notif_sizes){ sizeof(*n), sizeof(*r), 0 };
+	n = calloc(1, sizes.seccomp_notif > sizeof(*n) ? sizes.seccomp_notif : sizeof(*n));
+	r = calloc(1, sizes.seccomp_notif_resp > sizeof(*r) ? sizes.seccomp_notif_resp :
+	      sizeof(*r));
+	while (n && r && !__atomic_load_n(&l->stop, __ATOMIC_ACQUIRE)) {
+		memset(n, 0, sizeof(*n));
+		if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
+			/* ENOENT: the task was interrupted or died first. */
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			break;
+		}
+		memset(r, 0, sizeof(*r));
+		r->id = n->id;
+		if (l->a->answer)
+			l->a->answer(l->a->arg, n, r);
+		else
+			r->error = -EPERM;
+		ioctl(l->fd, SECCOMP_IOCTL_NOTIF_SEND, r);
+		__atomic_add_fetch(&l->a->notified, 1, __ATOMIC_RELAXED);
+	}
+	free(n);
+	free(r);
+	__atomic_store_n(&l->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* One connection: gatehand_send()'s message (JSON, the listener by
+ * SCM_RIGHTS, end of file), answered as sfilterd's agent socket would. */
+static void agent_take(struct bench_agent *a, int c)
+{
+	static const char ok[] = "{\"error\":0,\"message\":\"held by the bench\"}\n";
+	static const char no[] = "{\"error\":1,\"message\":\"no listener kept\"}\n";
+	char buf[1024], cbuf[CMSG_SPACE(4 * sizeof(int))] __attribute__((aligned(8)));
+	struct bench_agent_listener *l;
+	int fd = -1;
+	ssize_t m;
+
+	do {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *cm;
+
+		m = recvmsg(c, &mh, MSG_CMSG_CLOEXEC);
+		for (cm = m >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+			int *fds = (int *)CMSG_DATA(cm);
+			size_t i, k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+			if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (i = 0; i < k; i++) {
+				if (fd < 0)
+					fd = fds[i];
+				else
+					close(fds[i]);
+			}
+		}
+	} while (m > 0);
+	l = fd >= 0 ? calloc(1, sizeof(*l)) : NULL;
+	if (l) {
+		l->a = a;
+		l->fd = fd;
+		if (pthread_create(&l->thread, NULL, agent_listener_loop, l)) {
+			free(l);
+			l = NULL;
+		}
+	}
+	if (!l) {
+		if (fd >= 0)
+			close(fd);
+		(void)!write(c, no, sizeof(no) - 1);
+		return;
+	}
+	pthread_mutex_lock(&a->lock);
+	l->next = a->listeners;
+	a->listeners = l;
+	pthread_mutex_unlock(&a->lock);
+	__atomic_add_fetch(&a->held, 1, __ATOMIC_RELEASE);
+	(void)!write(c, ok, sizeof(ok) - 1);
+}
+
+static void *agent_accept_loop(void *arg)
+{
+	struct bench_agent *a = arg;
+	int c;
+
+	/* shutdown() of the socket ends accept() with EINVAL. */
+	while ((c = accept4(a->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0 || errno == EINTR) {
+		if (c < 0)
+			continue;
+		agent_take(a, c);
+		close(c);
+	}
+	return NULL;
+}
+
+int bench_agent_start(struct bench_agent *a, const char *dir)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct sigaction sa = { .sa_handler = agent_wake };
+	int err;
+
+	a->held = a->notified = 0;
+	a->listeners = NULL;
+	pthread_mutex_init(&a->lock, NULL);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	snprintf(a->path, sizeof(a->path), "%s/agent.sock", dir);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", a->path);
+	a->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (a->fd < 0)
+		return -errno;
+	unlink(a->path);
+	if (bind(a->fd, (struct sockaddr *)&addr, sizeof(addr)) || listen(a->fd, 64))
+		goto fail;
+	err = pthread_create(&a->thread, NULL, agent_accept_loop, a);
+	if (err) {
+		errno = err;
+		goto fail;
+	}
+	return 0;
+fail:
+	err = -errno;
+	close(a->fd);
+	a->fd = -1;
+	return err;
+}
+
+int bench_agent_wait(struct bench_agent *a, unsigned long n, double timeout_s)
+{
+	double t0 = bench_now_ns();
+
+	while (__atomic_load_n(&a->held, __ATOMIC_ACQUIRE) < n) {
+		if ((bench_now_ns() - t0) / 1e9 > timeout_s)
+			return -ETIMEDOUT;
+		usleep(200);
+	}
+	return 0;
+}
+
+void bench_agent_release(struct bench_agent *a)
+{
+	struct bench_agent_listener *l, *next;
+
+	pthread_mutex_lock(&a->lock);
+	l = a->listeners;
+	a->listeners = NULL;
+	pthread_mutex_unlock(&a->lock);
+	for (; l; l = next) {
+		next = l->next;
+		__atomic_store_n(&l->stop, true, __ATOMIC_RELEASE);
+		/* Again until it is out: a signal that came just before its
+		 * ioctl blocked would be lost. */
+		while (!__atomic_load_n(&l->done, __ATOMIC_ACQUIRE)) {
+			pthread_kill(l->thread, SIGUSR1);
+			usleep(1000);
+		}
+		pthread_join(l->thread, NULL);
+		close(l->fd);
+		free(l);
+	}
+}
+
+void bench_agent_stop(struct bench_agent *a)
+{
+	bench_agent_release(a);
+	if (a->fd < 0)
+		return;
+	shutdown(a->fd, SHUT_RDWR);
+	pthread_join(a->thread, NULL);
+	close(a->fd);
+	a->fd = -1;
+	unlink(a->path);
 }
 
 /* ---- Markdown ---------------------------------------------------------------------- */

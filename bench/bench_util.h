@@ -13,6 +13,7 @@
 #define SF_BENCH_UTIL_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +59,16 @@ void bench_build_f300(struct sock_filter f[BENCH_F300_LEN]);
 /* Compiles BENCH_PODMAN_PROFILE for BENCH_PODMAN_CAPS and this kernel into
  * *p (sf_profile_free() it); on failure prints why, prefixed with prog. */
 int bench_podman_profile(const char *prog, struct sf_profile *p);
+/* Docker's default profile (moby's profiles/seccomp/default.json, which
+ * Debian ships only in the source package golang-github-docker-docker-dev,
+ * here), and the capabilities Docker gives a container by default (moby's
+ * oci/caps/defaults.go). */
+#define BENCH_DOCKER_PROFILE "/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json"
+#define BENCH_DOCKER_CAPS "CHOWN,DAC_OVERRIDE,FSETID,FOWNER,MKNOD,NET_RAW,SETGID,SETUID," \
+			  "SETFCAP,SETPCAP,NET_BIND_SERVICE,SYS_CHROOT,KILL,AUDIT_WRITE"
+/* Compiles the profile in file for caps and this kernel, as
+ * bench_podman_profile() does. */
+int bench_profile(const char *prog, const char *file, const char *caps, struct sf_profile *p);
 
 /* ---- time, options, environment ----------------------------------------------- */
 
@@ -99,6 +110,10 @@ int bench_valid(const double *v, int n);
  * with bench_pct(, 0.5), _median with bench_median(). */
 double bench_paired_p50(const double *x, const double *y, int n);
 double bench_paired_median(const double *x, const double *y, int n);
+/* The median over rounds of x[i] - y[i] where both are valid: a difference
+ * may be negative, which the statistics above would drop. 0 when no round
+ * has both. */
+double bench_paired_diff_median(const double *x, const double *y, int n);
 
 /* Drops the rounds r with tainted[r] != 0 (another user's programs were
  * attached) from n_series series of samples, series s's round r at
@@ -156,6 +171,42 @@ int bench_daemon_start(struct bench_daemon *dm, double timeout_s);
 void bench_daemon_stop(struct bench_daemon *dm);
 /* Its tier, as its log says ("unknown" until it does). */
 void bench_daemon_tier(const struct bench_daemon *dm, char *out, size_t size);
+
+/* ---- a seccomp agent of the bench's own -----------------------------------------
+ * What holds a gate's listener when sfilterd does not: a child installs its
+ * gate with gatehand_install() (tests/lib/gatehand.h) and hands the
+ * listener to the agent socket at a->path, as it would to sfilterd's; the
+ * agent keeps it and answers each notification on a thread of that
+ * listener's own, blocked in SECCOMP_IOCTL_NOTIF_RECV (no poll, no epoll:
+ * the least a supervisor can do, so the kernel's round trip is what is
+ * left). a->answer(a->arg, notif, resp) fills resp's val, error and flags;
+ * NULL answers -EPERM at once, judging nothing.
+ */
+struct seccomp_notif;
+struct seccomp_notif_resp;
+struct bench_agent_listener;
+struct bench_agent {
+	void (*answer)(void *arg, const struct seccomp_notif *n, struct seccomp_notif_resp *r);
+	void *arg;
+	char path[108];
+	unsigned long held, notified; /* listeners taken, notifications answered
+					 (read them with __atomic_load_n) */
+	int fd;                       /* the agent socket */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	struct bench_agent_listener *listeners;
+};
+/* Binds the agent socket in dir (path "dir/agent.sock") and starts the
+ * thread that takes listeners. 0 or -errno. */
+int bench_agent_start(struct bench_agent *a, const char *dir);
+/* Returns 0 once a->held >= n, -ETIMEDOUT after timeout_s. */
+int bench_agent_wait(struct bench_agent *a, unsigned long n, double timeout_s);
+/* Stops every listener's thread and closes the listeners: a task still
+ * under one of those gates then gets ENOSYS for a call it sends up
+ * (seccomp_do_user_notification()), so release after its last run. */
+void bench_agent_release(struct bench_agent *a);
+/* bench_agent_release(), and the agent socket closed and removed. */
+void bench_agent_stop(struct bench_agent *a);
 
 /* ---- Markdown ------------------------------------------------------------------
  * Prints the head of a table, "| cols |" and its rule: cols is "a | b | c"

@@ -300,15 +300,10 @@ static double paired_ratio(int x, int y, int n)
 	return bench_paired_median(res[x], res[y], n);
 }
 
-/* Median over rounds of res[x][r] - res[y][r]. */
+/* Median over rounds of res[x][r] - res[y][r] (negative ones too). */
 static double paired_diff(int x, int y, int n)
 {
-	double d[MAX_ROUNDS];
-	int r;
-
-	for (r = 0; r < n; r++)
-		d[r] = res[x][r] > 0 && res[y][r] > 0 ? res[x][r] - res[y][r] : 0;
-	return bench_median(d, n);
+	return bench_paired_diff_median(res[x], res[y], n);
 }
 
 /* What is ours and what the kernel's filter costs, each above its own

@@ -3,7 +3,8 @@
  * What real syscall-heavy programs take, in wall time, under Podman's
  * default container profile (bench_podman_profile(): Debian's
  * /usr/share/containers/seccomp.json compiled by libsfprofile for Podman's
- * default capabilities), ms per run, for
+ * default capabilities), or Docker's (argument "docker": BENCH_DOCKER_PROFILE
+ * for Docker's default capabilities), ms per run, for
  *   none     the program as it is
  *   seccomp  the profile installed with seccomp(2) in the child, before
  *            its execve
@@ -14,6 +15,17 @@
  *            (bpf/bench_floor.bpf.c) attached for the run: what any
  *            sys_enter program costs every task, and so the least sfilter
  *            can cost; sfilter / floor is sfilter's own share
+ *   gate     sfilter as a gated task has it (docs/protocol.md, "The gate
+ *            and the agent socket"): the child installs the gate for the
+ *            same instructions (gatehand_install(): c2e_gate_build(),
+ *            seccomp(2) with NEW_LISTENER) before it waits and hands the
+ *            listener to this bench's own agent socket (bench_agent),
+ *            whose thread answers any notification with the runtime's
+ *            judge (sf_runtime_judge()), as sfilterd would; the chain is
+ *            attached at exec as for sfilter. The workloads make no call
+ *            the profile denies, so nothing should be notified: the
+ *            figure is what the gate adds to allowed calls. Goal:
+ *            gate / sfilter <= 1.05.
  *
  * Two workloads, one realistic and one the worst case:
  *   tar  `tar cf - DIR` (DIR /usr/include; under emulation, or where it is
@@ -64,12 +76,15 @@
  *
  * Never asserts; prints Markdown.
  *
- * Usage: workload [-r ROUNDS] [-n DD_BYTES] [-v] [-c] (root)
+ * Usage: workload [-r ROUNDS] [-n DD_BYTES] [-v] [-c] [podman|docker[:FILE]]
+ * (root; FILE: the profile's file instead of the usual one)
  */
 #define _GNU_SOURCE
 #include "runtime.h"
 #include "bench_util.h"
 #include "bench_floor.skel.h"
+#include "c2e.h"
+#include "gatehand.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -89,12 +104,13 @@
 #define MAX_ROUNDS 64
 #define MAX_OWN 32 /* tracepoint links of the runtime itself */
 #define GOAL 1.03
+#define GOAL_GATE 1.05 /* gate / sfilter */
 
 /* The first V_OPEN run with the runtime open; the others only with -c. */
-enum { V_NONE, V_SECCOMP, V_SFILTER, V_FLOOR, V_BARE, V_BSECCOMP, V_COUNT };
-#define V_OPEN 4
-static const char *const vnames[V_COUNT] = { "none", "seccomp", "sfilter", "floor", "bare",
-					     "bare-seccomp" };
+enum { V_NONE, V_SECCOMP, V_SFILTER, V_FLOOR, V_GATE, V_BARE, V_BSECCOMP, V_COUNT };
+#define V_OPEN 5
+static const char *const vnames[V_COUNT] = { "none", "seccomp", "sfilter", "floor", "gate",
+					     "bare", "bare-seccomp" };
 
 struct workload {
 	const char *name;
@@ -116,7 +132,11 @@ static double res[W_COUNT][V_COUNT][MAX_ROUNDS];
 static int mismatch[W_COUNT][V_COUNT]; /* runs whose status or output differed */
 static int foreign[MAX_ROUNDS], dispatch_left[MAX_ROUNDS];
 static uint32_t own[MAX_OWN];
-static int n_own, verbose, closed, nv = V_OPEN;
+static int n_own, verbose, closed, nv = V_OPEN, idle_runs;
+/* The gate's listeners: held and judged here. */
+static struct bench_agent agent = { .fd = -1 };
+static char agent_dir[] = "/tmp/sf-bench-gate.XXXXXX";
+static unsigned long gate_denied;
 
 /* ---- the workloads ------------------------------------------------------------ */
 
@@ -163,9 +183,10 @@ struct kid {
 	int go, out;
 };
 
-static void kid_exec(const struct workload *w, int go, int out, const struct sock_fprog *k)
+static void kid_exec(const struct workload *w, int go, int out, const struct sock_fprog *k,
+		     bool gate)
 {
-	char c;
+	char c, msg[256];
 
 	if (dup2(devnull, 0) < 0 || dup2(out, 1) < 0 || dup2(devnull, 2) < 0)
 		_exit(124);
@@ -174,13 +195,16 @@ static void kid_exec(const struct workload *w, int go, int out, const struct soc
 		_exit(125);
 	if (k && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, k))
 		_exit(126);
+	if (gate && gatehand_install(&prog, 1, agent.path, msg, sizeof(msg)))
+		_exit(122);
 	if (read(go, &c, 1) != 1)
 		_exit(123);
 	execv(w->argv[0], w->argv);
 	_exit(127);
 }
 
-static int kid_start(struct kid *k, const struct workload *w, const struct sock_fprog *kfilter)
+static int kid_start(struct kid *k, const struct workload *w, const struct sock_fprog *kfilter,
+		     bool gate)
 {
 	int go[2], out[2], err;
 
@@ -195,7 +219,7 @@ static int kid_start(struct kid *k, const struct workload *w, const struct sock_
 	fflush(stdout);
 	k->pid = fork();
 	if (k->pid == 0)
-		kid_exec(w, go[0], out[1], kfilter);
+		kid_exec(w, go[0], out[1], kfilter, gate);
 	err = k->pid < 0 ? -errno : 0;
 	close(go[0]);
 	close(out[1]);
@@ -245,6 +269,7 @@ static void idle_before(int r)
 		foreign[r] += bench_foreign_tp_links(NULL, 0, 0);
 		return;
 	}
+	idle_runs++;
 	sf_runtime_idle_check(rt);
 	link = sf_runtime_dispatch_link_id(rt);
 	dispatch_left[r] += link != 0;
@@ -268,6 +293,7 @@ static void floor_detach(struct bpf_link *l)
  * *bytes and *status say how it ended. */
 static double run_variant(int v, struct workload *w, long long *bytes, int *status)
 {
+	unsigned long held = __atomic_load_n(&agent.held, __ATOMIC_ACQUIRE);
 	struct bpf_link *floor = NULL;
 	struct kid k;
 	uint32_t id;
@@ -275,12 +301,21 @@ static double run_variant(int v, struct workload *w, long long *bytes, int *stat
 	int err;
 
 	*status = -1;
-	err = kid_start(&k, w, v == V_SECCOMP || v == V_BSECCOMP ? &prog : NULL);
+	err = kid_start(&k, w, v == V_SECCOMP || v == V_BSECCOMP ? &prog : NULL, v == V_GATE);
 	if (err) {
 		fprintf(stderr, "workload: fork: %s\n", strerror(-err));
 		return -1;
 	}
-	if (v == V_SFILTER) {
+	/* The gate is in place and its listener here before the clock
+	 * starts, as seccomp(2)'s filter is. */
+	if (v == V_GATE && bench_agent_wait(&agent, held + 1, 10)) {
+		fprintf(stderr, "workload: no gate listener came from the child\n");
+		kill(k.pid, SIGKILL);
+		kid_run(&k, bytes, status);
+		bench_agent_release(&agent);
+		return -1;
+	}
+	if (v == V_SFILTER || v == V_GATE) {
 		err = sf_runtime_attach(rt, k.pid, &prog, SF_ATTACH_AT_EXEC, &id, NULL);
 		if (err) {
 			fprintf(stderr, "workload: sf_runtime_attach: %d (%s)\n", err,
@@ -303,6 +338,8 @@ static double run_variant(int v, struct workload *w, long long *bytes, int *stat
 	ms = kid_run(&k, bytes, status);
 	if (floor)
 		floor_detach(floor);
+	if (v == V_GATE)
+		bench_agent_release(&agent);
 	return ms;
 }
 
@@ -329,7 +366,7 @@ static void check_workload(struct workload *w)
 
 	run_variant(V_NONE, w, &w->bytes, &w->status);
 	for (v = 0; v < V_OPEN; v++) {
-		if (v != V_SFILTER)
+		if (v != V_SFILTER && v != V_GATE)
 			idle_before(0);
 		ms = run_variant(v, w, &bytes, &st);
 		printf("| %s | %s | %s | %lld | %.1f | %s |\n", w->name, vnames[v],
@@ -340,7 +377,7 @@ static void check_workload(struct workload *w)
 				"under none: the profile denies one of its calls\n", w->name,
 				vnames[v]);
 	}
-	foreign[0] = dispatch_left[0] = 0;
+	foreign[0] = dispatch_left[0] = idle_runs = 0;
 }
 
 /* Variants first .. first + n - 1 once for each workload: the workload
@@ -355,7 +392,7 @@ static void run_variants(int r, int first, int n)
 		w = r & 1 ? W_COUNT - 1 - i : i;
 		for (j = 0; j < n; j++) {
 			v = first + (r + j) % n;
-			if (v != V_SFILTER)
+			if (v != V_SFILTER && v != V_GATE)
 				idle_before(r);
 			ms = run_variant(v, &wl[w], &bytes, &st);
 			if (ms > 0 && (st != wl[w].status || bytes != wl[w].bytes)) {
@@ -472,9 +509,10 @@ static void report_workload(int w, int rounds)
 		       bench_valid(res[w][v], rounds), rounds);
 	if (x->calls > 0 && none > 0)
 		printf("\nabove none, per call (%.0f calls, medians): seccomp %.0f ns, "
-		       "sfilter %.0f ns\n", x->calls,
+		       "sfilter %.0f ns, gate %.0f ns\n", x->calls,
 		       (bench_median(res[w][V_SECCOMP], rounds) - none) * 1e6 / x->calls,
-		       (bench_median(res[w][V_SFILTER], rounds) - none) * 1e6 / x->calls);
+		       (bench_median(res[w][V_SFILTER], rounds) - none) * 1e6 / x->calls,
+		       (bench_median(res[w][V_GATE], rounds) - none) * 1e6 / x->calls);
 }
 
 /* -c: what the runtime open but idle costs (none / bare), and sfilter
@@ -515,14 +553,30 @@ static void report(int rounds)
 		       bench_paired_median(res[w][V_SFILTER], res[w][V_FLOOR], rounds), m, GOAL,
 		       bench_verdict(m, GOAL));
 	}
+	printf("\nThe gate (median paired ratios):\n\n");
+	bench_md_head("workload | gate / sfilter | gate / seccomp | gate / none | gate / floor | "
+		      "target |", 1);
+	for (w = 0; w < W_COUNT; w++) {
+		double m = bench_paired_median(res[w][V_GATE], res[w][V_SFILTER], rounds);
+
+		printf("| %s | %.3f | %.3f | %.3f | %.3f | <= %.2f | %s |\n", wl[w].name, m,
+		       bench_paired_median(res[w][V_GATE], res[w][V_SECCOMP], rounds),
+		       bench_paired_median(res[w][V_GATE], res[w][V_NONE], rounds),
+		       bench_paired_median(res[w][V_GATE], res[w][V_FLOOR], rounds), GOAL_GATE,
+		       bench_verdict(m, GOAL_GATE));
+	}
+	printf("\ngate: %lu listeners held, %lu calls notified, %lu of them denied\n",
+	       __atomic_load_n(&agent.held, __ATOMIC_RELAXED),
+	       __atomic_load_n(&agent.notified, __ATOMIC_RELAXED),
+	       __atomic_load_n(&gate_denied, __ATOMIC_RELAXED));
 	if (closed)
 		report_closed(rounds);
 	for (r = 0; r < rounds; r++)
 		left += dispatch_left[r];
 	printf("\n(median paired ratios over %d rounds)\n", rounds - dropped);
-	printf("dispatcher detached (sf_runtime_dispatch_link_id() == 0) before every none "
-	       "and seccomp run: %s (%d of %d runs attached)\n", left ? "no" : "yes", left,
-	       rounds * W_COUNT * 2);
+	printf("dispatcher detached (sf_runtime_dispatch_link_id() == 0) before every none, "
+	       "seccomp and floor run: %s (%d of %d runs attached)\n", left ? "no" : "yes", left,
+	       idle_runs);
 	for (w = 0; w < W_COUNT; w++)
 		for (v = 0; v < nv; v++)
 			if (mismatch[w][v])
@@ -530,6 +584,49 @@ static void report(int rounds)
 				       "%d rounds (not counted)\n", wl[w].name, vnames[v],
 				       mismatch[w][v]);
 	bench_taint_warning(foreign, rounds, dropped, "none and seccomp");
+}
+
+/* The gate's judge: what sfilterd's (loader/daemon/gate.c) answers for
+ * the verdicts a workload can meet. A denial never lets the call run: ERRNO
+ * as the kernel caps it, anything else ENOSYS (none is expected: the
+ * workloads make no call the profile denies, and gate_denied says so). */
+static void gate_answer(void *arg, const struct seccomp_notif *n, struct seccomp_notif_resp *r)
+{
+	struct sf_judgement j;
+	uint32_t action, e;
+
+	(void)arg;
+	if (sf_runtime_judge(rt, (pid_t)n->pid, &n->data, &j) || !j.exact) {
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return;
+	}
+	action = c2e_effective_action(j.ret);
+	if (action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG) {
+		r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		return;
+	}
+	__atomic_add_fetch(&gate_denied, 1, __ATOMIC_RELAXED);
+	e = j.ret & SECCOMP_RET_DATA;
+	r->error = action == SECCOMP_RET_ERRNO ? -(int32_t)(e > 4095 ? 4095 : e) : -ENOSYS;
+}
+
+/* The profile: Podman's (the default) or Docker's, each for its engine's
+ * default capabilities; ":FILE" names another copy of its file. */
+static struct {
+	const char *title, *file, *caps;
+} prof = { "Podman's", BENCH_PODMAN_PROFILE, BENCH_PODMAN_CAPS };
+
+static int profile_arg(const char *arg)
+{
+	size_t k = strcspn(arg, ":");
+
+	if (k == 6 && !strncmp(arg, "docker", k))
+		prof = (typeof(prof)){ "Docker's", BENCH_DOCKER_PROFILE, BENCH_DOCKER_CAPS };
+	else if (k != 6 || strncmp(arg, "podman", k))
+		return -EINVAL;
+	if (arg[k] == ':')
+		prof.file = arg + k + 1;
+	return 0;
 }
 
 static int setup(const struct sf_profile *p, bool emulated, long dd_bytes)
@@ -548,12 +645,18 @@ static int setup(const struct sf_profile *p, bool emulated, long dd_bytes)
 	}
 	if (devnull < 0 || runtime_open())
 		return -EIO;
+	if (!mkdtemp(agent_dir) || bench_agent_start(&agent, agent_dir)) {
+		fprintf(stderr, "workload: the gate's agent socket in %s: %s\n", agent_dir,
+			strerror(errno));
+		return -EIO;
+	}
+	agent.answer = gate_answer;
 	own_link_names(names, sizeof(names));
-	printf("# Workloads under Podman's default seccomp profile, kernel %s%s\n\n",
+	printf("# Workloads under %s default seccomp profile, kernel %s%s\n\n", prof.title,
 	       uts.release, emulated ? BENCH_EMULATED_NOTE : "");
 	printf("profile: %s for caps %s: %zu insns, %u rules (%u ERRNO/TRAP/TRACE), "
-	       "default action 0x%08x\n", BENCH_PODMAN_PROFILE, BENCH_PODMAN_CAPS, p->len,
-	       p->n_rules, p->n_gap_rules, p->default_action);
+	       "default action 0x%08x; its gate %d insns\n", prof.file, prof.caps, p->len,
+	       p->n_rules, p->n_gap_rules, p->default_action, c2e_gate_len(&prog, 1, NULL));
 	printf("runtime tier: %s%s%s; its tracepoint links while idle: %d (%s)\n",
 	       sf_tier_name(sf_runtime_tier(rt)), *sf_runtime_tier_reason(rt) ? ": " : "",
 	       sf_runtime_tier_reason(rt), n_own, n_own ? names : "none");
@@ -568,15 +671,20 @@ int main(int argc, char **argv)
 	struct sf_profile p;
 
 	if (bench_round_opts_flag(argc, argv, "DD_BYTES", &rounds, &dd_bytes, &verbose, 'c',
-				  "[-c]", &closed))
+				  "[-c] [podman|docker[:FILE]]", &closed))
 		return 2;
+	if ((optind < argc && profile_arg(argv[optind])) || optind + 1 < argc) {
+		fprintf(stderr, "usage: %s [-r ROUNDS] [-n DD_BYTES] [-v] [-c] "
+			"[podman|docker[:FILE]]\n", argv[0]);
+		return 2;
+	}
 	nv = closed ? V_COUNT : V_OPEN;
 	if (rounds < 1 || rounds > MAX_ROUNDS || dd_bytes < 1) {
 		fprintf(stderr, "workload: rounds 1..%d, bytes >= 1\n", MAX_ROUNDS);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (bench_podman_profile("workload", &p))
+	if (bench_profile("workload", prof.file, prof.caps, &p))
 		return 1;
 	prog = (struct sock_fprog){ (unsigned short)p.len, p.insns };
 	if (setup(&p, emulated, dd_bytes))
@@ -592,6 +700,8 @@ int main(int argc, char **argv)
 			break;
 	report(r);
 
+	bench_agent_stop(&agent);
+	rmdir(agent_dir);
 	if (rt)
 		sf_runtime_close(rt);
 	bench_floor_bpf__destroy(floor_skel);
