@@ -211,7 +211,7 @@ CLIENT_PROFILE_SRCS := loader/client/profile.c
 # The gate (loader/client/selfgate.c) builds its filter with classic2ebpf: the
 # files c2e_gate_build() and c2e_const_verdict() need go in as PIC objects.
 CLIENT_C2E_SRCS := classic2ebpf/gate.c classic2ebpf/validate.c classic2ebpf/interp.c \
-		   classic2ebpf/consttable.c
+		   classic2ebpf/consttable.c classic2ebpf/rfc.c
 CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c \
 		   $(CLIENT_C2E_SRCS)
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
@@ -227,7 +227,7 @@ $(LIBSFCLIENT): $(call obj,$(CLIENT_SRCS))
 $(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS)) \
 		  loader/client/libsfclient.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-soname,libsfclient.so.0 \
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,-soname,libsfclient.so.0 \
 		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) \
 		-lseccomp -ljson-c -pthread -o $@
 	$(Q)ln -sf libsfclient.so $@.0
@@ -302,12 +302,12 @@ $(call pic,$(CLIENT_C2E_SRCS)) $(call pic32,$(CLIENT_C2E_SRCS)): LAYER_INC := $(
 
 $(LIBSFPRCTL): $(call pic,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--version-script=loader/cli/libsfprctl.map \
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
 
 $(LIBSFPRCTL32): $(call pic32,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,--version-script=loader/cli/libsfprctl.map \
+	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
 
 # --- tests and benches ------------------------------------------------------------
