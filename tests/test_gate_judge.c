@@ -202,3 +202,56 @@ out:
 	holder_end(&h);
 	sf_runtime_close(rt);
 }
+
+struct count_ctx { pid_t *pids; int n; int found; };
+
+static int count_task(void *ctx, const struct sf_task_info *t)
+{
+	struct count_ctx *c = ctx;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->pids[i] == t->tid)
+			c->found++;
+	return 0;
+}
+
+/* A walk of every task hands back records of a size that need not divide
+ * the reads' size, so one may straddle two reads: every confined task is
+ * still reported once (the judge finds a thread by such a walk on 6.1). */
+TEST(the_task_walk_reports_every_confined_task_however_many)
+{
+	struct sf_runtime *rt = open_rt();
+	struct sock_filter k[4];
+	struct sock_fprog f = progs_kill_on(k, 4, SYS_getppid);
+	int i, n = test_is_emulated() ? 90 : 300;
+	pid_t *pids = calloc((size_t)n, sizeof(*pids));
+	struct count_ctx c = { pids, n, 0 };
+
+	if (!rt || !ASSERT_TRUE(pids != NULL, "calloc"))
+		goto out;
+	for (i = 0; i < n; i++) {
+		struct c2e_error e;
+		uint32_t id;
+
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			for (;;)
+				pause();
+		}
+		if (!ASSERT_GE(pids[i], 1, "fork") ||
+		    !ASSERT_OK(sf_runtime_attach(rt, pids[i], &f, 0, &id, &e), "attach"))
+			break;
+	}
+	ASSERT_OK(sf_runtime_for_each_task(rt, count_task, &c), "the walk");
+	ASSERT_EQ(c.found, n, "every confined task is reported once");
+out:
+	for (i = 0; pids && i < n; i++)
+		if (pids[i] > 0) {
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+		}
+	free(pids);
+	if (rt)
+		sf_runtime_close(rt);
+}

@@ -81,8 +81,9 @@ static int iter_run(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, boo
 static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bool ktid,
 		     bool all, struct sf_rt_recs *out)
 {
-	size_t cap = 0, bsize = pidfd >= 0 ? sizeof(struct sf_iter_rec) : 4096;
-	char buf[4096];
+	const size_t rsz = sizeof(struct sf_iter_rec);
+	size_t cap = 0, have = 0, bsize = pidfd >= 0 ? rsz : 4096;
+	char buf[4096 + sizeof(struct sf_iter_rec)];
 	int fd, lfd, err = 0;
 	ssize_t got;
 
@@ -103,11 +104,16 @@ static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bo
 		err = -errno;
 		goto out;
 	}
-	/* Records are never split across reads: each read returns whole
-	 * seq_file chunks. A read of one record ends the kernel's walk one
-	 * task later. */
-	while ((got = read(fd, buf, bsize)) > 0) {
-		size_t k, nrec = got / sizeof(struct sf_iter_rec);
+	/* A read returns at most bsize bytes of what the kernel's walk
+	 * wrote, so a record may end in the next read (bpf_seq_read() fills
+	 * its buffer with whole records past bsize, then copies bsize): the
+	 * part that came is kept for it. A read of one record ends the
+	 * kernel's walk one task later. */
+	while ((got = read(fd, buf + have, bsize)) > 0) {
+		size_t k, nrec;
+
+		have += (size_t)got;
+		nrec = have / rsz;
 
 		if (out->n + nrec > cap) {
 			struct sf_iter_rec *r;
@@ -121,8 +127,9 @@ static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bo
 			out->r = r;
 		}
 		for (k = 0; k < nrec; k++)
-			memcpy(&out->r[out->n++], buf + k * sizeof(struct sf_iter_rec),
-			       sizeof(struct sf_iter_rec));
+			memcpy(&out->r[out->n++], buf + k * rsz, rsz);
+		have -= nrec * rsz;
+		memmove(buf, buf + nrec * rsz, have);
 		if (pidfd >= 0)
 			break;
 	}
