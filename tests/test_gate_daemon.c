@@ -86,6 +86,7 @@ static void child(const struct row *w, const char *agent, const char *dir, int o
 	if (gatehand_install(&p, 1, agent, rep.msg, sizeof(rep.msg)) == 0) {
 		rep.stage = 2;
 		if (sf_attach(&p, 0) == 0) {
+			snprintf(rep.msg, sizeof(rep.msg), "%s", sf_last_error());
 			rep.stage = 3;
 			errno = 0;
 			rep.r = syscall(SYS_mkdir, dir, 0700);
@@ -146,6 +147,9 @@ TEST(a_gated_call_gets_the_kernels_answer_for_each_action_and_never_runs)
 			 rep.msg);
 		if (!ASSERT_TRUE(n == sizeof(rep) && rep.stage == 3, m))
 			continue;
+		snprintf(m, sizeof(m), "%s: the attach's note says the process is gated: %s",
+			 w->name, rep.msg);
+		ASSERT_TRUE(strstr(rep.msg, "; gated: ") != NULL, m);
 		snprintf(m, sizeof(m), "%s: mkdir returns %ld, errno %d", w->name, rep.r, rep.err);
 		switch (w->out) {
 		case RETURNS:

@@ -170,6 +170,8 @@ static void print_task(struct json_object *t)
 		printf(",... (%" PRId64 ")", get_int(t, "n_filters", 0));
 	if (get_int(t, "at_exec", 0))
 		printf(" (from its next execve)");
+	if (get_int(t, "gated", 0))
+		printf(" (gated)");
 	putchar('\n');
 }
 

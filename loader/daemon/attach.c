@@ -113,7 +113,9 @@ static int attach_result(const struct client *c, uid_t uid, bool admin,
 	if (!admin)
 		limits_account(id, c, req->n_insns);
 	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
-	snprintf(msg, msz, "filter %u attached to thread %d; %s", id, tid, note);
+	snprintf(msg, msz, "filter %u attached to thread %d; %s%s", id, tid, note,
+		 gate_registered(c->pid) ? "; gated: what its gate sends up is refused before "
+		 "it runs, as the filter says" : "");
 	return 0;
 }
 

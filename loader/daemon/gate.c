@@ -198,6 +198,7 @@ int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *wh
 		return r;
 	}
 	__atomic_add_fetch(&g.st.listeners, 1, __ATOMIC_RELAXED);
+	gate_listener_registered(l);
 	if (out)
 		*out = l;
 	return 0;

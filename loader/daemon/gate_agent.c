@@ -18,6 +18,7 @@
 #include "gate_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,48 @@ static struct gate_listener *listeners;
 
 /* ---- the listeners' table ------------------------------------------------- */
 
+/* The processes listeners were handed in for (as their senders say: for
+ * display, PS and the attach note, never for a decision), read by the
+ * loop's thread. */
+static struct {
+	pthread_mutex_t lock;
+	pid_t pid[GATE_MAX];
+	unsigned int n;
+} reg = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void reg_add(pid_t pid)
+{
+	pthread_mutex_lock(&reg.lock);
+	if (pid > 0 && reg.n < GATE_MAX)
+		reg.pid[reg.n++] = pid;
+	pthread_mutex_unlock(&reg.lock);
+}
+
+static void reg_del(pid_t pid)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&reg.lock);
+	for (i = 0; pid > 0 && i < reg.n; i++)
+		if (reg.pid[i] == pid) {
+			reg.pid[i] = reg.pid[--reg.n];
+			break;
+		}
+	pthread_mutex_unlock(&reg.lock);
+}
+
+bool gate_registered(pid_t tgid)
+{
+	unsigned int i;
+	bool found = false;
+
+	pthread_mutex_lock(&reg.lock);
+	for (i = 0; !found && i < reg.n; i++)
+		found = reg.pid[i] == tgid;
+	pthread_mutex_unlock(&reg.lock);
+	return found;
+}
+
 struct gate_listener *gate_listener_new(const struct login *who)
 {
 	struct gate_listener *l = calloc(1, sizeof(*l));
@@ -49,7 +92,13 @@ struct gate_listener *gate_listener_new(const struct login *who)
 
 void gate_listener_free(struct gate_listener *l)
 {
+	reg_del(l->pid);
 	l->fd = -1;
+}
+
+void gate_listener_registered(struct gate_listener *l)
+{
+	reg_add(l->pid);
 }
 
 void gate_listener_reap(void)
@@ -83,7 +132,7 @@ void gate_listener_close_all(void)
 	for (l = listeners; l; l = l->next)
 		if (l->fd >= 0) {
 			close(l->fd);
-			l->fd = -1;
+			gate_listener_free(l);
 		}
 	gate_listener_reap();
 	g.st.listeners = 0;

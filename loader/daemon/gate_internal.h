@@ -133,6 +133,8 @@ struct gate_listener *gate_listener_new(const struct login *who);
 /* Unlinks l when the thread next reaps (its fd already closed). */
 void gate_listener_free(struct gate_listener *l);
 unsigned int gate_listener_count(const struct login *who);
+/* l is in the table: its process is shown as gated. */
+void gate_listener_registered(struct gate_listener *l);
 void gate_listener_reap(void);
 void gate_listener_close_all(void);
 
