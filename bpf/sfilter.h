@@ -40,7 +40,7 @@
  * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*, ring room
  *    per kind SF_EVENTS_*_MAX), the process identity of an event
  *    (sf_event.account/start_ns/exec_id).
- * 10: the gate: sf_iter_rec.armed_fd, leader_boot; SF_BPF_TIER_GATE events (made by
+ * 10: the gate: sf_iter_rec.armed_fd, leader_boot, gated; SF_BPF_TIER_GATE events (made by
  *    sfilterd, never by the BPF side). */
 #define SF_ABI_VERSION  10
 
@@ -294,6 +294,8 @@ struct sf_iter_rec {
 	__s32 armed_fd;   /* armed (old != 0): the socket whose recv still
 			     runs under old (struct sf_task.armed_fd) */
 	__u64 leader_boot;/* its leader's start_boottime (sf_event.start_ns) */
+	__u32 gated;      /* under a kernel seccomp filter with a listener (as
+			     a gate is; another supervisor's would count too) */
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the

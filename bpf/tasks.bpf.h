@@ -333,6 +333,22 @@ static __always_inline void apply_pending(struct sf_task *s, const struct sf_pen
 	rec->applied = 1;
 }
 
+/* Whether t's kernel seccomp stack has a filter with a listener: each
+ * filter, newest first, through its prev (a stack only ever grows on top,
+ * and t is held by the iterator). */
+static __always_inline __u32 under_listener(struct task_struct *t)
+{
+	struct seccomp_filter *f = BPF_CORE_READ(t, seccomp.filter);
+	int i;
+
+	for (i = 0; i < 64 && f; i++) {
+		if (BPF_CORE_READ(f, notif))
+			return 1;
+		f = BPF_CORE_READ(f, prev);
+	}
+	return 0;
+}
+
 SEC("iter/task")
 int sf_iter(struct bpf_iter__task *ctx)
 {
@@ -370,6 +386,7 @@ int sf_iter(struct bpf_iter__task *ctx)
 	rec.at_exec = s ? s->at_exec : 0;
 	rec.armed_fd = s && s->armed ? s->armed_fd : -1;
 	rec.leader_boot = BPF_CORE_READ(t, group_leader, start_boottime);
+	rec.gated = under_listener(t);
 	rec.exec_id = BPF_CORE_READ(t, self_exec_id);
 	rec.euid = BPF_CORE_READ(t, real_cred, euid.val);
 	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);

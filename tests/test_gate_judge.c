@@ -12,6 +12,7 @@
 #include "runtime.h"
 #include "c2e.h"
 #include "sfilter.h"
+#include "gatehand.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/audit.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,6 +254,89 @@ out:
 			waitpid(pids[i], NULL, 0);
 		}
 	free(pids);
+	if (rt)
+		sf_runtime_close(rt);
+}
+
+struct gated_ctx { pid_t gated, child, plain; int seen_gated, seen_child, seen_plain; };
+
+static int note_gated(void *ctx, const struct sf_task_info *t)
+{
+	struct gated_ctx *g = ctx;
+
+	if (t->tid == g->gated)
+		g->seen_gated = t->gated ? 1 : -1;
+	if (t->tid == g->child)
+		g->seen_child = t->gated ? 1 : -1;
+	if (t->tid == g->plain)
+		g->seen_plain = t->gated ? 1 : -1;
+	return 0;
+}
+
+/* A task under a filter with a listener is reported gated, and so is a
+ * child it forked (which inherits the filter); a confined task without
+ * one is not. */
+TEST(the_task_walk_says_which_tasks_are_under_a_gate)
+{
+	struct sf_runtime *rt = open_rt();
+	struct sock_filter k[4];
+	struct sock_fprog f = progs_kill_on(k, 4, SYS_getppid);
+	struct gated_ctx g = { 0 };
+	int p[2], i;
+	pid_t pids[2] = { 0, 0 };
+
+	if (!rt || !ASSERT_OK(pipe(p), "pipe"))
+		goto out;
+	pids[0] = fork();
+	if (pids[0] == 0) {
+		pid_t c;
+		int l;
+
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		l = gatehand_gate(&f, 1, NULL);
+		c = fork();
+		if (c == 0) {
+			for (;;)
+				pause();
+		}
+		(void)!write(p[1], &c, sizeof(c));
+		(void)l; /* the test process never answers: nothing is notified */
+		for (;;)
+			pause();
+	}
+	pids[1] = fork();
+	if (pids[1] == 0) {
+		for (;;)
+			pause();
+	}
+	g.gated = pids[0];
+	g.plain = pids[1];
+	if (!ASSERT_TRUE(read(p[0], &g.child, sizeof(g.child)) == sizeof(g.child), "the child"))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		struct c2e_error e;
+		uint32_t id;
+
+		ASSERT_OK(sf_runtime_attach(rt, pids[i], &f, 0, &id, &e), "attach");
+	}
+	{
+		struct c2e_error e;
+		uint32_t id;
+
+		ASSERT_OK(sf_runtime_attach(rt, g.child, &f, 0, &id, &e), "attach the child");
+	}
+	ASSERT_OK(sf_runtime_for_each_task(rt, note_gated, &g), "the walk");
+	ASSERT_EQ(g.seen_gated, 1, "the task with a listener's filter is gated");
+	ASSERT_EQ(g.seen_child, 1, "so is its child");
+	ASSERT_EQ(g.seen_plain, -1, "a confined task without one is not");
+out:
+	if (g.child > 0)
+		kill(g.child, SIGKILL);
+	for (i = 0; i < 2; i++)
+		if (pids[i] > 0) {
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], NULL, 0);
+		}
 	if (rt)
 		sf_runtime_close(rt);
 }

@@ -68,6 +68,7 @@ int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 			continue;
 		memcpy(t.comm, r.r[i].comm, sizeof(t.comm));
 		t.at_exec = r.r[i].at_exec != 0;
+		t.gated = r.r[i].gated != 0;
 		t.n_filters = n ? n->depth : 0;
 		/* Oldest first: the root of the path at index 0. */
 		for (w = n; w; w = w->parent) {
