@@ -14,6 +14,11 @@
  * tasks are released, call getppid and all 100 die by SIGKILL; a new task
  * attaches and is confined. At the end `sfilterd --uninstall` removes the
  * private pin dir, even when an assertion failed.
+ *
+ * The tasks attach without a gate (SFILTER_GATE=0): what is under test is
+ * the pinned BPF state, which judges alone with no daemon up. A gated
+ * task's call made then waits for the next daemon instead
+ * (tests/test_bypass_gate_restart.c).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -160,6 +165,7 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 		return;
 
 	/* 1. 100 confined tasks */
+	setenv("SFILTER_GATE", "0", 1);
 	fflush(stdout);
 	for (i = 0; i < N_TASKS; i++) {
 		if (!ASSERT_OK(pipe(cmd[i]), "pipe"))
@@ -175,6 +181,7 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 		if (!ASSERT_TRUE(pids[i] > 0, "fork"))
 			goto out;
 	}
+	unsetenv("SFILTER_GATE");
 	for (i = 0; i < N_TASKS; i++) {
 		if (!ASSERT_TRUE(read_rec(rep[0], &r, timeout), "task report"))
 			goto out;
@@ -304,6 +311,7 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 	}
 	pids[0] = 0;
 out:
+	unsetenv("SFILTER_GATE");
 	for (i = 0; i < N_TASKS; i++) {
 		if (cmd[i][1] >= 0)
 			close(cmd[i][1]);

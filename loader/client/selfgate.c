@@ -225,6 +225,21 @@ static int connect_agent(char *why, size_t size)
 		close(fd);
 		return -err;
 	}
+	/* The agent says it took the connection; one over its limits is
+	 * closed without a word, and then no gate is installed. */
+	{
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char b = 0;
+
+		while ((r = poll(&p, 1, WAIT_ANSWER_MS)) < 0 && errno == EINTR)
+			;
+		if (r != 1 || recv(fd, &b, 1, 0) != 1 || b != SF_PROTO_AGENT_READY) {
+			set_why(why, size, "sfilterd's agent did not take the connection (%s)",
+				r == 0 ? "no answer" : "its limits: too many at once");
+			close(fd);
+			return -EAGAIN;
+		}
+	}
 	return fd;
 }
 

@@ -189,6 +189,7 @@ void agent_accept(void)
 		c->next = conns;
 		conns = c;
 		n_conns++;
+		(void)!send(fd, (char[]){ SF_PROTO_AGENT_READY }, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	}
 }
 
@@ -320,7 +321,8 @@ static void take(struct agent_conn *c)
 	}
 	gate_hold(l);
 	c->listener = -1; /* the judge's now */
-	diag("agent: pid %d: listener held (%s)", c->pid, what);
+	if (d.verbose)
+		diag("agent: pid %d: listener held (%s)", c->pid, what);
 	finish(c, 0, "listener held: the calls it sends up are judged by sfilterd");
 out:
 	if (o)

@@ -18,7 +18,7 @@
 #define GATE_MAX         4096  /* listeners held by the daemon */
 #define GATE_PER_LOGIN   256   /* ... of one login user's */
 #define AGENT_MAX_CONNS  256   /* agent connections open at once */
-#define AGENT_PER_LOGIN  8     /* ... of one login user's */
+#define AGENT_PER_LOGIN  64    /* ... of one login user's */
 /* crun connects when it creates the container and sends the listener
  * only once its hooks have run (seconds under emulation): a connection
  * may wait that long for its first byte, then has AGENT_TIMEOUT_MS for

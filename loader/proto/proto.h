@@ -83,6 +83,11 @@
  * closes. runc closes without reading the answer.
  */
 #define SF_PROTO_AGENT_SUFFIX   ".agent"
+/* The byte the agent sends as soon as it takes a connection within its
+ * limits: a client that installs a gate first waits for it (one that is
+ * refused is closed without it), so that it never installs a gate whose
+ * listener no one would take. runc and crun never read it. */
+#define SF_PROTO_AGENT_READY    'R'
 #define SF_PROTO_AGENT_MAX_MSG  65536 /* the JSON, whole */
 #define SF_PROTO_AGENT_FD_NAME  "seccompFd"
 /* The metadata libsfclient sends (runc sends listenerMetadata). */

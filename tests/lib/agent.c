@@ -152,6 +152,8 @@ static void serve(int lfd, const struct sock_fprog *judge, struct agent_seen *se
 
 			if (conn >= 0) {
 				seen->connections++;
+				/* As sfilterd's agent: the connection is taken. */
+				(void)!send(conn, (char[]){ SF_PROTO_AGENT_READY }, 1, MSG_NOSIGNAL);
 				fd = take(conn, seen);
 				close(conn);
 				if (fd >= 0 && n < 1 + MAX_LISTENERS)

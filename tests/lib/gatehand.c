@@ -38,6 +38,11 @@ int gatehand_send(const char *agent_path, int fd, const char *json, char *answer
 		err = -errno;
 		goto out;
 	}
+	/* The agent's ready byte comes first; the answer line after it. */
+	if (read(s, answer, 1) != 1) {
+		err = -ECONNREFUSED;
+		goto out;
+	}
 	if (fd >= 0) {
 		struct cmsghdr *cm;
 
