@@ -62,6 +62,8 @@ static int filler(uid_t uid, bool deny, int ready, int go)
 	int i;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The BPF side's ring is under test: its events, not the gate's. */
+	setenv("SFILTER_GATE", "0", 1);
 	if (!become(uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    sf_attach(uid == FLOODER ? &flood : &victim, 0))
 		return 10;

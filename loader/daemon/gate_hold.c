@@ -88,7 +88,8 @@ static void put(struct gate_listener *l)
 		     "would answer its calls ENOSYS)", l->what, strerror(-r));
 }
 
-void gate_hold(struct gate_listener *l)
+/* A free record for l, if there is one. */
+static void claim_slot(struct gate_listener *l)
 {
 	size_t i;
 
@@ -101,6 +102,11 @@ void gate_hold(struct gate_listener *l)
 			g.slots[i].key = l->key;
 			l->slot = &g.slots[i];
 		}
+}
+
+void gate_hold(struct gate_listener *l)
+{
+	claim_slot(l);
 	put(l);
 }
 
@@ -166,13 +172,21 @@ static int take_one(void *ctx, int fd, const void *meta, size_t len)
 	l->key = m->key;
 	if (g.slots && m->slot < GATE_MAX && g.slots[m->slot].key == m->key) {
 		l->slot = &g.slots[m->slot];
-		claimed[m->slot] = true;
+	} else {
+		/* Its record may have moved (a daemon that found none for it
+		 * gave it another): found by its key. */
+		size_t i;
+
+		for (i = 0; g.slots && i < GATE_MAX && !l->slot; i++)
+			if (g.slots[i].key == m->key && !claimed[i])
+				l->slot = &g.slots[i];
 	}
+	if (l->slot)
+		claimed[l->slot - g.slots] = true;
 	__atomic_add_fetch(&g.st.taken_back, 1, __ATOMIC_RELAXED);
 	recover(l);
 	if (!l->slot)
-		gate_hold(l); /* a record of its own from now on (the holder keeps
-				 it already: kept twice is harmless) */
+		claim_slot(l); /* a record from now on: the holder keeps it already */
 	return 0;
 }
 

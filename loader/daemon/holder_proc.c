@@ -175,6 +175,10 @@ static void held_drop(uint64_t id)
 
 	if (i >= H.n || H.held[i].id != id)
 		return;
+	/* Out of the epoll set first: a registration outlives close() while
+	 * another descriptor keeps the file open (the same listener put
+	 * twice), and would report EPOLLHUP for good. */
+	epoll_ctl(H.ep, EPOLL_CTL_DEL, H.held[i].fd, NULL);
 	close(H.held[i].fd);
 	memmove(&H.held[i], &H.held[i + 1], (H.n - i - 1) * sizeof(H.held[0]));
 	H.n--;

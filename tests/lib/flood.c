@@ -5,6 +5,7 @@
 #include "sfclient.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +53,8 @@ static void send_one(struct flood *fl)
 	static struct sock_filter f[FLOOD_INSNS];
 	struct sock_fprog p = flood_filter(f, __atomic_fetch_add(&fl->next, 1, __ATOMIC_RELAXED));
 
+	/* The main socket's limits are under test, not the gate's agent. */
+	setenv("SFILTER_GATE", "0", 1);
 	if (sf_attach(&p, 0) == 0) {
 		__atomic_fetch_add(&fl->attached, 1, __ATOMIC_RELAXED);
 	} else {
@@ -141,6 +144,7 @@ double flood_probe_attach(struct flood_probe *r, uid_t uid)
 
 		if (!flood_become(uid))
 			_exit(1);
+		setenv("SFILTER_GATE", "0", 1);
 		t0 = now_ms();
 		if (sf_attach(&p, 0) == 0)
 			r->ms = now_ms() - t0;
