@@ -339,6 +339,20 @@ static void post(int error)
 	atomic_store_explicit(&ho.done, true, memory_order_release);
 }
 
+/* Sends the listener on sock and reads the agent's answer: 0, or an
+ * errno with ho.why set. The socket's first use closes it. */
+static int hand_over(int sock, int listener)
+{
+	int err = -send_listener(sock, listener);
+
+	if (err)
+		set_why(ho.why, sizeof(ho.why), "handing the listener to sfilterd's agent: %s",
+			strerror(err));
+	else
+		err = read_answer(sock, ho.why, sizeof(ho.why));
+	return err;
+}
+
 /* H: takes the listener the caller posts, hands it to the agent. */
 static void *handover(void *arg)
 {
@@ -375,13 +389,25 @@ static void *handover(void *arg)
 		post(-listener);
 		return NULL;
 	}
-	err = -send_listener(ho.sock, listener);
-	if (err)
-		set_why(ho.why, sizeof(ho.why), "handing the listener to sfilterd's agent: %s",
-			strerror(err));
-	else
-		err = read_answer(ho.sock, ho.why, sizeof(ho.why));
+	err = hand_over(ho.sock, listener);
 	close(ho.sock);
+	/* The gate is in and cannot come out: a daemon that went away (a
+	 * restart) gets the listener from its successor's agent, for as long
+	 * as the caller would wait for an answer. A refusal stands. */
+	for (waited = 0; (err == EPIPE || err == ECONNRESET || err == EPROTO ||
+			  err == ETIMEDOUT || err == EAGAIN) &&
+			 waited < (long long)WAIT_ANSWER_MS * 1000000; ) {
+		struct timespec retry = { 0, 50 * 1000 * 1000 };
+		int sock;
+
+		nanosleep(&retry, NULL);
+		waited += 50 * 1000 * 1000;
+		sock = connect_agent(ho.why, sizeof(ho.why));
+		if (sock < 0)
+			continue;
+		err = hand_over(sock, listener);
+		close(sock);
+	}
 	/* Nobody else will read it: closed, the calls it would hear fail
 	 * with ENOSYS instead of waiting for ever. */
 	if (err)
