@@ -40,7 +40,7 @@
  * 9: event budgets (sf_accounts, struct sf_acct, .bss sf_ev_*, ring room
  *    per kind SF_EVENTS_*_MAX), the process identity of an event
  *    (sf_event.account/start_ns/exec_id).
- * 10: the gate: sf_iter_rec.armed_fd, leader_boot, gated; SF_BPF_TIER_GATE events (made by
+ * 10: the gate: sf_iter_rec.armed_fd, leader_boot, gated, uid, account; SF_BPF_TIER_GATE events (made by
  *    sfilterd, never by the BPF side). */
 #define SF_ABI_VERSION  10
 
@@ -296,6 +296,8 @@ struct sf_iter_rec {
 	__u64 leader_boot;/* its leader's start_boottime (sf_event.start_ns) */
 	__u32 gated;      /* under a kernel seccomp filter with a listener (as
 			     a gate is; another supervisor's would count too) */
+	__u32 uid;        /* its real uid (sf_event.uid) */
+	__u32 account;    /* its login user (sf_event.account, account_of()) */
 };
 
 /* A pending change, keyed by tid: applied by the iterator only when the

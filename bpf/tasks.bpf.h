@@ -387,6 +387,8 @@ int sf_iter(struct bpf_iter__task *ctx)
 	rec.armed_fd = s && s->armed ? s->armed_fd : -1;
 	rec.leader_boot = BPF_CORE_READ(t, group_leader, start_boottime);
 	rec.gated = under_listener(t);
+	rec.uid = BPF_CORE_READ(t, real_cred, uid.val);
+	rec.account = account_of(t);
 	rec.exec_id = BPF_CORE_READ(t, self_exec_id);
 	rec.euid = BPF_CORE_READ(t, real_cred, euid.val);
 	BPF_CORE_READ_STR_INTO(&rec.comm, t, comm);

@@ -56,25 +56,24 @@ int gate_watch(int fd, uint32_t events, struct gate_tag *tag)
 
 /* ---- events, for the loop's log ----------------------------------------- */
 
-/* Each login user may have d.event_rate gate events a second logged,
- * d.event_burst at once (the BPF side's budget, kept here for the
- * events the daemon makes): a task that makes denied calls in a loop
- * must not flood the log. A bucket shared by two uids (a collision)
- * only makes both stricter. */
-#define BUCKETS 256
-static struct bucket { uid_t uid; double tokens; uint64_t at_ms; bool used; } buckets[BUCKETS];
+/* Each login user (the BPF side's account, struct sf_acct) may have
+ * d.event_rate gate events a second logged, d.event_burst at once: a task
+ * that makes denied calls in a loop must not flood the log, whatever uids
+ * its user's namespaces give it. Accounts share a bucket when their hashes
+ * collide, which only makes both stricter: a bucket is never refilled for
+ * being another account's. */
+#define BUCKETS 1024
+static struct bucket { double tokens; uint64_t at_ms; bool used; } buckets[BUCKETS];
 
-static bool within_budget(uid_t uid)
+static bool within_budget(uint32_t account)
 {
-	struct bucket *b = &buckets[(uid * 2654435761u) % BUCKETS];
+	struct bucket *b = &buckets[(account * 2654435761u) % BUCKETS];
 	uint64_t now = gate_now_ms();
 
 	if (!d.event_rate)
 		return true;
-	if (!b->used || b->uid != uid) {
-		*b = (struct bucket){ .uid = uid, .tokens = d.event_burst, .at_ms = now,
-				      .used = true };
-	}
+	if (!b->used)
+		*b = (struct bucket){ .tokens = d.event_burst, .at_ms = now, .used = true };
 	b->tokens += (double)(now - b->at_ms) * d.event_rate / 1000.0;
 	if (b->tokens > d.event_burst)
 		b->tokens = d.event_burst;
@@ -89,7 +88,7 @@ static void queue_event(const struct sf_event *ev)
 {
 	uint64_t one = 1;
 
-	if (!within_budget(ev->uid)) {
+	if (!within_budget(ev->account)) {
 		__atomic_add_fetch(&g.st.events_dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}

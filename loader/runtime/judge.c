@@ -99,6 +99,8 @@ int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data
 	out->leader_boot = rec->leader_boot;
 	out->exec_id = rec->exec_id;
 	out->euid = rec->euid;
+	out->uid = rec->uid;
+	out->account = rec->account;
 	memcpy(out->comm, rec->comm, sizeof(out->comm));
 	/* What sf_dispatch skips: a stopped runtime, a chain waiting for
 	 * exec, no chain. */
@@ -373,10 +375,10 @@ bool sf_runtime_gate_event(const struct sf_gate_outcome *o, struct sf_event *ev)
 	ev->filter_id = j->filter_id;
 	ev->tier = SF_BPF_TIER_GATE;
 	ev->flags = (uint16_t)j->flags;
-	ev->uid = j->euid;
+	ev->uid = j->uid;
 	ev->enforced = j->ret;
 	ev->insn = SF_INSN_NONE;
-	ev->account = j->euid;
+	ev->account = j->account;
 	ev->start_ns = j->leader_boot;
 	ev->exec_id = j->exec_id;
 	return true;

@@ -350,6 +350,8 @@ struct sf_judgement {
 				  (struct sf_event.start_ns) */
 	uint64_t exec_id;
 	uid_t euid;
+	uid_t uid;             /* real: whose the event is (sf_event.uid) */
+	uint32_t account;      /* its login user (sf_event.account) */
 	char comm[16];
 };
 int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data *sd,
