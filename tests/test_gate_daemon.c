@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -298,4 +299,33 @@ TEST(a_gated_process_that_floods_its_judge_delays_no_other_gated_process)
 	test_log("a refused call beside two flooders: p50 %.2f ms, p99 %.2f ms (bound %.0f ms)\n",
 		 lat[n / 2], lat[n * 99 / 100], bound);
 	ASSERT_TRUE(lat[n * 99 / 100] < bound, "p99 within the bound");
+}
+
+/* The records file decides which calls a restarted daemon answers and
+ * how: one another user made (the socket's directory may be anyone's) is
+ * neither read nor written, and the daemon says so. */
+TEST(the_gate_refuses_a_records_file_another_user_made)
+{
+	SFD_AUTO;
+	char path[160];
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0) {
+		test_skip("needs root (a file of another user's)");
+		return;
+	}
+	if (!sfd_start_sfilterd(&dm, false) || !ASSERT_TRUE(sfd_stop(&dm), "a clean stop"))
+		return;
+	snprintf(path, sizeof(path), "%s.gate", dm.sock);
+	unlink(path);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0666);
+	if (!ASSERT_GE(fd, 0, "the other user's file") || !ASSERT_OK(fchown(fd, 65534, 65534), "chown"))
+		return;
+	close(fd);
+	if (!ASSERT_TRUE(sfd_restart(&dm), "sfilterd started on it"))
+		return;
+	ASSERT_OK(stat(path, &st), "stat");
+	ASSERT_EQ(st.st_size, 0, "the file is left as it was");
+	ASSERT_TRUE(sfd_file_has(dm.err, ".gate: Operation not permitted"), "the daemon says why");
 }

@@ -32,6 +32,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 /* Ids after the last recorded one that the successor looks at: a daemon
  * receives one call of a listener at a time, so one is enough; the rest
@@ -44,13 +45,22 @@ static int open_records(void)
 {
 	char path[PATH_MAX];
 	size_t size = GATE_MAX * sizeof(struct gate_slot);
+	struct stat st;
 	void *m;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s.gate", d.socket_path);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return -errno;
+	/* What it says decides which calls a successor answers, and how:
+	 * only a file of the daemon's own that no one else can reach (the
+	 * socket's directory may be anyone's). */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1 || (st.st_mode & 077)) {
+		close(fd);
+		return -EPERM;
+	}
 	if (ftruncate(fd, (off_t)size) < 0) {
 		close(fd);
 		return -errno;
@@ -198,8 +208,9 @@ void gate_hold_start(void)
 
 	g.holder_fd = -1;
 	if ((r = open_records()) < 0)
-		diag("gate: %s.gate: %s (a daemon killed while it judges a call leaves "
-		     "that call waiting)", d.socket_path, strerror(-r));
+		diag("gate: %s.gate: %s (not a private file of this daemon's user?); a "
+		     "daemon killed while it judges a call leaves that call waiting "
+		     "until its task is killed", d.socket_path, strerror(-r));
 	snprintf(holder_path, sizeof(holder_path), "%s.holder", d.socket_path);
 	g.holder_fd = holder_open(holder_path);
 	if (g.holder_fd < 0) {
