@@ -329,3 +329,74 @@ TEST(the_gate_refuses_a_records_file_another_user_made)
 	ASSERT_EQ(st.st_size, 0, "the file is left as it was");
 	ASSERT_TRUE(sfd_file_has(dm.err, ".gate: Operation not permitted"), "the daemon says why");
 }
+
+/* What a listener's sender says of the process it covers is nobody's
+ * word: another user who hands in a listener naming a process of root's
+ * does not make that process's attach note, or PS, call it gated. */
+TEST(a_listener_handed_in_for_another_users_process_marks_nothing_of_it)
+{
+	struct sock_filter f[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+	struct sock_fprog allow = { 1, f };
+	SFD_AUTO;
+	char agent[160], note[512] = "", json[512], answer[512];
+	int go[2], rep[2], st;
+	pid_t victim, liar;
+
+	if (geteuid() != 0) {
+		test_skip("needs root (two users)");
+		return;
+	}
+	if (!sfd_start_sfilterd(&dm, false) ||
+	    !ASSERT_OK(sf_proto_agent_path(dm.sock, agent, sizeof(agent)), "agent path") ||
+	    !ASSERT_OK(pipe(go), "pipe") || !ASSERT_OK(pipe(rep), "pipe"))
+		return;
+	fflush(stdout);
+	victim = fork();
+	if (victim == 0) {
+		char c;
+
+		close(go[1]);
+		close(rep[0]);
+		setenv("SFILTER_GATE", "0", 1);
+		if (read(go[0], &c, 1) != 1 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    sf_attach(&allow, 0))
+			_exit(1);
+		(void)!write(rep[1], sf_last_error(), strlen(sf_last_error()) + 1);
+		pause();
+		_exit(0);
+	}
+	close(go[0]);
+	liar = fork();
+	if (liar == 0) {
+		int l;
+
+		if (setgid(65534) || setuid(65534) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			_exit(1);
+		l = gatehand_gate(&allow, 1, NULL);
+		snprintf(json, sizeof(json), "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],"
+			 "\"pid\":%d,\"metadata\":\"%s\"}", (int)victim, SF_PROTO_AGENT_SELF);
+		if (l < 0 || gatehand_send(agent, l, json, answer, sizeof(answer)) ||
+		    !strstr(answer, "\"error\":0"))
+			_exit(2);
+		/* Alive, so that its listener stays held. */
+		(void)!write(rep[1], "", 1);
+		pause();
+		_exit(0);
+	}
+	close(rep[1]);
+	{
+		char c = 1;
+
+		ASSERT_TRUE(read(rep[0], &c, 1) == 1 && c == 0, "the other user's listener is taken");
+	}
+	ASSERT_EQ(write(go[1], "g", 1), 1, "the victim attaches");
+	ASSERT_TRUE(read(rep[0], note, sizeof(note) - 1) > 0, "its note");
+	test_log("victim's note: %s\n", note);
+	ASSERT_TRUE(strstr(note, "gated") == NULL, note);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	kill(liar, SIGKILL);
+	waitpid(liar, &st, 0);
+	close(go[1]);
+	close(rep[0]);
+}

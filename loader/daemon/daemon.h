@@ -350,8 +350,8 @@ void gate_stop(void);
 struct json_object *gate_status_json(void);
 /* How many listeners the gate holds now. */
 uint64_t gate_held(void);
-/* Whether a listener was handed in for process tgid, as its sender said
- * (display only: PS, the attach note). Any thread. */
+/* Whether process tgid handed in its own gate's listener (SO_PEERCRED of
+ * the agent connection; for the attach note). Any thread. */
 bool gate_registered(pid_t tgid);
 /* sfilterd --uninstall: the holder, if one serves <socket>.holder, lets
  * its listeners go (their gates' calls then fail with ENOSYS) and exits;

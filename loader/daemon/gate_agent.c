@@ -35,8 +35,8 @@ static struct gate_listener *listeners;
 
 /* ---- the listeners' table ------------------------------------------------- */
 
-/* The processes listeners were handed in for (as their senders say: for
- * display, PS and the attach note, never for a decision), read by the
+/* The processes that handed in their own gate's listener (libsfclient's
+ * self-attach, by SO_PEERCRED): for the attach note only, read by the
  * loop's thread. */
 static struct {
 	pthread_mutex_t lock;
@@ -302,10 +302,13 @@ static void take(struct agent_conn *c)
 		       "the first descriptor)");
 		goto out;
 	}
-	if (json_object_object_get_ex(o, "pid", &v))
-		pid = (pid_t)json_object_get_int(v);
 	if (json_object_object_get_ex(o, "metadata", &v) && json_object_get_string(v))
 		what = json_object_get_string(v);
+	/* The process a self-attach's gate covers is the sender's own, as
+	 * the kernel names it (SO_PEERCRED); the pid the JSON claims is
+	 * anyone's word and is never recorded. */
+	if (strncmp(what, SF_PROTO_AGENT_SELF, strlen(SF_PROTO_AGENT_SELF)) == 0)
+		pid = c->pid;
 	/* Whether the filter was installed with WAIT_KILLABLE_RECV, as the
 	 * sender says: a false claim only misplaces its own tasks' SIGSYS. */
 	killable = strstr(what, SF_PROTO_AGENT_KILLABLE) != NULL;

@@ -36,8 +36,8 @@ struct gate_listener {
 	struct gate_listener *next;
 	int fd;                        /* -1: closed, to be freed */
 	struct login who;              /* who handed it in */
-	pid_t pid;                     /* the process it was installed for, as
-					  the sender says (display only) */
+	pid_t pid;                     /* a self-attach's sender (SO_PEERCRED),
+					  or 0 */
 	char what[48];                 /* its metadata, or the container id */
 	bool killable;                 /* its filter waits killably once a call
 					  is received (the sender says so) */

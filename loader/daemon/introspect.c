@@ -59,7 +59,7 @@ static struct json_object *task_json(const struct sf_task_info *t, const char *c
 	json_object_object_add(o, "filters", ids);
 	if (t->at_exec)
 		json_object_object_add(o, "at_exec", json_object_new_boolean(1));
-	if (t->gated || gate_registered(t->tgid))
+	if (t->gated)
 		json_object_object_add(o, "gated", json_object_new_boolean(1));
 	if (container)
 		json_object_object_add(o, "container", json_object_new_string(container));

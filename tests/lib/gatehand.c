@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "gatehand.h"
 #include "c2e.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -142,7 +143,7 @@ int gatehand_install(const struct sock_fprog *chain, size_t n, const char *agent
 	}
 	snprintf(json, sizeof(json),
 		 "{\"ociVersion\":\"1.0.2\",\"fds\":[\"seccompFd\"],\"pid\":%d,"
-		 "\"metadata\":\"sftest%s\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"\","
+		 "\"metadata\":\"" SF_PROTO_AGENT_SELF "%s\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"\","
 		 "\"status\":\"running\",\"pid\":%d,\"bundle\":\"\"}}", getpid(),
 		 killable ? " killable" : "", getpid());
 	r = gatehand_send(agent_path, l, json, answer, sizeof(answer));
