@@ -15,6 +15,7 @@
 #include "harness.h"
 #include "bypass.h"
 #include "gatehand.h"
+#include "fdpass.h"
 #include "progs.h"
 #include "runtime.h"
 
@@ -45,7 +46,7 @@ static void caller(void)
 
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	l = gatehand_gate(&chain, 1, NULL);
-	if (l < 0 || gatehand_send_fd(sp[1], l))
+	if (l < 0 || fdpass_send(sp[1], l))
 		_exit(41);
 	close(l);
 	while (!B->go)
@@ -110,7 +111,7 @@ TEST(bypass_gate_a_verdict_never_lands_on_a_process_that_took_the_callers_pid)
 		fflush(stdout);
 		pid = (pid_t)bp_clone3_run(&a, sizeof(a), caller);
 		close(sp[1]);
-		j.fd = gatehand_recv_fd(sp[0]);
+		j.fd = fdpass_recv(sp[0]);
 		close(sp[0]);
 		if (!ASSERT_GE(pid, 1, "the caller") || !ASSERT_GE(j.fd, 0, "its listener"))
 			break;

@@ -25,6 +25,7 @@
 #include "bypass.h"
 #include "wstatus.h"
 #include "gatehand.h"
+#include "fdpass.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -1532,7 +1533,7 @@ static void gate_install(void)
 
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 	l = gatehand_gate(&p, 1, NULL);
-	if (l < 0 || gatehand_send_fd(gate_sp[1], l))
+	if (l < 0 || fdpass_send(gate_sp[1], l))
 		_exit(41);
 	close(l);
 	close(gate_sp[1]);
@@ -1647,7 +1648,7 @@ static int run_op(struct sf_runtime *rt, const struct op *op, size_t i,
 	}
 	if (gated) {
 		close(gate_sp[1]);
-		gj.fd = gatehand_recv_fd(gate_sp[0]);
+		gj.fd = fdpass_recv(gate_sp[0]);
 		close(gate_sp[0]);
 		if (!ASSERT_GE(gj.fd, 0, "the child's gate listener") ||
 		    !ASSERT_OK(pthread_create(&gj.th, NULL, gate_judge_loop, &gj),

@@ -25,9 +25,6 @@ int gatehand_send(const char *agent_path, int fd, const char *json, char *answer
 /* The gate for chain installed on the calling thread: its listener, or
  * -errno. *killable (may be NULL): installed with WAIT_KILLABLE_RECV. */
 int gatehand_gate(const struct sock_fprog *chain, size_t n, bool *killable);
-/* One byte and fd over the connected socket sock: 0 or -errno. */
-int gatehand_send_fd(int sock, int fd);
-/* The descriptor such a message brought, or -1. */
-int gatehand_recv_fd(int sock);
+/* Handing the listener to a test's own process: tests/lib/fdpass.h. */
 
 #endif
