@@ -19,20 +19,14 @@
 #include "gate_internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include <linux/seccomp.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 
 struct gate g = { .evq_lock = PTHREAD_MUTEX_INITIALIZER, .agent_fd = -1, .stop_fd = -1,
 		  .ev_fd = -1, .ep = -1 };
@@ -129,7 +123,6 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call)
 
 	if (sf_runtime_gate_decide(d.rt, l->fd, l->killable, call, &o))
 		return;
-	l->judged++;
 	__atomic_add_fetch(&g.st.judged, 1, __ATOMIC_RELAXED);
 	switch (o.taken) {
 	case SF_GATE_CONTINUED: __atomic_add_fetch(&g.st.continued, 1, __ATOMIC_RELAXED); break;

@@ -214,7 +214,10 @@ static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 	json_object_put(o);
 	if (error) {
 		__atomic_add_fetch(&g.st.refused, 1, __ATOMIC_RELAXED);
-		diag("agent: pid %d: %s", c->pid, msg);
+		/* Anyone may connect, as often as they like: a line per
+		 * refusal only when asked for. The sender has the answer. */
+		if (d.verbose)
+			diag("agent: pid %d: %s", c->pid, msg);
 	}
 	epoll_ctl(g.ep, EPOLL_CTL_DEL, c->fd, NULL);
 	if (c->listener >= 0)

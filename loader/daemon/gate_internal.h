@@ -41,7 +41,6 @@ struct gate_listener {
 	char what[48];                 /* its metadata, or the container id */
 	bool killable;                 /* its filter waits killably once a call
 					  is received (the sender says so) */
-	uint64_t judged;
 	uint64_t key;                  /* names it at the holder and in slots */
 	struct gate_slot *slot;        /* its record, or NULL */
 };
