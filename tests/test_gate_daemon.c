@@ -15,6 +15,7 @@
 #include "sfclient.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <signal.h>
@@ -206,6 +207,18 @@ TEST(the_agent_refuses_a_message_without_a_listener_and_a_descriptor_that_is_not
 /* One gated process calls a refused call in a loop as fast as it can; the
  * refused calls of another, through its own listener, are still answered
  * at once: the judge takes one notification per ready listener per turn. */
+#define FLOOD_THREADS 8
+#define TSYNC_FLAG 0x1 /* SF_ATTACH_TSYNC */
+static volatile int *flood_stop;
+
+static void *flood_thread(void *arg)
+{
+	(void)arg;
+	while (!*flood_stop)
+		syscall(SYS_getppid);
+	return NULL;
+}
+
 static void flooder(const char *agent, volatile int *stop)
 {
 	struct sock_filter f[] = {
@@ -217,11 +230,18 @@ static void flooder(const char *agent, volatile int *stop)
 	struct sock_fprog p = { 4, f };
 	char msg[256];
 
+	pthread_t t[FLOOD_THREADS];
+	int i;
+
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (gatehand_install(&p, 1, agent, msg, sizeof(msg)) || sf_attach(&p, 0))
+	if (gatehand_install(&p, 1, agent, msg, sizeof(msg)) || sf_attach(&p, TSYNC_FLAG))
 		_exit(1);
-	while (!*stop)
-		syscall(SYS_getppid);
+	/* Many threads keep its listener full: a judge that served one
+	 * listener until it ran dry would never get to another. */
+	flood_stop = stop;
+	for (i = 0; i < FLOOD_THREADS; i++)
+		pthread_create(&t[i], NULL, flood_thread, NULL);
+	flood_thread(NULL);
 	_exit(0);
 }
 
