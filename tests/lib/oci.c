@@ -129,6 +129,28 @@ static bool make_rootfs(struct oci_bundle *b, const char *busybox)
 	return true;
 }
 
+bool oci_rootfs_tar(const char *dir, const char *busybox, char *tar, size_t size)
+{
+	struct oci_bundle b = {};
+	char p[600];
+	int st;
+
+	snprintf(b.dir, sizeof(b.dir), "%s", dir);
+	if (!make_rootfs(&b, busybox))
+		return false;
+	snprintf(tar, size, "%s/rootfs.tar", dir);
+	snprintf(p, sizeof(p), "%s/rootfs", dir);
+	{
+		const char *const argv[] = { "/bin/tar", "-C", p, "-cf", tar, ".", NULL };
+		char out[1024];
+
+		st = sfd_run(argv, true, 60, out, sizeof(out));
+		if (!ASSERT_EQ(st, 0, "tar of the busybox rootfs"))
+			fprintf(stderr, "%s\n", out);
+	}
+	return st == 0;
+}
+
 static char *config_path(const struct oci_bundle *b, char *p, size_t size)
 {
 	snprintf(p, size, "%s/config.json", b->dir);

@@ -27,6 +27,11 @@ bool oci_find_runtime(const char *name, char *out, size_t size);
  * there is none (a dynamic one cannot run in a rootfs without its libc). */
 bool oci_find_busybox(char *out, size_t size, char *why, size_t wsize);
 
+/* Makes the busybox rootfs in dir/rootfs (dir must exist) and its tarball
+ * dir/rootfs.tar, whose path goes into tar: an image an engine imports
+ * offline (`podman import`, `docker import`). false (test failed) on error. */
+bool oci_rootfs_tar(const char *dir, const char *busybox, char *tar, size_t size);
+
 /* Makes a bundle in a new temporary directory for runtime: rootfs,
  * config.json from `runtime spec`, process.args = argv (NULL-terminated),
  * a read-write bind of dir/sync at /sync. false (test failed) on error. */
