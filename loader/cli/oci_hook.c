@@ -129,72 +129,6 @@ static struct json_object *annotations_of(struct json_object *state,
 	return a;
 }
 
-/* A name under io.sfilter. that is none of the hook's is refused: a
- * misspelt io.sfilter.profile would leave the container unconfined
- * without a word. */
-static void check_names(struct json_object *ann)
-{
-	static const char *const known[] = { ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM };
-	size_t i, n = sizeof(known) / sizeof(known[0]);
-
-	if (!ann)
-		return;
-	json_object_object_foreach(ann, name, val) {
-		(void)val;
-		if (strncmp(name, ANN_PREFIX, strlen(ANN_PREFIX)))
-			continue;
-		for (i = 0; i < n && strcmp(name, known[i]); i++)
-			;
-		if (i == n)
-			hook_fail("%s: unknown annotation (known: %s, %s, %s, %s)", name,
-				  ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM);
-	}
-}
-
-/* An annotation's value; NULL when absent. OCI annotations are strings. */
-static const char *annotation(struct json_object *ann, const char *key)
-{
-	struct json_object *v;
-
-	if (!ann || !json_object_object_get_ex(ann, key, &v) || !v)
-		return NULL;
-	if (!json_object_is_type(v, json_type_string))
-		hook_fail("%s: not a string", key);
-	return json_object_get_string(v);
-}
-
-struct choice {
-	const char *name;
-	unsigned int flags;
-};
-
-static const struct choice modes[] = {
-	{ "enforce", 0 }, { "shadow", SF_FLAG_SHADOW }, { "complain", SF_FLAG_COMPLAIN },
-	{ NULL, 0 },
-};
-static const struct choice arms[] = {
-	{ "exec", SF_FLAG_AT_EXEC }, { "now", 0 }, { NULL, 0 },
-};
-static const struct choice takes[] = {
-	{ "false", 0 }, { "true", 1 }, { NULL, 0 },
-};
-
-/* The flags of annotation key's value, one of c's names (the first when
- * it is absent); any other value fails, naming those (said). */
-static unsigned int choose(struct json_object *ann, const char *key, const struct choice *c,
-			   const char *said)
-{
-	const char *v = annotation(ann, key);
-	size_t i;
-
-	if (!v)
-		return c[0].flags;
-	for (i = 0; c[i].name; i++)
-		if (!strcmp(v, c[i].name))
-			return c[i].flags;
-	hook_fail("%s: \"%s\": not %s", key, v, said);
-}
-
 /* A pidfd of the container's process, taken before the policy is
  * compiled: the daemon attaches to that process and to no other that
  * gets its pid later. */
@@ -285,70 +219,39 @@ static bool options(int argc, char **argv, const char **profile_dir)
 	return verbose;
 }
 
-/* A Kubernetes pod's sandbox (pause) container. containerd gives it the
- * pod's annotations too, so it would get the workload's profile, which is
- * not written for the pause image: a pod whose pause dies is gone. CRI-O
- * runs no hooks in it, but says what it is all the same. */
-static bool is_sandbox(struct json_object *ann)
-{
-	static const char *const keys[] = { "io.kubernetes.cri.container-type",
-					    "io.kubernetes.cri-o.ContainerType", NULL };
-	size_t i;
-
-	for (i = 0; keys[i]; i++) {
-		struct json_object *v;
-
-		if (json_object_object_get_ex(ann, keys[i], &v) &&
-		    json_object_is_type(v, json_type_string) &&
-		    !strcmp(json_object_get_string(v), "sandbox"))
-			return true;
-	}
-	return false;
-}
-
 int main(int argc, char **argv)
 {
 	struct json_object *state, *config = NULL, *ann;
 	struct hook_profiles dir = { .fd = -1 };
 	struct hook_policy policy;
-	const char *profile;
-	char cgroup[PATH_MAX];
-	unsigned int flags;
-	bool verbose = options(argc, argv, &dir.path), take;
+	struct oci_ask ask;
+	char cgroup[PATH_MAX], why[512];
+	bool verbose = options(argc, argv, &dir.path);
 	pid_t pid;
 	int pidfd;
 
 	signal(SIGPIPE, SIG_IGN);
 	state = hook_read_object("stdin", NULL, STATE_MAX);
 	ann = annotations_of(state, &config);
-	check_names(ann);
-	profile = annotation(ann, ANN_PROFILE);
-	take = choose(ann, ANN_TAKE, takes, "true or false");
-	if (!profile && !take)
+	if (oci_ask_read(ann, &ask, why, sizeof(why)))
+		hook_fail("%s", why);
+	if ((!ask.profile && !ask.take) || ask.sandbox)
 		return 0; /* not asked: this container is not the hook's */
-	if (is_sandbox(ann))
-		return 0;
-	if (profile && take)
-		hook_fail("%s and %s=true: set one of them, not both", ANN_PROFILE, ANN_TAKE);
-	if (profile && !*profile)
-		hook_fail("%s: empty", ANN_PROFILE);
-	flags = choose(ann, ANN_MODE, modes, "enforce, shadow or complain") |
-		choose(ann, ANN_ARM, arms, "exec or now");
 	pid = pid_of(state);
 	pidfd = pidfd_of(pid);
 	hook_cgroup(pid, pidfd, cgroup, sizeof(cgroup));
 	if (!config)
 		config = hook_read_config(bundle_of(state));
-	if (profile) {
+	if (ask.profile) {
 		dir.fd = open(dir.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (dir.fd < 0)
 			hook_fail("%s: the profile directory %s: %s", ANN_PROFILE, dir.path,
 				  strerror(errno));
 	}
-	hook_compile(config, &dir, profile, take, &policy);
+	hook_compile(config, &dir, ask.profile, ask.take, &policy);
 	/* A profile's TSYNC means nothing here: the cgroup is every thread. */
 	attach(state_string(state, "id"), cgroup, &policy,
-	       (flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
+	       (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
 	if (dir.fd >= 0)
 		close(dir.fd);
 	close(pidfd);

@@ -11,14 +11,9 @@
 #include <sys/types.h>
 #include <linux/filter.h>
 
-struct json_object;
+#include "oci_spec.h" /* the annotations, ANN_* */
 
-/* The annotations the hook reads. */
-#define ANN_PREFIX  "io.sfilter."
-#define ANN_PROFILE ANN_PREFIX "profile"
-#define ANN_TAKE    ANN_PREFIX "take-seccomp"
-#define ANN_MODE    ANN_PREFIX "mode"
-#define ANN_ARM     ANN_PREFIX "arm"
+struct json_object;
 
 /* What the hook attaches: a classic filter and the flags it came with
  * (a profile's own, SF_FLAG_TSYNC and SF_FLAG_LOG). */
