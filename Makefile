@@ -263,7 +263,7 @@ $(LIBSFHOLDER): $(call obj,loader/daemon/holder.c loader/daemon/holder_proc.c)
 
 # --- cli: sfctl, sfrun and sfilter-oci-hook -----------------------------------------
 OCI_HOOK_SRCS := $(wildcard loader/cli/oci_hook*.c)
-SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c $(OCI_HOOK_SRCS),\
+SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c $(OCI_HOOK_SRCS) $(wildcard loader/cli/runc_wrap*.c),\
 		$(wildcard loader/cli/*.c))
 SFCTL := $(OUTPUT)/sfctl
 SFRUN := $(OUTPUT)/sfrun
@@ -309,6 +309,27 @@ $(LIBSFPRCTL32): $(call pic32,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
+
+# --- cli: sfilter-runc, runc with sfilter for Docker and containerd ------------------
+# runc_wrap*.c and what it reads as the hook reads it (oci_hook_spec.c);
+# libsfprofile builds the gate. A threaded program linked with glibc,
+# sf-threads, is for tests/test_engine_docker.c (glibc's clone3 -> clone
+# fallback under Docker's default profile): tests/progs/libc/ holds what
+# needs a C library, which the -nostdlib images of tests/progs/ have not.
+RUNC_WRAP_SRCS := $(wildcard loader/cli/runc_wrap*.c)
+SFRUNCWRAP := $(OUTPUT)/sfilter-runc
+SF_THREADS := $(OUTPUT)/tests/sf-threads
+
+$(SFRUNCWRAP): $(call obj,$(RUNC_WRAP_SRCS) loader/cli/oci_hook_spec.c) $(LIBSFPROFILE) \
+	       $(LIBSFPROTO) $(LIBC2E)
+	$(Q)$(link_static)
+
+$(SF_THREADS): tests/progs/libc/threads.c
+	$(call msg,BINARY,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 $(WARNINGS) -static -pthread $< -o $@
+
+$(OUTPUT)/tests/sftest: $(SF_THREADS)
 
 # --- tests and benches ------------------------------------------------------------
 # Every tests/*.c and tests/lib/*.c links into one static runner; each
@@ -410,6 +431,7 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
      $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
      $(LIBSFPRCTL) $(LIBSFPRCTL32) \
+     $(SFRUNCWRAP) \
      $(SFTEST) $(BENCHES)
 
 # --- running ---------------------------------------------------------------------------
@@ -445,6 +467,7 @@ MAN_PAGES := $(wildcard man/*.[0-9])
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
 	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 755 $(SFRUNCWRAP) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
 	$(INSTALL) -m 644 $(LIBSFPROFILE) $(DESTDIR)$(LIBDIR)/libsfprofile.a
 	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0

@@ -61,16 +61,12 @@
 
 void hook_fail(const char *fmt, ...)
 {
-	char line[2048], *p;
+	char line[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	oci_one_line(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	/* One line, whatever a path or a daemon's message holds. */
-	for (p = line; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = ' ';
 	fprintf(stderr, "sfilter-oci-hook: %s\n", line);
 	exit(1);
 }

@@ -28,6 +28,16 @@
 #include <sys/syscall.h>
 #include <json-c/json.h>
 
+void oci_one_line(char *line, size_t size, const char *fmt, va_list ap)
+{
+	char *p;
+
+	vsnprintf(line, size, fmt, ap);
+	for (p = line; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = ' ';
+}
+
 int oci_read_fd(int fd, size_t cap, char **buf, size_t *len)
 {
 	size_t size = 0, got = 0;

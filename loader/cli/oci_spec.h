@@ -14,6 +14,7 @@
 #ifndef SF_OCI_SPEC_H
 #define SF_OCI_SPEC_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -42,6 +43,12 @@ struct json_object;
 /* Profiles: Docker's default is 20 KiB; classic2ebpf reads no filter
  * file larger than this either. */
 #define OCI_PROFILE_MAX (1 << 20)
+
+/* fmt's text as one line into line (size bytes): every control
+ * character a blank, whatever a path or a message holds; both binaries
+ * end with such a line, which reaches whoever made the container. */
+void oci_one_line(char *line, size_t size, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* The whole of fd, at most cap bytes (NUL-terminated, malloc'd): 0,
  * -EFBIG when there is more, or the read's -errno. */
