@@ -146,6 +146,8 @@ else
 	[[ -x /usr/bin/bwrap ]] && extra+=(-f /usr/bin/bwrap:/usr/bin/bwrap)
 	# tests/test_containers.c runs the hook under Debian's runc and crun.
 	[[ -e build/sfilter-oci-hook ]] && extra+=(-f build/sfilter-oci-hook)
+	# tests/test_runc_wrap.c runs sfilter-runc under runc too.
+	[[ -e build/sfilter-runc ]] && extra+=(-f build/sfilter-runc)
 	for rt in /usr/sbin/runc /usr/bin/crun; do
 		[[ -x $rt ]] && extra+=(-f "$rt:$rt")
 	done

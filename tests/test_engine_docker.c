@@ -38,12 +38,6 @@
 
 #define IMAGE "sftest-busybox:1"
 
-#define ERRNO_MKDIR \
-	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"mkdir\", " \
-	"\"mkdirat\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 13}]}\n"
-#define BROKEN \
-	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"uname\"], " \
-	"\"action\": \"SCMP_ACT_NOPE\"}]}\n"
 
 struct dk {
 	struct dockerd *d;
@@ -141,8 +135,8 @@ static bool files(struct dk *k, char *tar, size_t size)
 		return false;
 	snprintf(p, sizeof(p), "%s/profiles", k->dir);
 	return ASSERT_OK(mkdir(p, 0755), "mkdir profiles") &&
-	       write_file(p, "errno-mkdir.json", ERRNO_MKDIR) &&
-	       write_file(p, "broken.json", BROKEN) &&
+	       write_file(p, "errno-mkdir.json", OCI_PROFILE_ERRNO_MKDIR) &&
+	       write_file(p, "broken.json", OCI_PROFILE_BROKEN) &&
 	       beside("sf-threads", NULL, k->threads, sizeof(k->threads));
 }
 
@@ -183,23 +177,6 @@ static int run(struct dk *k, const char *runtime, const char *const *extra,
 static bool has(const struct dk *k, const char *needle)
 {
 	return strstr(k->out, needle) != NULL;
-}
-
-/* How many times the daemon's log holds needle. */
-static int log_count(const struct dk *k, const char *needle)
-{
-	char *buf = NULL, *p;
-	size_t len = 0;
-	int n = 0;
-	FILE *f = fopen(k->dm->log, "r");
-
-	if (f && getdelim(&buf, &len, '\0', f) > 0)
-		for (p = buf; (p = strstr(p, needle)); p++)
-			n++;
-	if (f)
-		fclose(f);
-	free(buf);
-	return n;
 }
 
 static const char *const unconfined[] = { "--security-opt", "seccomp=unconfined", NULL };
@@ -249,7 +226,7 @@ static void beside_docker_default(struct dk *k)
 {
 	static const char *const both[] = {
 		"sh", "-c", "sf-threads; mkdir /tmp/made; echo status $?", NULL };
-	int before = log_count(k, "\"tier\":\"gate\"");
+	int before = sfd_log_count(k->dm, "\"tier\":\"gate\"");
 
 	test_log("-- beside Docker's default profile, at the tier's strength\n");
 	if (!ASSERT_TRUE(exited(run(k, "sfilter", NULL, both), 0), "the container runs"))
@@ -257,7 +234,7 @@ static void beside_docker_default(struct dk *k)
 	ASSERT_TRUE(has(k, "clone3: errno 38"), "Docker's default profile is the kernel's still");
 	ASSERT_TRUE(has(k, "status 137\n") || has(k, "status 1\n"),
 		    "the profile's mkdir is refused (killed on the tracepoint tier)");
-	ASSERT_EQ(log_count(k, "\"tier\":\"gate\""), before, "no gate judged it");
+	ASSERT_EQ(sfd_log_count(k->dm, "\"tier\":\"gate\""), before, "no gate judged it");
 }
 
 /* Broken and missing profiles: the container never starts, and docker
@@ -285,12 +262,12 @@ static void refused(struct dk *k)
 
 static void plain_runc(struct dk *k)
 {
-	int attached = log_count(k, "\"sfilterd\":\"attach\"");
+	int attached = sfd_log_count(k->dm, "\"sfilterd\":\"attach\"");
 
 	test_log("-- the plain runc runtime is left alone\n");
 	if (ASSERT_TRUE(exited(run(k, "runc", unconfined, mkdir_made), 0), "the container runs"))
 		ASSERT_TRUE(has(k, "status 0\n"), "mkdir, which the profile denies, succeeds");
-	ASSERT_EQ(log_count(k, "\"sfilterd\":\"attach\""), attached, "nothing was attached");
+	ASSERT_EQ(sfd_log_count(k->dm, "\"sfilterd\":\"attach\""), attached, "nothing was attached");
 }
 
 /* Docker's own default profile, taken: the gate answers clone3 with its

@@ -121,21 +121,36 @@ static void usage(void)
 	exit(0);
 }
 
-static const char *absolute(const struct wrap *w, const char *opt, const char *v)
+/* An option's error, kept until runc's --log is known (Docker's
+ * runtimeArgs come before it): the first one is the line. */
+static void opt_fail(struct wrap *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void opt_fail(struct wrap *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->err[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->err, sizeof(w->err), fmt, ap);
+	va_end(ap);
+}
+
+static const char *absolute(struct wrap *w, const char *opt, const char *v)
 {
 	if (v[0] != '/')
-		wrap_fail(w, "%s%s=%s: not an absolute path", OPT_PREFIX, opt, v);
+		opt_fail(w, "%s%s=%s: not an absolute path", OPT_PREFIX, opt, v);
 	return v;
 }
 
 /* A choice of an annotation (mode, arm), named as the option. */
-static const char *choice(const struct wrap *w, const char *opt, const char *key, const char *v)
+static const char *choice(struct wrap *w, const char *opt, const char *key, const char *v)
 {
 	unsigned int flags;
 	char why[64];
 
 	if (oci_ask_choice(key, v, &flags, why, sizeof(why)))
-		wrap_fail(w, "%s%s=%s: %s", OPT_PREFIX, opt, v, why);
+		opt_fail(w, "%s%s=%s: %s", OPT_PREFIX, opt, v, why);
 	return v;
 }
 
@@ -158,21 +173,27 @@ static int option(struct wrap *w, int argc, char **argv, int i)
 		usage();
 	if (IS("take-seccomp")) {
 		if (eq)
-			wrap_fail(w, "%s: takes no value", opt);
-		w->take = "true";
+			opt_fail(w, "%s: takes no value", opt);
+		else
+			w->take = "true";
 		return i;
 	}
 	for (k = 0; valued[k] && !IS(valued[k]); k++)
 		;
-	if (!valued[k])
-		wrap_fail(w, "%.*s: unknown option (see %shelp)", (int)(name + n - opt), opt,
-			  OPT_PREFIX);
-	if (!v && i + 1 >= argc)
-		wrap_fail(w, "%s: needs a value", opt);
+	if (!valued[k]) {
+		opt_fail(w, "%.*s: unknown option (see %shelp)", (int)(name + n - opt), opt,
+			 OPT_PREFIX);
+		return i;
+	}
+	/* No value of these starts with "--": that is the next option. */
+	if (!v && (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))) {
+		opt_fail(w, "%s: needs a value", opt);
+		return i;
+	}
 	if (!v)
 		v = argv[++i];
 	if (IS("profile") && !*v)
-		wrap_fail(w, "%sprofile: empty", OPT_PREFIX);
+		opt_fail(w, "%sprofile: empty", OPT_PREFIX);
 	else if (IS("profile"))
 		w->profile = v;
 	else if (IS("mode"))
@@ -194,11 +215,11 @@ static int option(struct wrap *w, int argc, char **argv, int i)
 	else if (IS("gate") && !strcmp(v, "require"))
 		w->gate = WRAP_GATE_REQUIRE;
 	else if (IS("gate"))
-		wrap_fail(w, "%sgate=%s: not auto, off or require", OPT_PREFIX, v);
+		opt_fail(w, "%sgate=%s: not auto, off or require", OPT_PREFIX, v);
 	else if ((s = strtol(v, &end, 10)) > 0 && s <= 3600 && !*end && *v != '+')
 		w->hook_timeout = (int)s;
 	else
-		wrap_fail(w, "%shook-timeout=%s: not a number of seconds from 1 to 3600",
+		opt_fail(w, "%shook-timeout=%s: not a number of seconds from 1 to 3600",
 			  OPT_PREFIX, v);
 #undef IS
 	return i;
@@ -281,6 +302,8 @@ int main(int argc, char **argv)
 				global(&w, a, args[n++] = argv[++i]);
 		}
 	}
+	if (w.err[0])
+		wrap_fail(&w, "%s", w.err);
 	if (w.profile && w.take)
 		wrap_fail(&w, "%sprofile and %stake-seccomp: give one of them, not both",
 			  OPT_PREFIX, OPT_PREFIX);

@@ -29,6 +29,7 @@ struct wrap {
 	const char *profile, *take, *mode, *arm;
 	/* runc's global --log and --log-format, for the error line. */
 	const char *log, *log_format;
+	char err[512];            /* an option's error, the first */
 };
 
 /* Prints "sfilter-runc: ..." as one line on stderr and, when runc was

@@ -638,6 +638,22 @@ bool sfd_file_has(const char *path, const char *needle)
 	return found;
 }
 
+int sfd_log_count(const struct sfd *dm, const char *needle)
+{
+	char *buf = NULL, *p;
+	size_t len = 0;
+	int n = 0;
+	FILE *f = fopen(dm->log, "r");
+
+	if (f && getdelim(&buf, &len, '\0', f) > 0)
+		for (p = buf; (p = strstr(p, needle)); p++)
+			n++;
+	if (f)
+		fclose(f);
+	free(buf);
+	return n;
+}
+
 bool sfd_log_wait(const struct sfd *dm, const char *needle)
 {
 	int i, polls = test_is_emulated() ? 1500 : 250;

@@ -93,6 +93,8 @@ void sfd_stop_cleanup(struct sfd *dm);
 /* Whether the file at path contains needle (which has no NUL bytes before
  * it: the event log and stderr are text). */
 bool sfd_file_has(const char *path, const char *needle);
+/* How many times the daemon's event log holds needle now. */
+int sfd_log_count(const struct sfd *dm, const char *needle);
 /* Waits until the daemon's event log holds needle: 5 s, 30 s under
  * emulation. */
 bool sfd_log_wait(const struct sfd *dm, const char *needle);

@@ -13,6 +13,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* Profiles for container tests: one whose mkdir fails with EACCES (13),
+ * and one libsfprofile refuses at syscalls[0].action. */
+#define OCI_PROFILE_ERRNO_MKDIR \
+	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"mkdir\", " \
+	"\"mkdirat\"], \"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 13}]}\n"
+#define OCI_PROFILE_BROKEN \
+	"{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"uname\"], " \
+	"\"action\": \"SCMP_ACT_NOPE\"}]}\n"
+
 struct oci_bundle {
 	char dir[256];      /* the bundle: config.json, rootfs/, state/, sync/ */
 	char runtime[256];  /* the runtime binary */
