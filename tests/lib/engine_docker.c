@@ -64,24 +64,26 @@ static bool answers(const char *path)
 	return ok;
 }
 
-/* dockerd's last words in its log: the fatal line's message. */
+/* dockerd's last words: its log's last line, the message of it when it
+ * is logrus's ("unable to configure the Docker daemon with file ...",
+ * "failed to start daemon: ..."). */
 static void last_words(const struct dockerd *d, char *out, size_t size)
 {
 	char line[400];
 	FILE *f = fopen(d->log, "r");
 
-	snprintf(out, size, "exited without a word (log %s)", d->log);
+	snprintf(out, size, "exited without a word");
 	while (f && fgets(line, sizeof(line), f)) {
-		char *m = strstr(line, "msg=\"");
+		char *m = strstr(line, "msg=\""), *text = line;
 
-		if (!strstr(line, "level=fatal") && !strstr(line, "failed to start"))
-			continue;
 		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
 		if (m) {
-			m += 5;
-			m[strcspn(m, "\"")] = '\0';
+			text = m + 5;
+			text[strcspn(text, "\"")] = '\0';
 		}
-		snprintf(out, size, "%s", m ? m : line);
+		snprintf(out, size, "%s", text);
 	}
 	if (f)
 		fclose(f);
