@@ -390,11 +390,11 @@ fuzz-short: fuzz-bins
 # links the parsers, compiled again with the sanitizers.
 LIBSFHTTP := $(OUTPUT)/libsfhttp.a
 
-$(LIBSFHTTP): $(call obj,loader/daemon/http.c loader/daemon/http_parse.c)
+$(LIBSFHTTP): $(call obj,loader/daemon/http.c loader/daemon/http_wire.c)
 	$(Q)$(archive)
 
 $(SFTEST): $(LIBSFHTTP)
-$(OUTPUT)/fuzz/fuzz_http: $(call fobj,loader/daemon/http_parse.c)
+$(OUTPUT)/fuzz/fuzz_http: $(call fobj,loader/daemon/http_wire.c)
 
 # --- sfilterd-asan: the daemon with ASan+UBSan, for tests/test_daemon_fuzz.c --------
 # Dynamically linked; tests/guest/run.sh brings its libraries into the guest.

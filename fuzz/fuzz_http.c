@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target over the metrics server's parsers
- * (loader/daemon/http_parse.c, linked alone): sf_http_parse_request(), as
+ * (loader/daemon/http_wire.c, linked alone): sf_http_parse_request(), as
  * the server calls it after every read, and sf_http_parse_addr(), as
  * sfilterd --metrics calls it.
  *
@@ -17,6 +17,7 @@
  *     at head_len, and is answered the same when given alone; every
  *     prefix of it is incomplete (0) or that same answer, as the server
  *     reads it in pieces;
+ *   - the head of the answer to any status is one whole HTTP/1.1 head;
  *   - an address is accepted into an AF_INET or AF_INET6 address of the
  *     right length, or refused with -EINVAL and a reason.
  *
@@ -52,6 +53,20 @@ static bool documented(int status)
 	return false;
 }
 
+static void check_answer(int status, size_t len)
+{
+	char head[256], start[16];
+	size_t n = sf_http_response_head(status, SF_HTTP_TYPE_METRICS, len, head, sizeof(head));
+
+	snprintf(start, sizeof(start), "HTTP/1.1 %d ", status);
+	if (n != strlen(head) || n < 4 || strncmp(head, start, strlen(start)) ||
+	    strcmp(head + n - 4, "\r\n\r\n") || strstr(head, "\r\n\r\n") != head + n - 4 ||
+	    (status != 500 && !strcmp(sf_http_reason(status), sf_http_reason(500)))) {
+		fprintf(stderr, "fuzz_http: a bad answer head for %d: %s\n", status, head);
+		abort();
+	}
+}
+
 static void check_request(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
@@ -73,6 +88,7 @@ static void check_request(const uint8_t *data, size_t size)
 		fail("route and status disagree", data, size, &r);
 	if (r.head_len > size || r.head_len > SF_HTTP_MAX_HEAD)
 		fail("head_len past the input", data, size, &r);
+	check_answer(r.status, size);
 	if (r.status != 200)
 		return;
 	if (strncmp(buf, r.head ? "HEAD " : "GET ", r.head ? 5 : 4))
@@ -129,6 +145,7 @@ static void write_seeds(const char *dir)
 		"\x01" ":9464",
 		"\x01" "localhost:65536",
 	};
+	static char longest[SF_HTTP_MAX_HEAD + 64];
 	char name[32];
 	size_t i, len;
 
@@ -137,6 +154,14 @@ static void write_seeds(const char *dir)
 		snprintf(name, sizeof(name), "seed-%02zu", i);
 		fuzz_seed_write(dir, name, seeds[i], len);
 	}
+	/* A head past the bound, so that libFuzzer's inputs (as long as the
+	 * corpus' longest) reach it. */
+	len = 1 + (size_t)snprintf(longest + 1, sizeof(longest) - 1,
+				   "GET /metrics HTTP/1.1\r\nHost: a\r\n");
+	while (len + 32 < sizeof(longest))
+		len += (size_t)snprintf(longest + len, sizeof(longest) - len,
+					"X-Filler: 0123456789abcdef\r\n");
+	fuzz_seed_write(dir, "seed-long", longest, len);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

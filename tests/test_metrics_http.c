@@ -291,36 +291,54 @@ TEST(metrics_scrape_returns_the_rendered_body_with_prometheus_headers)
 	ASSERT_TRUE(n > 0 && strlen(body_of(resp)) == elen &&
 		    !memcmp(body_of(resp), expect, elen), "the body is the rendered one");
 	free(expect);
-
-	/* HTTP/1.0 (no Host needed), a query string, HEAD, and /. */
 	atomic_store(&r.calls, 0);
-	exchange("127.0.0.1", port, "GET /metrics?x=1 HTTP/1.0\r\n\r\n", 29, resp, sizeof(resp));
-	ASSERT_EQ(status_of(resp), 200, "HTTP/1.0 GET /metrics?x=1");
+
+	/* A HEAD right after shares the GET's render: the same length. */
 	exchange("127.0.0.1", port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n", 35, resp,
 		 sizeof(resp));
 	ASSERT_EQ(status_of(resp), 200, "HEAD /metrics");
+	ASSERT_TRUE(header_is(resp, want), "HEAD gives the Content-Length of the GET");
 	ASSERT_STREQ(body_of(resp), "", "HEAD: no body");
-	ASSERT_EQ(atomic_load(&r.calls), 2, "one render each for GET and HEAD");
-	/* The HEAD was the second render: its length is that of a GET's. */
-	atomic_store(&r.calls, 1);
-	ASSERT_OK(render_metrics(&r, &expect, &elen), "render again");
-	free(expect);
-	snprintf(want, sizeof(want), "Content-Length: %zu", elen);
-	ASSERT_TRUE(header_is(resp, want), "HEAD gives the Content-Length of a GET");
-	atomic_store(&r.calls, 2);
+	ASSERT_EQ(atomic_load(&r.calls), 0, "no render for a scrape within SF_HTTP_RENDER_MS");
 	exchange("127.0.0.1", port, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27, resp, sizeof(resp));
 	ASSERT_EQ(status_of(resp), 200, "GET /");
 	ASSERT_TRUE(header_is(resp, "Content-Type: text/html; charset=utf-8"), "/ is HTML");
 	ASSERT_TRUE(strstr(body_of(resp), "href=\"/metrics\"") != NULL, "/ points to /metrics");
-	ASSERT_EQ(atomic_load(&r.calls), 2, "no render for /");
 
-	/* A render that fails is a 500, and the next scrape is fine again. */
+	/* HTTP/1.0 (no Host needed) with a query string, once the last
+	 * render is older than SF_HTTP_RENDER_MS: a render of its own. */
+	usleep((SF_HTTP_RENDER_MS + 20) * 1000);
+	exchange("127.0.0.1", port, "GET /metrics?x=1 HTTP/1.0\r\n\r\n", 29, resp, sizeof(resp));
+	ASSERT_EQ(status_of(resp), 200, "HTTP/1.0 GET /metrics?x=1");
+	ASSERT_EQ(atomic_load(&r.calls), 1, "one render for the scrape");
+
+	/* A render that fails is a 500 (and is not kept), and the next
+	 * scrape renders again. */
+	usleep((SF_HTTP_RENDER_MS + 20) * 1000);
 	atomic_store(&r.fail, -EIO);
 	exchange("127.0.0.1", port, "GET /metrics HTTP/1.0\r\n\r\n", 25, resp, sizeof(resp));
 	ASSERT_EQ(status_of(resp), 500, "a failed render: 500");
 	atomic_store(&r.fail, 0);
 	exchange("127.0.0.1", port, "GET /metrics HTTP/1.0\r\n\r\n", 25, resp, sizeof(resp));
 	ASSERT_EQ(status_of(resp), 200, "the next scrape");
+	ASSERT_EQ(atomic_load(&r.calls), 3, "a render each");
+
+	/* A client scraping in a loop: ten renders a second at most. */
+	{
+		double t0 = now_ms();
+		int scrapes = 0, calls0 = atomic_load(&r.calls), renders;
+
+		while (now_ms() - t0 < 1000) {
+			exchange("127.0.0.1", port, "GET /metrics HTTP/1.0\r\n\r\n", 25, resp,
+				 sizeof(resp));
+			scrapes += status_of(resp) == 200;
+		}
+		renders = atomic_load(&r.calls) - calls0;
+		test_log("scraping for 1 s: %d scrapes, %d renders\n", scrapes, renders);
+		ASSERT_TRUE(renders >= 1 && renders <= 1000 / SF_HTTP_RENDER_MS + 1,
+			    "at most one render per SF_HTTP_RENDER_MS");
+		ASSERT_GE(scrapes, 2 * renders, "scrapes share renders");
+	}
 
 	sf_http_close(h);
 	ASSERT_EQ(sfd_count_fds(getpid()), fds, "every descriptor closed");
@@ -582,6 +600,8 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 	t_deaf = now_ms();
 	ASSERT_EQ(atomic_load(&r.calls), 1, "the deaf client's answer rendered");
 	atomic_store(&r.big, 0);
+	/* The next scrapes render anew rather than share the 8 MiB. */
+	usleep((SF_HTTP_RENDER_MS + 20) * 1000);
 
 	scrapes_stay_fast(port, "beside a mute and a deaf client");
 

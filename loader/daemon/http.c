@@ -13,7 +13,6 @@
 #endif
 #include "http.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -34,6 +33,13 @@
 
 enum conn_state { C_FREE, C_READ, C_WRITE, C_DRAIN };
 
+/* A render's body, shared by the answers that send it and the cache. */
+struct rendered {
+	unsigned int refs;
+	size_t len;
+	char *data;
+};
+
 struct conn {
 	enum conn_state st;
 	int fd;
@@ -43,8 +49,8 @@ struct conn {
 	char hdr[256];
 	size_t hdr_len;
 	char text[64];          /* an error's body */
-	char *body;             /* the render's (freed), or a static text */
-	bool body_owned;
+	const char *body;       /* r->data, text, or the root page */
+	struct rendered *r;     /* a reference, or NULL */
 	size_t body_len;
 	size_t sent;            /* of hdr_len + body_len */
 };
@@ -56,12 +62,10 @@ struct sf_http {
 	sf_http_render_fn fn;
 	void *ctx;
 	uint64_t accept_pause;  /* no accept before this time */
+	struct rendered *last;  /* the last render, for SF_HTTP_RENDER_MS */
+	uint64_t last_at;
 	struct conn conn[SF_HTTP_MAX_CONNS];
 };
-
-static const char ROOT_PAGE[] =
-	"<html><head><title>sfilterd</title></head><body>"
-	"<p>sfilterd: <a href=\"/metrics\">metrics</a></p></body></html>\n";
 
 static uint64_t now_ms(void)
 {
@@ -71,28 +75,20 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-static const char *reason(int status)
+static void unref(struct rendered **r)
 {
-	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 408: return "Request Timeout";
-	case 413: return "Content Too Large";
-	case 414: return "URI Too Long";
-	case 431: return "Request Header Fields Too Large";
-	case 505: return "HTTP Version Not Supported";
-	default:  return "Internal Server Error";
+	if (*r && !--(*r)->refs) {
+		free((*r)->data);
+		free(*r);
 	}
+	*r = NULL;
 }
 
-static void set_error_body(struct conn *c, int status)
+static void set_body(struct conn *c, const char *body, size_t len)
 {
-	snprintf(c->text, sizeof(c->text), "%d %s\n", status, reason(status));
-	c->body = c->text;
-	c->body_owned = false;
-	c->body_len = strlen(c->text);
+	unref(&c->r);
+	c->body = body;
+	c->body_len = len;
 }
 
 static void conn_close(struct conn *c, bool reset)
@@ -104,10 +100,7 @@ static void conn_close(struct conn *c, bool reset)
 	if (reset)
 		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
 	close(c->fd);
-	if (c->body_owned)
-		free(c->body);
-	c->body = NULL;
-	c->body_owned = false;
+	set_body(c, NULL, 0);
 	c->fd = -1;
 	c->st = C_FREE;
 }
@@ -140,10 +133,10 @@ static void conn_flush(struct conn *c)
 
 		if (c->sent < c->hdr_len) {
 			iov[0] = (struct iovec){ c->hdr + c->sent, c->hdr_len - c->sent };
-			iov[1] = (struct iovec){ c->body, c->body_len };
+			iov[1] = (struct iovec){ (char *)c->body, c->body_len };
 			m.msg_iovlen = c->body_len ? 2 : 1;
 		} else {
-			iov[0] = (struct iovec){ c->body + (c->sent - c->hdr_len),
+			iov[0] = (struct iovec){ (char *)c->body + (c->sent - c->hdr_len),
 						 total - c->sent };
 			m.msg_iovlen = 1;
 		}
@@ -152,53 +145,66 @@ static void conn_flush(struct conn *c)
 			return;
 		c->sent += (size_t)r;
 	}
-	if (c->body_owned)
-		free(c->body);
-	c->body = NULL;
-	c->body_owned = false;
+	set_body(c, NULL, 0);
 	shutdown(c->fd, SHUT_WR);
 	c->st = C_DRAIN;
 }
 
-/* The answer to a parsed head: the render for /metrics (once), a fixed
- * text for anything else. */
+/* The body of a scrape: the last render when it is younger than
+ * SF_HTTP_RENDER_MS, else a new one (kept for the next scrapes); NULL
+ * when the render failed. */
+static struct rendered *scrape(struct sf_http *h)
+{
+	struct rendered *r = calloc(1, sizeof(*r));
+	uint64_t now = now_ms();
+
+	if (h->last && now - h->last_at < SF_HTTP_RENDER_MS) {
+		free(r);
+		h->last->refs++;
+		return h->last;
+	}
+	if (!r)
+		return NULL;
+	if (h->fn(h->ctx, &r->data, &r->len) || (!r->data && r->len)) {
+		free(r->data);
+		free(r);
+		return NULL;
+	}
+	unref(&h->last);
+	r->refs = 2;
+	h->last = r;
+	h->last_at = now;
+	return r;
+}
+
+/* The answer to a parsed head: a render for /metrics, a fixed text for
+ * anything else. */
 static void conn_answer(struct sf_http *h, struct conn *c, const struct sf_http_request *req)
 {
-	const char *type = "text/plain; charset=utf-8";
+	const char *type = SF_HTTP_TYPE_TEXT;
 	int status = req->status;
 
 	if (status == 200 && req->route == SF_HTTP_ROUTE_METRICS) {
-		char *body = NULL;
-		size_t len = 0;
+		struct rendered *r = scrape(h);
 
-		if (h->fn(h->ctx, &body, &len) == 0 && (body || !len)) {
-			c->body = body;
-			c->body_owned = true;
-			c->body_len = len;
-			type = "text/plain; version=0.0.4; charset=utf-8";
+		if (r) {
+			set_body(c, r->data, r->len);
+			c->r = r;
+			type = SF_HTTP_TYPE_METRICS;
 		} else {
-			free(body);
 			status = 500;
 		}
 	} else if (status == 200) {
-		c->body = (char *)ROOT_PAGE;
-		c->body_owned = false;
-		c->body_len = sizeof(ROOT_PAGE) - 1;
-		type = "text/html; charset=utf-8";
+		set_body(c, sf_http_root_page, strlen(sf_http_root_page));
+		type = SF_HTTP_TYPE_HTML;
 	}
-	if (status != 200)
-		set_error_body(c, status);
-	c->hdr_len = (size_t)snprintf(c->hdr, sizeof(c->hdr),
-		"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
-		"Connection: close\r\n\r\n", status, reason(status), type, c->body_len,
-		status == 405 ? "Allow: GET, HEAD\r\n" : "");
-	if (req->head && c->body_owned)
-		free(c->body);
-	if (req->head) {
-		c->body = NULL;
-		c->body_owned = false;
-		c->body_len = 0;
+	if (status != 200) {
+		snprintf(c->text, sizeof(c->text), "%d %s\n", status, sf_http_reason(status));
+		set_body(c, c->text, strlen(c->text));
 	}
+	c->hdr_len = sf_http_response_head(status, type, c->body_len, c->hdr, sizeof(c->hdr));
+	if (req->head)
+		set_body(c, NULL, 0);
 	c->sent = 0;
 	c->st = C_WRITE;
 	c->deadline = now_ms() + SF_HTTP_WRITE_MS;
@@ -231,12 +237,11 @@ static void conn_drain(struct conn *c)
 
 static void conn_expire(struct conn *c)
 {
-	static const char timeout[] = "HTTP/1.1 408 Request Timeout\r\n"
-		"Content-Length: 0\r\nConnection: close\r\n\r\n";
-
 	if (c->st == C_READ) {
 		/* Best effort: a client that sent nothing may still read. */
-		send(c->fd, timeout, sizeof(timeout) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		c->hdr_len = sf_http_response_head(408, SF_HTTP_TYPE_TEXT, 0, c->hdr,
+						   sizeof(c->hdr));
+		send(c->fd, c->hdr, c->hdr_len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		shutdown(c->fd, SHUT_WR);
 	}
 	/* A client that did not read its answer in time, or never closed. */
@@ -328,21 +333,6 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-/* "Address already in use" as "address already in use", for a line that
- * reads "--metrics ADDR: address already in use". */
-static void fail_line(char *err, size_t errsz, const char *addr, const char *why)
-{
-	int n;
-
-	if (!err || !errsz)
-		return;
-	n = snprintf(err, errsz, "--metrics %s: ", addr);
-	if (n > 0 && (size_t)n < errsz) {
-		snprintf(err + n, errsz - (size_t)n, "%s", why);
-		err[n] = (char)tolower((unsigned char)err[n]);
-	}
-}
-
 int sf_http_open(const char *addr, struct sf_http **out, char *err, size_t errsz)
 {
 	struct sockaddr_storage ss;
@@ -356,12 +346,12 @@ int sf_http_open(const char *addr, struct sf_http **out, char *err, size_t errsz
 		addr = "";
 	r = sf_http_parse_addr(addr, &ss, &sl, &why);
 	if (r) {
-		fail_line(err, errsz, addr, why);
+		sf_http_addr_error(err, errsz, addr, why);
 		return r;
 	}
 	h = calloc(1, sizeof(*h));
 	if (!h) {
-		fail_line(err, errsz, addr, strerror(ENOMEM));
+		sf_http_addr_error(err, errsz, addr, strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	h->lfd = h->wake = -1;
@@ -390,7 +380,7 @@ int sf_http_open(const char *addr, struct sf_http **out, char *err, size_t errsz
 	return 0;
 fail:
 	r = -errno;
-	fail_line(err, errsz, addr, strerror(errno));
+	sf_http_addr_error(err, errsz, addr, strerror(errno));
 	sf_http_close(h);
 	return r;
 }
@@ -435,6 +425,7 @@ void sf_http_close(struct sf_http *h)
 	for (i = 0; i < SF_HTTP_MAX_CONNS; i++)
 		if (h->conn[i].st != C_FREE)
 			conn_close(&h->conn[i], true);
+	unref(&h->last);
 	if (h->lfd >= 0)
 		close(h->lfd);
 	if (h->wake >= 0)

@@ -11,12 +11,18 @@
  *   - a request head of at most SF_HTTP_MAX_HEAD bytes (431 past it),
  *     complete within SF_HTTP_HEAD_MS of the accept (408 and closed
  *     otherwise);
- *   - the response written non-blocking within SF_HTTP_WRITE_MS of being
- *     ready, else the connection is reset (SO_LINGER {1, 0}) so that no
- *     unread megabyte stays queued in the kernel for a client that does
- *     not read;
+ *   - the answer written non-blocking, and the client's close seen,
+ *     within SF_HTTP_WRITE_MS of the answer being ready, else the
+ *     connection is reset (SO_LINGER {1, 0}) so that no unread megabyte
+ *     stays queued in the kernel for a client that does not read;
  *   - one request per connection (Connection: close); the render callback
- *     runs once per GET or HEAD of /metrics, never for anything else.
+ *     runs for a GET or HEAD of /metrics alone, at most once per scrape
+ *     and once per SF_HTTP_RENDER_MS: scrapes closer together share the
+ *     last body, so that a local client scraping in a loop costs the
+ *     daemon ten renders a second at most.
+ *
+ * sf_http_open() may come before a fork (the listener is inherited);
+ * sf_http_start() must come after it, as a thread does not survive one.
  *
  * Self-contained: it includes nothing of the daemon's, so that the tests
  * and the fuzzer link it alone.
@@ -33,6 +39,7 @@
 #define SF_HTTP_MAX_HEAD  8192
 #define SF_HTTP_HEAD_MS   5000
 #define SF_HTTP_WRITE_MS  10000
+#define SF_HTTP_RENDER_MS 100
 
 struct sf_http;
 /* Renders the body of one scrape: *body is malloc'd (the server frees
@@ -94,5 +101,24 @@ int sf_http_parse_request(const char *buf, size_t len, struct sf_http_request *r
  */
 int sf_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *len,
 		       const char **why);
+/* The one line of a failure: "--metrics ADDR: why", why's first letter
+ * lowered (strerror()'s "Address already in use" reads "address ..."). */
+void sf_http_addr_error(char *err, size_t errsz, const char *addr, const char *why);
+
+/* Content types of the answers: the text exposition format 0.0.4 (what
+ * Prometheus reads without OpenMetrics), errors, the root page. */
+#define SF_HTTP_TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
+#define SF_HTTP_TYPE_TEXT    "text/plain; charset=utf-8"
+#define SF_HTTP_TYPE_HTML    "text/html; charset=utf-8"
+
+/* What GET / answers: a pointer to /metrics. */
+extern const char sf_http_root_page[];
+/* The reason phrase of a status the server answers. */
+const char *sf_http_reason(int status);
+/* The head of an answer into buf: the status line, Content-Type,
+ * Content-Length len, Allow on a 405, Connection: close, the empty line.
+ * Its length (cut to size - 1). */
+size_t sf_http_response_head(int status, const char *type, size_t len, char *buf,
+			     size_t size);
 
 #endif

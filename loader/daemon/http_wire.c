@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The metrics server's request parser (http.h): a pure function over the
- * bytes a client sent, apart from the server so that fuzz/fuzz_http.c
- * links it alone.
+ * What the metrics server reads and writes (http.h), apart from the
+ * server so that fuzz/fuzz_http.c links it alone: the request parser, a
+ * pure function over the bytes a client sent; the --metrics address
+ * parser; the head of an answer.
  *
  * It accepts what RFC 9112 asks a server to accept and no more: a request
  * line "METHOD SP target SP HTTP/1.d", header fields "name: value", lines
@@ -17,8 +18,13 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char sf_http_root_page[] =
+	"<html><head><title>sfilterd</title></head><body>"
+	"<p>sfilterd: <a href=\"/metrics\">metrics</a></p></body></html>\n";
 
 static bool tchar(unsigned char c)
 {
@@ -229,6 +235,21 @@ int sf_http_parse_request(const char *buf, size_t len, struct sf_http_request *r
 	return done(req, route(target, tlen, req), next);
 }
 
+/* "Address already in use" as "address already in use", for a line that
+ * reads "--metrics ADDR: address already in use". */
+void sf_http_addr_error(char *err, size_t errsz, const char *addr, const char *why)
+{
+	int n;
+
+	if (!err || !errsz)
+		return;
+	n = snprintf(err, errsz, "--metrics %s: ", addr);
+	if (n > 0 && (size_t)n < errsz) {
+		snprintf(err + n, errsz - (size_t)n, "%s", why);
+		err[n] = (char)tolower((unsigned char)err[n]);
+	}
+}
+
 int sf_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl,
 		       const char **why)
 {
@@ -285,4 +306,30 @@ int sf_http_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t 
 	else
 		in->sin_port = htons((uint16_t)pn);
 	return 0;
+}
+
+const char *sf_http_reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 413: return "Content Too Large";
+	case 414: return "URI Too Long";
+	case 431: return "Request Header Fields Too Large";
+	case 505: return "HTTP Version Not Supported";
+	default:  return "Internal Server Error";
+	}
+}
+
+size_t sf_http_response_head(int status, const char *type, size_t len, char *buf, size_t size)
+{
+	int n = snprintf(buf, size,
+		"HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s"
+		"Connection: close\r\n\r\n", status, sf_http_reason(status), type, len,
+		status == 405 ? "Allow: GET, HEAD\r\n" : "");
+
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
