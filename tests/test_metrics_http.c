@@ -535,30 +535,38 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* TRIES scrapes one after the other while the server is held by others:
- * p50/p99/max printed, p99 checked against the bound. */
-static void scrapes_stay_fast(int port, const char *while_what)
+/* The nearest-rank percentile p of n sorted times. */
+static double pct(const double *ms, int n, int p)
+{
+	int rank = (p * n + 99) / 100;
+
+	return ms[rank > 0 ? rank - 1 : 0];
+}
+
+/* TRIES scrapes one after the other while the server is held by others,
+ * fewer when the time until stop (now_ms()) runs out first, as it may
+ * under emulation: p50/p99/max printed, p99 checked against the bound. */
+static void scrapes_stay_fast(int port, const char *while_what, double stop)
 {
 	static char resp[1 << 16];
 	double ms[TRIES], t;
 	char name[200];
-	int i, ok = 0;
+	int n, ok = 0;
 
-	for (i = 0; i < TRIES; i++) {
+	for (n = 0; n < TRIES && (n < 10 || now_ms() < stop); n++) {
 		t = now_ms();
 		exchange("127.0.0.1", port, "GET /metrics HTTP/1.0\r\n\r\n", 25, resp,
 			 sizeof(resp));
-		ms[i] = now_ms() - t;
+		ms[n] = now_ms() - t;
 		ok += status_of(resp) == 200;
 	}
-	qsort(ms, TRIES, sizeof(ms[0]), cmp_double);
+	qsort(ms, n, sizeof(ms[0]), cmp_double);
 	test_log("scrapes %s, %d tries: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%s)\n",
-		 while_what, TRIES, ms[TRIES / 2 - 1], ms[TRIES * 99 / 100 - 1], ms[TRIES - 1],
-		 test_kernel_name());
-	ASSERT_EQ(ok, TRIES, "every scrape answered 200");
+		 while_what, n, pct(ms, n, 50), pct(ms, n, 99), ms[n - 1], test_kernel_name());
+	ASSERT_EQ(ok, n, "every scrape answered 200");
 	snprintf(name, sizeof(name), "scrapes %s: p99 %.1f ms within %.0f ms", while_what,
-		 ms[TRIES * 99 / 100 - 1], p99_bound_ms());
-	ASSERT_TRUE(ms[TRIES * 99 / 100 - 1] <= p99_bound_ms(), name);
+		 pct(ms, n, 99), p99_bound_ms());
+	ASSERT_TRUE(pct(ms, n, 99) <= p99_bound_ms(), name);
 }
 
 /* Waits until fd is readable or hung up, for at most timeout_ms; the
@@ -603,7 +611,9 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 	/* The next scrapes render anew rather than share the 8 MiB. */
 	usleep((SF_HTTP_RENDER_MS + 20) * 1000);
 
-	scrapes_stay_fast(port, "beside a mute and a deaf client");
+	/* Done before the mute client's deadline, so that its drop is
+	 * seen as it happens. */
+	scrapes_stay_fast(port, "beside a mute and a deaf client", t_mute + SF_HTTP_HEAD_MS - 1000);
 
 	/* The mute one gets 408 at the head's deadline and is closed. */
 	waited = wait_event(mute, SF_HTTP_HEAD_MS + 3000);
@@ -632,7 +642,7 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 	ASSERT_EQ(err, ECONNRESET, "the deaf client is reset");
 	ASSERT_TRUE(waited >= SF_HTTP_WRITE_MS - 1000 && waited <= SF_HTTP_WRITE_MS + 2000,
 		    "at the write deadline");
-	scrapes_stay_fast(port, "after both were dropped");
+	scrapes_stay_fast(port, "after both were dropped", now_ms() + 5000);
 out:
 	if (mute >= 0)
 		close(mute);
