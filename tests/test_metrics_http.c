@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The metrics endpoint's HTTP server (loader/daemon/http.[ch], linked in
- * from build/libsfhttp.a) on its own, rendering fixed metrics, and a real
- * Prometheus (tests/lib/prometheus.h) scraping it:
+ * from build/libsfhttp.a) on its own, rendering fixed metrics
+ * (tests/lib/scrape.h):
  *   - a scrape gets the rendered body with Prometheus' text-format
  *     headers; HEAD its headers; / a pointer; the render runs once per
- *     scrape and its failure is a 500;
+ *     scrape, at most once per SF_HTTP_RENDER_MS, and its failure is a 500;
  *   - a port taken is -EADDRINUSE and one line; a bad address one line;
  *   - malformed, unknown and over-long requests get their status at once;
  *   - ":PORT" and "localhost:PORT" listen on loopback alone, 0.0.0.0 and
@@ -13,12 +13,10 @@
  *   - a client that never sends and one that never reads hold up no other
  *     scrape (p99 within 100 ms, as tests/test_daemon_dos.c bounds the
  *     daemon) and are dropped by the deadlines; connections past the
- *     limit wait in the backlog;
- *   - Prometheus scrapes the server and its query API answers; promtool
- *     accepts the metrics and dist/prometheus/sfilter-alerts.yml, and
- *     the rules fire on the metrics they are written against.
- * Each test runs in a network namespace of its own (tests/lib/netns.h):
- * its ports and addresses are nobody else's.
+ *     limit wait in the backlog.
+ * Prometheus itself: tests/test_metrics_prometheus.c. Each test runs in a
+ * network namespace of its own (tests/lib/netns.h): its ports and
+ * addresses are nobody else's.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,14 +25,12 @@
 #include "daemon.h"
 #include "http.h"
 #include "netns.h"
-#include "prometheus.h"
+#include "scrape.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <libgen.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,12 +43,6 @@
 #define BIG_BODY (8u << 20)
 #define ALIAS "192.0.2.1"
 
-struct render {
-	atomic_int calls;
-	atomic_int fail;          /* -errno to return */
-	atomic_size_t big;        /* bytes of a filler body, or 0: the metrics */
-};
-
 static double now_ms(void)
 {
 	struct timespec t;
@@ -64,82 +54,6 @@ static double now_ms(void)
 static double p99_bound_ms(void)
 {
 	return test_is_emulated() ? 2000 : 100;
-}
-
-/* Valid text-format metrics under the names the daemon exports, the
- * counters rising with every scrape n: web's denials, drops, refusals and
- * slow gate round trips; idle's denials stay. */
-static int render_metrics(void *ctx, char **body, size_t *len)
-{
-	struct render *r = ctx;
-	int n = atomic_fetch_add(&r->calls, 1) + 1, err = atomic_load(&r->fail);
-	size_t big = atomic_load(&r->big);
-	FILE *f;
-
-	if (err)
-		return err;
-	if (big) {
-		*body = malloc(big);
-		if (!*body)
-			return -ENOMEM;
-		memset(*body, '#', big);
-		(*body)[big - 1] = '\n';
-		*len = big;
-		return 0;
-	}
-	f = open_memstream(body, len);
-	if (!f)
-		return -errno;
-	fprintf(f,
-		"# HELP sfilter_up Whether sfilterd's runtime is loaded.\n"
-		"# TYPE sfilter_up gauge\nsfilter_up 1\n"
-		"# HELP sfilter_denials_total Calls denied.\n"
-		"# TYPE sfilter_denials_total counter\n"
-		"sfilter_denials_total{container=\"web\",cgroup=\"/web\",filter=\"3\","
-		"syscall=\"ptrace\",action=\"errno\"} %d\n"
-		"sfilter_denials_total{container=\"idle\",cgroup=\"/idle\",filter=\"4\","
-		"syscall=\"mount\",action=\"kill\"} 5\n"
-		"# HELP sfilter_events_dropped_total Events dropped.\n"
-		"# TYPE sfilter_events_dropped_total counter\n"
-		"sfilter_events_dropped_total{reason=\"ring\"} %d\n"
-		"# HELP sfilter_attach_refusals_total Attaches refused.\n"
-		"# TYPE sfilter_attach_refusals_total counter\n"
-		"sfilter_attach_refusals_total{errno=\"ENOSPC\"} %d\n"
-		"# HELP sfilter_gate_round_trip_seconds The gate's round trips.\n"
-		"# TYPE sfilter_gate_round_trip_seconds histogram\n"
-		"sfilter_gate_round_trip_seconds_bucket{le=\"0.001\"} 0\n"
-		"sfilter_gate_round_trip_seconds_bucket{le=\"0.01\"} 0\n"
-		"sfilter_gate_round_trip_seconds_bucket{le=\"0.1\"} %d\n"
-		"sfilter_gate_round_trip_seconds_bucket{le=\"+Inf\"} %d\n"
-		"sfilter_gate_round_trip_seconds_sum %g\n"
-		"sfilter_gate_round_trip_seconds_count %d\n"
-		"# HELP sfilter_dispatcher_attached Whether the dispatcher is attached.\n"
-		"# TYPE sfilter_dispatcher_attached gauge\nsfilter_dispatcher_attached 1\n"
-		"# HELP sfilter_confined_tasks Tasks confined.\n"
-		"# TYPE sfilter_confined_tasks gauge\nsfilter_confined_tasks 3\n",
-		20 * n, n, n, 10 * n, 10 * n, 0.5 * n, 10 * n);
-	return fclose(f) ? -EIO : 0;
-}
-
-static bool private_net(void)
-{
-	char why[256];
-
-	return TEST_REQUIRE(netns_private_loopback(why, sizeof(why)), NULL, why);
-}
-
-/* A server on addr, serving r; NULL with the test failed. */
-static struct sf_http *serve(const char *addr, struct render *r)
-{
-	struct sf_http *h = NULL;
-	char err[256] = "";
-	int ret = sf_http_open(addr, &h, err, sizeof(err));
-
-	if (!ASSERT_OK(ret, err) || !ASSERT_OK(sf_http_start(h, render_metrics, r), "start")) {
-		sf_http_close(h);
-		return NULL;
-	}
-	return h;
 }
 
 /* A blocking TCP connection to ip:port, with a receive buffer of rcvbuf
@@ -258,18 +172,18 @@ static int count_threads(void)
 TEST(metrics_scrape_returns_the_rendered_body_with_prometheus_headers)
 {
 	static char resp[1 << 16];
-	struct render r = { 0 };
+	struct scrape_render r = { 0 };
 	struct sf_http *h;
 	char *expect = NULL, want[64];
 	size_t elen = 0;
 	int fds, threads, port;
 	ssize_t n;
 
-	if (!private_net())
+	if (!scrape_private_net())
 		return;
 	fds = sfd_count_fds(getpid());
 	threads = count_threads();
-	h = serve("127.0.0.1:0", &r);
+	h = scrape_serve("127.0.0.1:0", &r);
 	if (!h)
 		return;
 	port = sf_http_port(h);
@@ -285,7 +199,7 @@ TEST(metrics_scrape_returns_the_rendered_body_with_prometheus_headers)
 	/* The body is the render's, byte for byte (the second render gives
 	 * what the first would with its counters one scrape further). */
 	atomic_store(&r.calls, 0);
-	ASSERT_OK(render_metrics(&r, &expect, &elen), "render again");
+	ASSERT_OK(scrape_render(&r, &expect, &elen), "render again");
 	snprintf(want, sizeof(want), "Content-Length: %zu", elen);
 	ASSERT_TRUE(header_is(resp, want), want);
 	ASSERT_TRUE(n > 0 && strlen(body_of(resp)) == elen &&
@@ -366,7 +280,7 @@ TEST(metrics_port_taken_or_bad_address_is_one_line_and_an_error)
 	int l, fds, r;
 	size_t i;
 
-	if (!private_net())
+	if (!scrape_private_net())
 		return;
 	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (!ASSERT_GE(l, 0, "socket") ||
@@ -420,12 +334,12 @@ TEST(metrics_malformed_unknown_and_overlong_requests_get_their_status_at_once)
 		{ "GET /metrics HTTP/2.0\r\n\r\n", 505 },
 		{ "GET /metrics HTTP/1.1\r\nHost: x\r\nX: y\r\n", 0 },      /* 431, below */
 	};
-	struct render r = { 0 };
+	struct scrape_render r = { 0 };
 	struct sf_http *h;
 	size_t i, len;
 	double t;
 
-	if (!private_net() || !(h = serve("127.0.0.1:0", &r)))
+	if (!scrape_private_net() || !(h = scrape_serve("127.0.0.1:0", &r)))
 		return;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *req = cases[i].req;
@@ -488,13 +402,13 @@ TEST(metrics_colon_port_and_localhost_listen_on_loopback_only)
 		{ "[::1]:0", false, false, true },
 		{ "[::]:0", true, true, true },
 	};
-	struct render r = { 0 };
+	struct scrape_render r = { 0 };
 	struct sf_http *h;
 	bool v6;
 	size_t i;
 	int port, fd;
 
-	if (!private_net())
+	if (!scrape_private_net())
 		return;
 	/* An address of this namespace's outside 127.0.0.0/8, as a network
 	 * interface's would be. */
@@ -514,7 +428,7 @@ TEST(metrics_colon_port_and_localhost_listen_on_loopback_only)
 		h = NULL;
 		sf_http_open(cases[i].addr, &h, err, sizeof(err));
 		if (!ASSERT_TRUE(h != NULL, err) ||
-		    !ASSERT_OK(sf_http_start(h, render_metrics, &r), "start")) {
+		    !ASSERT_OK(sf_http_start(h, scrape_render, &r), "start")) {
 			sf_http_close(h);
 			break;
 		}
@@ -582,13 +496,13 @@ static double wait_event(int fd, int timeout_ms)
 TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dropped)
 {
 	static char resp[4096];
-	struct render r = { 0 };
+	struct scrape_render r = { 0 };
 	struct sf_http *h;
 	double t_mute, t_deaf, waited;
 	int mute, deaf, small = 4096, port, i, err = 0;
 	socklen_t el = sizeof(err);
 
-	if (!private_net() || !(h = serve("127.0.0.1:0", &r)))
+	if (!scrape_private_net() || !(h = scrape_serve("127.0.0.1:0", &r)))
 		return;
 	port = sf_http_port(h);
 	/* One connects and sends nothing. */
@@ -654,12 +568,12 @@ out:
 TEST(metrics_connections_past_the_limit_wait_in_the_backlog_until_a_slot_frees)
 {
 	static char resp[1 << 16];
-	struct render r = { 0 };
+	struct scrape_render r = { 0 };
 	struct sf_http *h;
 	int mute[SF_HTTP_MAX_CONNS], fd, i, port, answered = 0;
 	double t0, waited;
 
-	if (!private_net() || !(h = serve("127.0.0.1:0", &r)))
+	if (!scrape_private_net() || !(h = scrape_serve("127.0.0.1:0", &r)))
 		return;
 	port = sf_http_port(h);
 	t0 = now_ms();
@@ -693,191 +607,3 @@ TEST(metrics_connections_past_the_limit_wait_in_the_backlog_until_a_slot_frees)
 	sf_http_close(h);
 }
 
-/* dist/prometheus/sfilter-alerts.yml of the tree the runner was built
- * in: beside build/, where sfilterd is (or $SF_ALERT_RULES). */
-static bool find_rules(char *out, size_t size)
-{
-	const char *env = getenv("SF_ALERT_RULES");
-	char bin[PATH_MAX];
-
-	if (env && *env)
-		snprintf(out, size, "%s", env);
-	else if (sfd_find_bin("sfilterd", "SF_SFILTERD", bin, sizeof(bin)))
-		snprintf(out, size, "%s/../dist/prometheus/sfilter-alerts.yml", dirname(bin));
-	else
-		snprintf(out, size, "dist/prometheus/sfilter-alerts.yml");
-	return access(out, R_OK) == 0;
-}
-
-/* Prometheus and promtool, or a skip that says why. */
-static bool need_prometheus(struct prom *p)
-{
-	char why[256];
-
-	return TEST_REQUIRE(prom_find(p, why, sizeof(why)), NULL, why);
-}
-
-/* Whether anything is mounted under dir (the test made none, and
- * Prometheus must not either). */
-static bool mounted_under(const char *dir)
-{
-	char line[4096];
-	bool found = false;
-	FILE *f = fopen("/proc/self/mountinfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		found = found || strstr(line, dir);
-	if (f)
-		fclose(f);
-	return found;
-}
-
-/* Stops Prometheus and checks it left nothing: no process of its group,
- * no mount and no file of its directory. */
-static void stop_prometheus(struct prom *p)
-{
-	char dir[sizeof(p->dir)];
-	pid_t pid = p->pid;
-
-	snprintf(dir, sizeof(dir), "%s", p->dir);
-	ASSERT_FALSE(mounted_under(dir), "nothing mounted under its directory");
-	ASSERT_TRUE(prom_stop(p), "prometheus stopped cleanly (exit 0 on SIGTERM)");
-	ASSERT_TRUE(kill(-pid, 0) == -1 && errno == ESRCH, "no process of its group left");
-	ASSERT_TRUE(access(dir, F_OK) == -1 && errno == ENOENT, "its directory removed");
-}
-
-TEST(prometheus_scrapes_the_metrics_server_and_its_queries_answer)
-{
-	struct render r = { 0 };
-	struct sf_http *h;
-	char target[64], out[8192];
-	char *body = NULL;
-	size_t len = 0;
-	double v = 0;
-	int st;
-	PROM_AUTO;
-
-	if (!need_prometheus(&prom) || !private_net())
-		return;
-	/* promtool accepts the fixed metrics, and is no rubber stamp. */
-	ASSERT_OK(render_metrics(&r, &body, &len), "render");
-	st = prom_check_metrics(&prom, body, len, out, sizeof(out));
-	test_log("promtool check metrics: %d %s\n", st, out);
-	ASSERT_EQ(st, 0, "promtool check metrics accepts the body");
-	free(body);
-	st = prom_check_metrics(&prom, "# TYPE x counter\nx 1\n", 21, out, sizeof(out));
-	ASSERT_EQ(st, 3, "promtool: a counter without _total is a lint problem");
-	ASSERT_TRUE(strstr(out, "_total") != NULL, out);
-	st = prom_check_metrics(&prom, "x{ 1\n", 5, out, sizeof(out));
-	ASSERT_EQ(st, 1, "promtool: not the text format");
-
-	atomic_store(&r.calls, 0);
-	if (!(h = serve(":0", &r)))
-		return;
-	snprintf(target, sizeof(target), "127.0.0.1:%d", sf_http_port(h));
-	if (prom_start(&prom, "sfilterd", target, NULL)) {
-		ASSERT_EQ(prom_query_wait(&prom, "up{job=\"sfilterd\"}", 30000, &v), 1,
-			  "up{job=\"sfilterd\"} has a sample");
-		ASSERT_TRUE(v == 1, "the target is up");
-		ASSERT_EQ(prom_query_wait(&prom, "sfilter_up{job=\"sfilterd\"}", 30000, &v), 1,
-			  "sfilter_up scraped");
-		ASSERT_TRUE(v == 1, "sfilter_up is 1");
-		ASSERT_EQ(prom_query_wait(&prom, "sfilter_confined_tasks", 30000, &v), 1,
-			  "sfilter_confined_tasks scraped");
-		ASSERT_TRUE(v == 3, "sfilter_confined_tasks is 3");
-		ASSERT_EQ(prom_query_wait(&prom,
-			  "sfilter_denials_total{container=\"web\",syscall=\"ptrace\"}", 30000, &v),
-			  1, "a denial counter with its labels");
-		ASSERT_TRUE(v >= 20, "its value");
-		/* Scraped every second: the counter rises between queries. */
-		ASSERT_EQ(prom_query_wait(&prom,
-			  "increase(sfilter_events_dropped_total[10s]) > 0", 30000, &v), 1,
-			  "the counter rises from scrape to scrape");
-		ASSERT_EQ(prom_query(&prom, "scrape_samples_scraped{job=\"sfilterd\"}", &v), 1,
-			  "scrape_samples_scraped");
-		test_log("%d renders, %.0f samples a scrape\n", atomic_load(&r.calls), v);
-		ASSERT_EQ(v, 13, "every sample of the body scraped");
-		ASSERT_EQ(prom_query(&prom, "absent(nonexistent_metric_total)", &v), 1,
-			  "a query with no such series");
-		stop_prometheus(&prom);
-	}
-	sf_http_close(h);
-}
-
-TEST(alert_rules_pass_promtool_check_rules)
-{
-	char rules[PATH_MAX + 64], out[8192];
-	int st;
-	PROM_AUTO;
-
-	if (!need_prometheus(&prom))
-		return;
-	if (!find_rules(rules, sizeof(rules))) {
-		test_skip("%s not found beside the runner (set SF_ALERT_RULES)", rules);
-		return;
-	}
-	st = prom_check_rules(&prom, rules, out, sizeof(out));
-	test_log("%s", out);
-	ASSERT_EQ(st, 0, "promtool check rules");
-	ASSERT_TRUE(strstr(out, "SUCCESS: 8 rules found") != NULL, "8 rules found");
-}
-
-/* Whether the alert named in expr (an ALERTS selector) is pending or
- * firing within timeout_ms. */
-static bool alert_on(const struct prom *p, const char *expr, int timeout_ms)
-{
-	double v = 0;
-	int r = prom_query_wait(p, expr, timeout_ms, &v);
-
-	test_log("%s: %s\n", expr, r == 1 ? "pending or firing" : r ? "query failed" : "no");
-	return r == 1;
-}
-
-TEST(alert_rules_fire_on_the_metrics_they_are_written_against)
-{
-	static const char *const firing[] = {
-		"ALERTS{alertname=\"SfilterDenialsRising\",container=\"web\"}",
-		"ALERTS{alertname=\"SfilterEventsDropped\",reason=\"ring\"}",
-		"ALERTS{alertname=\"SfilterAttachRefused\",errno=\"ENOSPC\"}",
-		"ALERTS{alertname=\"SfilterGateSlow\"}",
-	};
-	static const char *const quiet[] = {
-		"ALERTS{alertname=\"SfilterDenialsRising\",container=\"idle\"}",
-		"ALERTS{alertname=\"SfilterdDown\"}",
-		"ALERTS{alertname=\"SfilterdScrapeMissing\"}",
-		"ALERTS{alertname=\"SfilterRuntimeDown\"}",
-		"ALERTS{alertname=\"SfilterDispatcherDetached\"}",
-	};
-	char rules[PATH_MAX + 64], target[64];
-	struct render r = { 0 };
-	struct sf_http *h;
-	int healthy = 0;
-	size_t i;
-	PROM_AUTO;
-
-	if (!need_prometheus(&prom) || !private_net())
-		return;
-	if (!find_rules(rules, sizeof(rules))) {
-		test_skip("%s not found beside the runner (set SF_ALERT_RULES)", rules);
-		return;
-	}
-	if (!(h = serve(":0", &r)))
-		return;
-	snprintf(target, sizeof(target), "127.0.0.1:%d", sf_http_port(h));
-	if (!prom_start(&prom, "sfilterd", target, rules)) {
-		sf_http_close(h);
-		return;
-	}
-	for (i = 0; i < sizeof(firing) / sizeof(firing[0]); i++)
-		ASSERT_TRUE(alert_on(&prom, firing[i], 30000), firing[i]);
-	for (i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
-		ASSERT_FALSE(alert_on(&prom, quiet[i], 0), quiet[i]);
-	/* Evaluated by now (the alerts above are its results). */
-	ASSERT_EQ(prom_rules(&prom, &healthy), 8, "Prometheus loaded the 8 rules");
-	ASSERT_EQ(healthy, 8, "every rule evaluates without error");
-	/* The endpoint gone: scrapes fail, up is 0. */
-	sf_http_close(h);
-	ASSERT_TRUE(alert_on(&prom, "ALERTS{alertname=\"SfilterdDown\"}", 30000),
-		    "SfilterdDown once the endpoint is gone");
-	stop_prometheus(&prom);
-}
