@@ -405,6 +405,18 @@ fuzz: fuzz-bins
 fuzz-short: fuzz-bins
 	$(Q)tests/run-fuzz.sh $(FUZZ_SHORT_SECONDS) $(FUZZERS)
 
+# --- metrics: the HTTP server of sfilterd --metrics, in the tests and a fuzzer ----
+# loader/daemon/http*.c include nothing of the daemon's: like the holder,
+# they are an archive of their own that the test runner links; the fuzzer
+# links the parsers, compiled again with the sanitizers.
+LIBSFHTTP := $(OUTPUT)/libsfhttp.a
+
+$(LIBSFHTTP): $(call obj,loader/daemon/http.c loader/daemon/http_wire.c)
+	$(Q)$(archive)
+
+$(SFTEST): $(LIBSFHTTP)
+$(OUTPUT)/fuzz/fuzz_http: $(call fobj,loader/daemon/http_wire.c)
+
 # --- sfilterd-asan: the daemon with ASan+UBSan, for tests/test_daemon_fuzz.c --------
 # Dynamically linked; tests/guest/run.sh brings its libraries into the guest.
 SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
