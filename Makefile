@@ -19,6 +19,7 @@
 #                   suite in the 6.1 guest
 #   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
+#   make image      the DaemonSet's OCI image: build/sfilter-image.tar (dist/image)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 #   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
 #                   (LIBDIR/sfilter, where sfrun looks), man pages
@@ -52,6 +53,8 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    busybox-static cpio gzip libclang-rt-14-dev \
 	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
 	    python3-yaml runc crun
+# The engine tests and `make image` (the block "image" below).
+DEB_PKGS += podman buildah
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
@@ -477,6 +480,73 @@ install-hooks: install
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILEDIR@|$(PROFILEDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
+
+# --- image: the DaemonSet's OCI image (dist/image/Containerfile) ---------------------
+# FROM scratch, built offline with buildah: the static binaries the
+# manifest's commands run, Debian's static busybox as /bin/sh with the
+# applets the init container's script calls, and the hooks.d file. The
+# image goes into the containers-storage at IMAGE_ROOT (by default under
+# $(OUTPUT), so that the system's is left alone; IMAGE_ROOT=/var/lib/containers/storage
+# IMAGE_RUNROOT=/run/containers/storage IMAGE_DRIVER=overlay puts it in the
+# system's Podman and CRI-O storage) and into IMAGE_ARCHIVE, an OCI archive
+# for `podman load` and `ctr images import`. dist/kubernetes names
+# IMAGE_NAME; tests/check-dist.py checks that it is this version's.
+# tests/test_engine_podman.c runs the archive as the DaemonSet runs it.
+IMAGE_VERSION := $(SFCLIENT_VERSION)
+IMAGE_NAME := localhost/sfilter:$(IMAGE_VERSION)
+IMAGE_ARCHIVE := $(OUTPUT)/sfilter-image.tar
+IMAGE_STAGE := $(OUTPUT)/image
+IMAGE_ROOT ?= $(abspath $(IMAGE_STAGE))/storage
+IMAGE_RUNROOT ?= $(abspath $(IMAGE_STAGE))/run
+IMAGE_DRIVER ?= vfs
+IMAGE_SOURCE ?= $(or $(shell git config --get remote.origin.url 2>/dev/null),file://$(CURDIR))
+IMAGE_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
+# What the init container's script runs besides sh (tests/check-dist.py).
+IMAGE_APPLETS := sh cp chmod mv cat
+BUSYBOX_STATIC ?= /bin/busybox
+BUILDAH ?= buildah
+IMAGE_CTX := $(IMAGE_STAGE)/ctx
+# The hooks.d file the engine tests fill in, beside the runner.
+TEST_HOOKS_JSON := $(OUTPUT)/tests/sfilter-hooks.json
+
+.PHONY: image
+
+image: $(IMAGE_ARCHIVE)
+
+# Built in the storage first, then pushed whole to the archive by rename:
+# a failed build leaves no archive that a test would run.
+$(IMAGE_ARCHIVE): dist/image/Containerfile dist/oci-hooks.d/sfilter.json \
+		  $(SFILTERD) $(SFCTL) $(SFOCIHOOK) | $(DEPS_STAMP)
+	$(call msg,IMAGE,$(IMAGE_NAME) $@)
+	$(Q)if readelf -l $(BUSYBOX_STATIC) | grep -q INTERP; then \
+		echo "$(BUSYBOX_STATIC) is not static (install busybox-static)" >&2; exit 1; fi
+	$(Q)rm -rf $(IMAGE_CTX) && mkdir -p $(IMAGE_CTX)/rootfs/usr/local/bin $(IMAGE_CTX)/rootfs/bin \
+		$(IMAGE_CTX)/rootfs/tmp $(IMAGE_CTX)/rootfs/usr/local/share/sfilter/oci-hooks.d \
+		$(IMAGE_STAGE)/tmp
+	$(Q)cp $(SFILTERD) $(SFCTL) $(SFOCIHOOK) $(IMAGE_CTX)/rootfs/usr/local/bin/
+	$(Q)cp $(BUSYBOX_STATIC) $(IMAGE_CTX)/rootfs/bin/busybox
+	$(Q)for a in $(IMAGE_APPLETS); do ln -s busybox $(IMAGE_CTX)/rootfs/bin/$$a || exit 1; done
+	$(Q)chmod 1777 $(IMAGE_CTX)/rootfs/tmp
+	$(Q)sed -e 's|@BINDIR@|/usr/local/bin|g' -e 's|@PROFILEDIR@|/etc/sfilter/profiles|g' \
+		dist/oci-hooks.d/sfilter.json > $(IMAGE_CTX)/rootfs/usr/local/share/sfilter/oci-hooks.d/sfilter.json
+	$(Q)cp dist/image/Containerfile $(IMAGE_CTX)/Containerfile
+	$(Q)export TMPDIR=$(abspath $(IMAGE_STAGE))/tmp; \
+	b="$(BUILDAH) --root $(IMAGE_ROOT) --runroot $(IMAGE_RUNROOT) --storage-driver $(IMAGE_DRIVER)"; \
+	$$b bud --quiet --build-arg VERSION=$(IMAGE_VERSION) --build-arg SOURCE=$(IMAGE_SOURCE) \
+		--build-arg REVISION=$(IMAGE_REVISION) -t $(IMAGE_NAME) -f $(IMAGE_CTX)/Containerfile \
+		$(IMAGE_CTX) >/dev/null && \
+	rm -f $@.tmp && $$b push --quiet $(IMAGE_NAME) oci-archive:$@.tmp:$(IMAGE_NAME) && \
+	mv -f $@.tmp $@
+
+$(TEST_HOOKS_JSON): dist/oci-hooks.d/sfilter.json
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
+$(SFTEST): $(TEST_HOOKS_JSON)
+
+# The suite runs the image where buildah can build it; without buildah the
+# test says so and skips.
+test: $(if $(shell command -v $(BUILDAH) 2>/dev/null),image)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
