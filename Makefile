@@ -501,7 +501,9 @@ IMAGE_RUNROOT ?= $(abspath $(IMAGE_STAGE))/run
 IMAGE_DRIVER ?= vfs
 IMAGE_SOURCE ?= $(or $(shell git config --get remote.origin.url 2>/dev/null),file://$(CURDIR))
 IMAGE_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
-# What the init container's script runs besides sh (tests/check-dist.py).
+# What the manifest's commands run: the binaries in /usr/local/bin, and the
+# busybox applets in /bin (tests/check-dist.py checks both lists against it).
+IMAGE_BINS := $(SFILTERD) $(SFCTL) $(SFOCIHOOK)
 IMAGE_APPLETS := sh cp chmod mv cat
 BUSYBOX_STATIC ?= /bin/busybox
 BUILDAH ?= buildah
@@ -516,14 +518,14 @@ image: $(IMAGE_ARCHIVE)
 # Built in the storage first, then pushed whole to the archive by rename:
 # a failed build leaves no archive that a test would run.
 $(IMAGE_ARCHIVE): dist/image/Containerfile dist/oci-hooks.d/sfilter.json \
-		  $(SFILTERD) $(SFCTL) $(SFOCIHOOK) | $(DEPS_STAMP)
+		  $(IMAGE_BINS) | $(DEPS_STAMP)
 	$(call msg,IMAGE,$(IMAGE_NAME) $@)
 	$(Q)if readelf -l $(BUSYBOX_STATIC) | grep -q INTERP; then \
 		echo "$(BUSYBOX_STATIC) is not static (install busybox-static)" >&2; exit 1; fi
 	$(Q)rm -rf $(IMAGE_CTX) && mkdir -p $(IMAGE_CTX)/rootfs/usr/local/bin $(IMAGE_CTX)/rootfs/bin \
 		$(IMAGE_CTX)/rootfs/tmp $(IMAGE_CTX)/rootfs/usr/local/share/sfilter/oci-hooks.d \
 		$(IMAGE_STAGE)/tmp
-	$(Q)cp $(SFILTERD) $(SFCTL) $(SFOCIHOOK) $(IMAGE_CTX)/rootfs/usr/local/bin/
+	$(Q)cp $(IMAGE_BINS) $(IMAGE_CTX)/rootfs/usr/local/bin/
 	$(Q)cp $(BUSYBOX_STATIC) $(IMAGE_CTX)/rootfs/bin/busybox
 	$(Q)for a in $(IMAGE_APPLETS); do ln -s busybox $(IMAGE_CTX)/rootfs/bin/$$a || exit 1; done
 	$(Q)chmod 1777 $(IMAGE_CTX)/rootfs/tmp
