@@ -544,7 +544,15 @@ $(TEST_HOOKS_JSON): dist/oci-hooks.d/sfilter.json
 	$(Q)mkdir -p $(@D)
 	$(Q)cp $< $@
 
-$(SFTEST): $(TEST_HOOKS_JSON)
+# The DaemonSet's init container script, which the image test runs in the
+# image as the kubelet would.
+TEST_INIT_SH := $(OUTPUT)/tests/sfilter-init.sh
+
+$(TEST_INIT_SH): dist/kubernetes/sfilterd-daemonset.yaml tests/check-dist.py | $(DEPS_STAMP)
+	$(Q)mkdir -p $(@D)
+	$(Q)/usr/bin/python3 tests/check-dist.py --init-script > $@.tmp && mv -f $@.tmp $@
+
+$(SFTEST): $(TEST_HOOKS_JSON) $(TEST_INIT_SH)
 
 # The suite runs the image where buildah can build it; without buildah the
 # test says so and skips.

@@ -423,7 +423,23 @@ CHECKS = [  # name, function, needs YAML
 ]
 
 
+def print_init_script():
+    """--init-script: the script the DaemonSet's init container runs, for
+    tests/test_engine_podman.c to run in the image as the kubelet would."""
+    if not yaml:
+        print("check-dist: --init-script: no python3-yaml", file=sys.stderr)
+        return 1
+    for _, script in init_script(sfilterd(load())[1]):
+        if script:
+            sys.stdout.write(script)
+            return 0
+    print("check-dist: --init-script: no init container runs sh -c", file=sys.stderr)
+    return 1
+
+
 def main():
+    if sys.argv[1:] == ["--init-script"]:
+        return print_init_script()
     dist = load() if yaml else None
     failed = False
     for name, check, needs_yaml in CHECKS:

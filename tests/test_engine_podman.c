@@ -5,8 +5,11 @@
  * project's hooks.d file from --hooks-dir, and so sfilter-oci-hook, on
  * containers annotated io.sfilter.profile; passes a profile's gate
  * (sfctl compile --gate) on to runc with its listenerPath; and runs the
- * DaemonSet's image (make image) as the DaemonSet runs it, whose sfilterd
- * confines processes of the host. What a user of Podman sees is what is
+ * DaemonSet's image (make image) as the DaemonSet runs it: its init
+ * container's script (the manifest's own) installs the hook, the hooks.d
+ * file and the profiles on a stand-in node directory, and its sfilterd
+ * confines processes of the host and, through that installed hook, other
+ * containers. What a user of Podman sees is what is
  * checked: the workload's output, `podman run`'s exit status (137 for a
  * workload the filter killed, 126 for a container whose hook failed), and
  * that nothing is left when Podman is done.
@@ -272,8 +275,9 @@ static bool answers(const char *sock)
 }
 
 struct ds {
-	char bpf[128], run[128], sock[160], profiles[128], image[128];
-	char nofile[48], v_bpf[200], v_run[200], v_prof[200];
+	char bpf[128], run[128], sock[160], profiles[200], image[128];
+	char nofile[48], v_bpf[200], v_run[200], v_prof[240];
+	char node[128];         /* stands for the node's / in the init container */
 };
 
 /* `podman run -d` of the image as the DaemonSet's sfilterd container: the
@@ -338,6 +342,99 @@ static bool ds_log_has(struct podman *p, const char *needle)
 		usleep(100000);
 	}
 	return false;
+}
+
+/* Whether the files at a and b hold the same bytes. */
+static bool same_bytes(const char *a, const char *b)
+{
+	char ba[65536], bb[65536];
+	FILE *fa = fopen(a, "r"), *fb = fopen(b, "r");
+	size_t na, nb;
+	bool same = fa && fb;
+
+	while (same) {
+		na = fread(ba, 1, sizeof(ba), fa);
+		nb = fread(bb, 1, sizeof(bb), fb);
+		same = na == nb && !memcmp(ba, bb, na);
+		if (!na)
+			break;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* Whether dir holds a file whose name starts with a dot (a half-done copy
+ * of the init script's). */
+static bool has_dot_file(const char *dir)
+{
+	char cmd[300], out[256];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s", dir);
+	st = sfd_run((const char *const[]){ "/bin/ls", "-A", cmd, NULL }, true, 30, out,
+		     sizeof(out));
+	return st != 0 || out[0] == '.' || strstr(out, "\n.");
+}
+
+/* The DaemonSet's init container, its script taken from the manifest
+ * (tests/check-dist.py --init-script): the image's hook, the hooks.d file
+ * and the ConfigMap's profiles (here dir/profiles) go onto the "node"
+ * (dir/node), each where the manifest's hostPath volumes put them. Then
+ * the sfilterd container reads the node's profiles, and the hooks.d file
+ * names the hook the init container installed, as on a node. */
+static bool ds_install(struct podman *p, struct ds *d, const char *built_hook)
+{
+	static const char *const dirs[] = { "usr/local/bin", "etc/containers/oci/hooks.d",
+					    "etc/sfilter/profiles", NULL };
+	char script[8192], v[3][300], cm[240], path[300], want[300];
+	char hook[200], hooks_d[200], profiles[200];
+	struct json_object *a, *b;
+	const char *argv[] = { "/bin/sh", "-ec", script, NULL };
+	size_t i;
+	int st;
+
+	if (!podman_staged("sfilter-init.sh", "SF_INIT_SH", script, sizeof(script)))
+		return false;
+	snprintf(d->node, sizeof(d->node), "%s/node", p->dir);
+	for (i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof(path), "mkdir -p '%s/%s'", d->node, dirs[i]);
+		if (!ASSERT_OK(system(path), path))
+			return false;
+		snprintf(v[i], sizeof(v[i]), "%s/%s:/host/%s", d->node, dirs[i], dirs[i]);
+	}
+	snprintf(cm, sizeof(cm), "%s:/profiles:ro", d->profiles);
+	st = podman_run(p, (const char *const[]){ "--rm", "-v", v[0], "-v", v[1], "-v", v[2],
+		"-v", cm, NULL }, d->image, argv);
+	if (!ASSERT_TRUE(exited(st, 0), "the init container's script exits 0"))
+		return false;
+	snprintf(hook, sizeof(hook), "%.120s/usr/local/bin/sfilter-oci-hook", d->node);
+	snprintf(hooks_d, sizeof(hooks_d), "%.120s/etc/containers/oci/hooks.d", d->node);
+	snprintf(profiles, sizeof(profiles), "%.120s/etc/sfilter/profiles", d->node);
+	ASSERT_TRUE(access(hook, X_OK) == 0 && same_bytes(hook, built_hook),
+		    "the hook on the node is the one built");
+	snprintf(path, sizeof(path), "%s/deny-sync.json", profiles);
+	snprintf(want, sizeof(want), "%s/deny-sync.json", d->profiles);
+	ASSERT_TRUE(same_bytes(path, want), "the ConfigMap's profiles are on the node");
+	/* The manifest's copy of the hooks.d file against the image's, both
+	 * made from dist/oci-hooks.d/sfilter.json. */
+	st = podman_run(p, (const char *const[]){ "--rm", NULL }, d->image, (const char *const[]){
+		"cat", "/usr/local/share/sfilter/oci-hooks.d/sfilter.json", NULL });
+	snprintf(path, sizeof(path), "%s/sfilter.json", hooks_d);
+	a = json_object_from_file(path);
+	b = exited(st, 0) ? json_tokener_parse(p->out) : NULL;
+	ASSERT_TRUE(a && b && json_object_equal(a, b),
+		    "the hooks.d file on the node is the one the image carries");
+	json_object_put(a);
+	json_object_put(b);
+	for (i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", d->node, dirs[i]);
+		ASSERT_FALSE(has_dot_file(path), "no half-done copy is left");
+	}
+	snprintf(d->profiles, sizeof(d->profiles), "%s", profiles);
+	return podman_hooks_d(p, hook, profiles, d->sock);
 }
 
 /* A process of the host (the test's victim, outside any container)
@@ -408,7 +505,7 @@ TEST(podman_runs_the_daemonset_image_whose_sfilterd_confines_and_releases_a_host
 	PODMAN_AUTO;
 	struct victim v __attribute__((cleanup(victim_end))) = { 0 };
 	struct ds d = { 0 };
-	char archive[PATH_MAX], pinned[160];
+	char archive[PATH_MAX], pinned[160], hook[PATH_MAX];
 	bool host_pins = access("/sys/fs/bpf/sfilter", F_OK) == 0;
 
 	if (!sfd_find_file("sfilter-image.tar", "SF_IMAGE", archive, sizeof(archive))) {
@@ -428,7 +525,9 @@ TEST(podman_runs_the_daemonset_image_whose_sfilterd_confines_and_releases_a_host
 	    !load_image(&pm, archive, d.image, sizeof(d.image)))
 		goto out;
 	image_facts(&pm, archive, d.image);
-	if (!ds_start(&pm, &d))
+	test_log("-- the init container installs the hook, the hooks.d file, the profiles\n");
+	if (!sfd_find_bin("sfilter-oci-hook", "SF_OCI_HOOK", hook, sizeof(hook)) ||
+	    !ds_install(&pm, &d, hook) || !ds_start(&pm, &d))
 		goto out;
 	test_log("-- the readiness probe: sfctl status answers, pinned in the private bpffs\n");
 	ASSERT_TRUE(exited(ds_exec(&pm, (const char *const[]){ "/usr/local/bin/sfctl", "status",
@@ -438,7 +537,7 @@ TEST(podman_runs_the_daemonset_image_whose_sfilterd_confines_and_releases_a_host
 	test_log("-- a host process confined, judged and released\n");
 	if (ASSERT_TRUE(victim_start(&v), "start the host process"))
 		confine_and_release(&pm, &v);
-	test_log("-- a container's hook reaches the pod's sfilterd\n");
+	test_log("-- the hook the init container installed reaches the pod's sfilterd\n");
 	hook_through_the_pod(&pm);
 	ds_stop(&pm, &d);
 out:

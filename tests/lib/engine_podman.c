@@ -247,29 +247,38 @@ static bool replace_all(const char *text, const char *from, const char *to, char
 	return ASSERT_TRUE(off < size, "the hooks.d file fits");
 }
 
+bool podman_staged(const char *name, const char *env, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	size_t n;
+	FILE *f;
+
+	if (!sfd_find_file(name, env, path, sizeof(path))) {
+		test_fail(__FILE__, __LINE__, "no %s beside the test runner (the Makefile "
+			  "stages it)", name);
+		return false;
+	}
+	f = fopen(path, "r");
+	if (!ASSERT_TRUE(f != NULL, path))
+		return false;
+	n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return ASSERT_TRUE(n < size - 1, "the staged file fits");
+}
+
 bool podman_hooks_d(struct podman *p, const char *hook, const char *profiles,
 		    const char *sock)
 {
-	char tmpl[PATH_MAX], bindir[PATH_MAX], raw[4096], a[4096], b[4096], env[200], out[160];
+	char bindir[PATH_MAX], raw[4096], a[4096], b[4096], env[200], out[160];
 	struct json_object *doc, *h, *e;
-	FILE *f;
-	size_t n;
 	bool ok;
 
-	if (!sfd_find_file("sfilter-hooks.json", "SF_HOOKS_JSON", tmpl, sizeof(tmpl))) {
-		test_fail(__FILE__, __LINE__, "no sfilter-hooks.json beside the test runner "
-			  "(the Makefile copies dist/oci-hooks.d/sfilter.json there)");
+	if (!podman_staged("sfilter-hooks.json", "SF_HOOKS_JSON", raw, sizeof(raw)))
 		return false;
-	}
 	if (!ASSERT_TRUE(realpath(hook, bindir) != NULL, "the hook's path"))
 		return false;
 	dirname(bindir);
-	f = fopen(tmpl, "r");
-	if (!ASSERT_TRUE(f != NULL, tmpl))
-		return false;
-	n = fread(raw, 1, sizeof(raw) - 1, f);
-	fclose(f);
-	raw[n] = '\0';
 	if (!replace_all(raw, "@BINDIR@", bindir, a, sizeof(a)) ||
 	    !replace_all(a, "@PROFILEDIR@", profiles, b, sizeof(b)))
 		return false;

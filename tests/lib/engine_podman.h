@@ -56,10 +56,16 @@ int podman_run(struct podman *p, const char *const *opts, const char *image,
  * SKIP with Podman's words when it does not. */
 bool podman_import_busybox(struct podman *p, const char *image);
 
+/* A file the Makefile stages beside the runner (or $env), read whole into
+ * buf; false with the test failed. */
+bool podman_staged(const char *name, const char *env, char *buf, size_t size);
+
 /* dir/hooks.d/sfilter.json: the project's hooks.d file (staged beside the
- * runner) with @BINDIR@ and @PROFILEDIR@ filled in, and the hook's
- * environment naming sock, the only way the hook is told of a socket
- * other than /run/sfilter/sfilterd.sock. */
+ * runner as sfilter-hooks.json) with @BINDIR@ (hook's directory) and
+ * @PROFILEDIR@ filled in, and the hook's environment naming sock: the
+ * hook takes its socket from $SFILTER_SOCKET alone (else
+ * /run/sfilter/sfilterd.sock), and runc gives a hook only the env of its
+ * hooks.d entry. */
 bool podman_hooks_d(struct podman *p, const char *hook, const char *profiles,
 		    const char *sock);
 
