@@ -508,6 +508,15 @@ IMAGE_APPLETS := sh cp chmod mv cat
 BUSYBOX_STATIC ?= /bin/busybox
 BUILDAH ?= buildah
 IMAGE_CTX := $(IMAGE_STAGE)/ctx
+# buildah run by root writes its blob info cache to /var/lib/containers/cache
+# whatever --root says (containers/image), and its CNI lock to /etc/cni/net.d.
+# Building into the default IMAGE_ROOT keeps both off the system: the lock
+# goes to its own network_config_dir, and /var/lib is read-only in a mount
+# namespace of the build's own, where buildah keeps the cache in memory
+# (mount --bind -o ro: a comma would end $(if)'s argument).
+IMAGE_PRIVATE = $(if $(and $(filter file,$(origin IMAGE_ROOT)),$(filter 0,$(shell id -u))),\
+	CONTAINERS_CONF=$(abspath $(IMAGE_STAGE))/containers.conf unshare -m sh -c \
+	'mount --make-rprivate / && mount --bind -o ro /var/lib /var/lib && exec "$$@"' sh)
 # The hooks.d file the engine tests fill in, beside the runner.
 TEST_HOOKS_JSON := $(OUTPUT)/tests/sfilter-hooks.json
 
@@ -524,7 +533,9 @@ $(IMAGE_ARCHIVE): dist/image/Containerfile dist/oci-hooks.d/sfilter.json \
 		echo "$(BUSYBOX_STATIC) is not static (install busybox-static)" >&2; exit 1; fi
 	$(Q)rm -rf $(IMAGE_CTX) && mkdir -p $(IMAGE_CTX)/rootfs/usr/local/bin $(IMAGE_CTX)/rootfs/bin \
 		$(IMAGE_CTX)/rootfs/tmp $(IMAGE_CTX)/rootfs/usr/local/share/sfilter/oci-hooks.d \
-		$(IMAGE_STAGE)/tmp
+		$(IMAGE_STAGE)/tmp $(IMAGE_STAGE)/cni
+	$(Q)printf '[network]\nnetwork_config_dir = "%s"\n' $(abspath $(IMAGE_STAGE))/cni \
+		> $(IMAGE_STAGE)/containers.conf
 	$(Q)cp $(IMAGE_BINS) $(IMAGE_CTX)/rootfs/usr/local/bin/
 	$(Q)cp $(BUSYBOX_STATIC) $(IMAGE_CTX)/rootfs/bin/busybox
 	$(Q)for a in $(IMAGE_APPLETS); do ln -s busybox $(IMAGE_CTX)/rootfs/bin/$$a || exit 1; done
@@ -534,10 +545,10 @@ $(IMAGE_ARCHIVE): dist/image/Containerfile dist/oci-hooks.d/sfilter.json \
 	$(Q)cp dist/image/Containerfile $(IMAGE_CTX)/Containerfile
 	$(Q)export TMPDIR=$(abspath $(IMAGE_STAGE))/tmp; \
 	b="$(BUILDAH) --root $(IMAGE_ROOT) --runroot $(IMAGE_RUNROOT) --storage-driver $(IMAGE_DRIVER)"; \
-	$$b bud --quiet --build-arg VERSION=$(IMAGE_VERSION) --build-arg SOURCE=$(IMAGE_SOURCE) \
+	$(IMAGE_PRIVATE) $$b bud --quiet --build-arg VERSION=$(IMAGE_VERSION) --build-arg SOURCE=$(IMAGE_SOURCE) \
 		--build-arg REVISION=$(IMAGE_REVISION) -t $(IMAGE_NAME) -f $(IMAGE_CTX)/Containerfile \
 		$(IMAGE_CTX) >/dev/null && \
-	rm -f $@.tmp && $$b push --quiet $(IMAGE_NAME) oci-archive:$@.tmp:$(IMAGE_NAME) && \
+	rm -f $@.tmp && $(IMAGE_PRIVATE) $$b push --quiet $(IMAGE_NAME) oci-archive:$@.tmp:$(IMAGE_NAME) && \
 	mv -f $@.tmp $@
 
 $(TEST_HOOKS_JSON): dist/oci-hooks.d/sfilter.json
