@@ -11,7 +11,8 @@
  * confines processes of the host and, through that installed hook, other
  * containers. What a user of Podman sees is what is
  * checked: the workload's output, `podman run`'s exit status (137 for a
- * workload the filter killed, 126 for a container whose hook failed), and
+ * workload the filter killed, 126 or 127 for a container whose hook
+ * failed, by the words of the hook's line), and
  * that nothing is left when Podman is done.
  */
 #define _GNU_SOURCE
@@ -145,6 +146,14 @@ TEST(podman_runs_the_hook_from_hooks_d_on_annotated_containers_and_leaves_others
 	ASSERT_TRUE(access(ran, F_OK) != 0, "the workload never ran");
 	st = podman_do(&pm, (const char *const[]){ "ps", "--all", "--quiet", NULL });
 	ASSERT_TRUE(exited(st, 0) && pm.out[0] == '\0', "no container is left");
+
+	test_log("-- a missing profile stops it too\n");
+	st = podman_run(&pm, (const char *const[]){ "--rm", "-v", vol, "--annotation",
+		"io.sfilter.profile=missing.json", NULL }, BUSYBOX, mark);
+	ASSERT_FALSE(exited(st, 0), "podman run fails");
+	ASSERT_EQ(count(pm.out, "sfilter-oci-hook: "), 1, "one line of the hook's");
+	ASSERT_TRUE(strstr(pm.out, "missing.json") != NULL, "it names the profile");
+	ASSERT_TRUE(access(ran, F_OK) != 0, "the workload never ran");
 
 	test_log("-- a container without the annotation is left alone\n");
 	st = podman_run(&pm, (const char *const[]){ "--rm", NULL }, BUSYBOX, do_sync);
@@ -477,8 +486,9 @@ static void hook_through_the_pod(struct podman *p)
 	ASSERT_TRUE(exited(st, 137), "a container annotated deny-sync.json: its sync exits 137");
 }
 
-/* podman stop: sfilterd exits 0 on SIGTERM; the image's own `sfilterd
- * --uninstall` tears the pins down, as on a node that drops sfilter. */
+/* podman stop: sfilterd exits 0 on SIGTERM, and an annotated container
+ * then never starts; the image's own `sfilterd --uninstall` tears the pins
+ * down, as on a node that drops sfilter. */
 static void ds_stop(struct podman *p, struct ds *d)
 {
 	static const char *const uninstall[] = { "sfilterd", "--uninstall", NULL };
@@ -491,6 +501,13 @@ static void ds_stop(struct podman *p, struct ds *d)
 		"sfilterd", NULL });
 	ASSERT_TRUE(exited(st, 0) && !strcmp(p->out, "0\n"), "sfilterd exited 0 on SIGTERM");
 	ASSERT_TRUE(ds_log_has(p, "\"sfilterd\":\"stop\""), "its stop line is logged");
+	/* As between a rolling update's old pod and its new one. */
+	st = podman_run(p, (const char *const[]){ "--rm", "--annotation",
+		"io.sfilter.profile=deny-sync.json", NULL }, BUSYBOX,
+		(const char *const[]){ "echo", "ran", NULL });
+	ASSERT_FALSE(exited(st, 0), "with sfilterd stopped, an annotated container fails");
+	ASSERT_TRUE(strstr(p->out, "sfilter-oci-hook: ") && !strstr(p->out, "ran\n"),
+		    "the hook says why, and the workload never ran");
 	snprintf(d->v_bpf, sizeof(d->v_bpf), "%s:/sys/fs/bpf", d->bpf);
 	st = podman_run(p, (const char *const[]){ "--rm", "--privileged", "-v", d->v_bpf,
 		"-v", d->v_run, NULL }, d->image, uninstall);
