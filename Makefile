@@ -507,6 +507,8 @@ IMAGE_BINS := $(SFILTERD) $(SFCTL) $(SFOCIHOOK)
 IMAGE_APPLETS := sh cp chmod mv cat
 BUSYBOX_STATIC ?= /bin/busybox
 BUILDAH ?= buildah
+# Without their debug information the binaries are a third of the image.
+STRIP ?= strip
 IMAGE_CTX := $(IMAGE_STAGE)/ctx
 # buildah run by root writes its blob info cache to /var/lib/containers/cache
 # whatever --root says (containers/image), and its CNI lock to /etc/cni/net.d.
@@ -537,6 +539,7 @@ $(IMAGE_ARCHIVE): dist/image/Containerfile dist/oci-hooks.d/sfilter.json \
 	$(Q)printf '[network]\nnetwork_config_dir = "%s"\n' $(abspath $(IMAGE_STAGE))/cni \
 		> $(IMAGE_STAGE)/containers.conf
 	$(Q)cp $(IMAGE_BINS) $(IMAGE_CTX)/rootfs/usr/local/bin/
+	$(Q)$(STRIP) $(addprefix $(IMAGE_CTX)/rootfs/usr/local/bin/,$(notdir $(IMAGE_BINS)))
 	$(Q)cp $(BUSYBOX_STATIC) $(IMAGE_CTX)/rootfs/bin/busybox
 	$(Q)for a in $(IMAGE_APPLETS); do ln -s busybox $(IMAGE_CTX)/rootfs/bin/$$a || exit 1; done
 	$(Q)chmod 1777 $(IMAGE_CTX)/rootfs/tmp
