@@ -19,6 +19,7 @@
 #                   suite in the 6.1 guest
 #   make demo       sfilterd, sfctl and sfrun on a confined shell (demo/demo.sh)
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
+#   make image      the DaemonSet's OCI image: build/sfilter-image.tar (dist/image)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 #   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
 #                   (LIBDIR/sfilter, where sfrun looks), man pages
@@ -52,6 +53,8 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    busybox-static cpio gzip libclang-rt-14-dev \
 	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
 	    python3-yaml runc crun
+# The engine tests and `make image` (the block "image" below).
+DEB_PKGS += podman buildah
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
@@ -512,6 +515,97 @@ install-hooks: install
 	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILEDIR@|$(PROFILEDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
 	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
+
+# --- image: the DaemonSet's OCI image (dist/image/Containerfile) ---------------------
+# FROM scratch, built offline with buildah: the static binaries the
+# manifest's commands run, Debian's static busybox as /bin/sh with the
+# applets the init container's script calls, and the hooks.d file. The
+# image goes into the containers-storage at IMAGE_ROOT (by default under
+# $(OUTPUT), so that the system's is left alone; IMAGE_ROOT=/var/lib/containers/storage
+# IMAGE_RUNROOT=/run/containers/storage IMAGE_DRIVER=overlay puts it in the
+# system's Podman and CRI-O storage) and into IMAGE_ARCHIVE, an OCI archive
+# for `podman load` and `ctr images import`. dist/kubernetes names
+# IMAGE_NAME; tests/check-dist.py checks that it is this version's.
+# tests/test_engine_podman.c runs the archive as the DaemonSet runs it.
+IMAGE_VERSION := $(SFCLIENT_VERSION)
+IMAGE_NAME := localhost/sfilter:$(IMAGE_VERSION)
+IMAGE_ARCHIVE := $(OUTPUT)/sfilter-image.tar
+IMAGE_STAGE := $(OUTPUT)/image
+IMAGE_ROOT ?= $(abspath $(IMAGE_STAGE))/storage
+IMAGE_RUNROOT ?= $(abspath $(IMAGE_STAGE))/run
+IMAGE_DRIVER ?= vfs
+IMAGE_SOURCE ?= $(or $(shell git config --get remote.origin.url 2>/dev/null),file://$(CURDIR))
+IMAGE_REVISION = $(shell git rev-parse HEAD 2>/dev/null)
+# What the manifest's commands run: the binaries in /usr/local/bin, and the
+# busybox applets in /bin (tests/check-dist.py checks both lists against it).
+IMAGE_BINS := $(SFILTERD) $(SFCTL) $(SFOCIHOOK)
+IMAGE_APPLETS := sh cp chmod mv cat
+BUSYBOX_STATIC ?= /bin/busybox
+BUILDAH ?= buildah
+# Without their debug information the binaries are a third of the image.
+STRIP ?= strip
+IMAGE_CTX := $(IMAGE_STAGE)/ctx
+# buildah run by root writes its blob info cache to /var/lib/containers/cache
+# whatever --root says (containers/image), and its CNI lock to /etc/cni/net.d.
+# Building into the default IMAGE_ROOT keeps both off the system: the lock
+# goes to its own network_config_dir, and /var/lib is read-only in a mount
+# namespace of the build's own, where buildah keeps the cache in memory
+# (mount --bind -o ro: a comma would end $(if)'s argument).
+IMAGE_PRIVATE = $(if $(and $(filter file,$(origin IMAGE_ROOT)),$(filter 0,$(shell id -u))),\
+	CONTAINERS_CONF=$(abspath $(IMAGE_STAGE))/containers.conf unshare -m sh -c \
+	'mount --make-rprivate / && mount --bind -o ro /var/lib /var/lib && exec "$$@"' sh)
+# The hooks.d file the engine tests fill in, beside the runner.
+TEST_HOOKS_JSON := $(OUTPUT)/tests/sfilter-hooks.json
+
+.PHONY: image
+
+image: $(IMAGE_ARCHIVE)
+
+# Built in the storage first, then pushed whole to the archive by rename:
+# a failed build leaves no archive that a test would run.
+$(IMAGE_ARCHIVE): dist/image/Containerfile dist/oci-hooks.d/sfilter.json \
+		  $(IMAGE_BINS) | $(DEPS_STAMP)
+	$(call msg,IMAGE,$(IMAGE_NAME) $@)
+	$(Q)if readelf -l $(BUSYBOX_STATIC) | grep -q INTERP; then \
+		echo "$(BUSYBOX_STATIC) is not static (install busybox-static)" >&2; exit 1; fi
+	$(Q)rm -rf $(IMAGE_CTX) && mkdir -p $(IMAGE_CTX)/rootfs/usr/local/bin $(IMAGE_CTX)/rootfs/bin \
+		$(IMAGE_CTX)/rootfs/tmp $(IMAGE_CTX)/rootfs/usr/local/share/sfilter/oci-hooks.d \
+		$(IMAGE_STAGE)/tmp $(IMAGE_STAGE)/cni
+	$(Q)printf '[network]\nnetwork_config_dir = "%s"\n' $(abspath $(IMAGE_STAGE))/cni \
+		> $(IMAGE_STAGE)/containers.conf
+	$(Q)cp $(IMAGE_BINS) $(IMAGE_CTX)/rootfs/usr/local/bin/
+	$(Q)$(STRIP) $(addprefix $(IMAGE_CTX)/rootfs/usr/local/bin/,$(notdir $(IMAGE_BINS)))
+	$(Q)cp $(BUSYBOX_STATIC) $(IMAGE_CTX)/rootfs/bin/busybox
+	$(Q)for a in $(IMAGE_APPLETS); do ln -s busybox $(IMAGE_CTX)/rootfs/bin/$$a || exit 1; done
+	$(Q)chmod 1777 $(IMAGE_CTX)/rootfs/tmp
+	$(Q)sed -e 's|@BINDIR@|/usr/local/bin|g' -e 's|@PROFILEDIR@|/etc/sfilter/profiles|g' \
+		dist/oci-hooks.d/sfilter.json > $(IMAGE_CTX)/rootfs/usr/local/share/sfilter/oci-hooks.d/sfilter.json
+	$(Q)cp dist/image/Containerfile $(IMAGE_CTX)/Containerfile
+	$(Q)export TMPDIR=$(abspath $(IMAGE_STAGE))/tmp; \
+	b="$(BUILDAH) --root $(IMAGE_ROOT) --runroot $(IMAGE_RUNROOT) --storage-driver $(IMAGE_DRIVER)"; \
+	$(IMAGE_PRIVATE) $$b bud --quiet --build-arg VERSION=$(IMAGE_VERSION) --build-arg SOURCE=$(IMAGE_SOURCE) \
+		--build-arg REVISION=$(IMAGE_REVISION) -t $(IMAGE_NAME) -f $(IMAGE_CTX)/Containerfile \
+		$(IMAGE_CTX) >/dev/null && \
+	rm -f $@.tmp && $(IMAGE_PRIVATE) $$b push --quiet $(IMAGE_NAME) oci-archive:$@.tmp:$(IMAGE_NAME) && \
+	mv -f $@.tmp $@
+
+$(TEST_HOOKS_JSON): dist/oci-hooks.d/sfilter.json
+	$(Q)mkdir -p $(@D)
+	$(Q)cp $< $@
+
+# The DaemonSet's init container script, which the image test runs in the
+# image as the kubelet would.
+TEST_INIT_SH := $(OUTPUT)/tests/sfilter-init.sh
+
+$(TEST_INIT_SH): dist/kubernetes/sfilterd-daemonset.yaml tests/check-dist.py | $(DEPS_STAMP)
+	$(Q)mkdir -p $(@D)
+	$(Q)/usr/bin/python3 tests/check-dist.py --init-script > $@.tmp && mv -f $@.tmp $@
+
+$(SFTEST): $(TEST_HOOKS_JSON) $(TEST_INIT_SH)
+
+# The suite runs the image where buildah can build it; without buildah the
+# test says so and skips.
+test: $(if $(shell command -v $(BUILDAH) 2>/dev/null),image)
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -4,7 +4,9 @@
 # Checks dist/kubernetes/*.yaml (every document) and the hooks.d file
 # dist/oci-hooks.d/sfilter.json, with no cluster and no runtime: the fields
 # Kubernetes and oci-hooks(5) require, and what sfilterd and the hook need
-# on a node (docs/kubernetes.md). One line per check, $SF_PREFIX in front
+# on a node (docs/kubernetes.md), and that the DaemonSet runs the image
+# `make image` builds (the Makefile's IMAGE_NAME, IMAGE_BINS and
+# IMAGE_APPLETS) and nothing the image lacks. One line per check, $SF_PREFIX in front
 # (tests/run-all.sh counts them): "PASS name", "FAIL name: why" (further
 # reasons on lines above it), or, for the checks that read YAML when
 # Debian's python3-yaml is missing, "SKIP name: no python3-yaml".
@@ -32,6 +34,14 @@ PROFILES_DIR = "/etc/sfilter/profiles"
 # The 1.0.0 schema's stages (containers/common pkg/hooks/1.0.0/hook.go).
 OCI_STAGES = {"prestart", "createRuntime", "createContainer", "startContainer",
               "poststart", "poststop"}
+# The image make image builds: its name and contents are the Makefile's.
+MAKEFILE = "Makefile"
+IMAGE_BINDIR = "/usr/local/bin"
+IMAGE_APPLET_DIR = "/bin"
+# What a shell runs itself (busybox ash), and the words of its syntax.
+SHELL_WORDS = {"for", "in", "do", "done", "if", "then", "else", "elif", "fi", "while",
+               "case", "esac", "[", "test", "continue", "break", "exit", "set", "echo",
+               "export", "{", "}", "!"}
 # What sfilterd opens on the host, each at the same path in its container.
 SFILTERD_MOUNTS = {"/sys/fs/bpf": "Bidirectional", "/sys/kernel/security": None,
                    "/sys/kernel/btf": None, "/run/sfilter": None, "/sys/fs/cgroup": None}
@@ -244,6 +254,68 @@ def check_init_hooks(dist):
     return ["no init container writes a hooks.d file (cat > FILE <<'EOF')"]
 
 
+def make_vars():
+    """The Makefile's simple assignments (:=, ?=, =), $(VAR) expanded."""
+    raw = {}
+    with open(os.path.join(ROOT, MAKEFILE)) as f:
+        for line in f:
+            m = re.match(r"^([A-Z0-9_]+)\s*(?::=|\?=|=)\s*(.*?)\s*$", line)
+            if m and "$(shell" not in m.group(2):
+                raw.setdefault(m.group(1), m.group(2))
+
+    def expand(v, depth=0):
+        return re.sub(r"\$\(([A-Z0-9_]+)\)",
+                      lambda m: expand(raw.get(m.group(1), ""), depth + 1) if depth < 8 else "",
+                      v)
+    return {k: expand(v) for k, v in raw.items()}
+
+
+def script_commands(script):
+    """The programs a script runs: the first word of each command, heredocs,
+    comments and the shell's own words left out."""
+    body = re.sub(r"<<'EOF'\n.*?\nEOF\n", "\n", script, flags=re.S)
+    out = set()
+    for line in body.splitlines():
+        for part in re.split(r"\|\||&&|;|\|", line):
+            words = shlex.split(part, comments=True) if part.strip() else []
+            while words and words[0] in SHELL_WORDS - {"[", "test", "echo", "exit"}:
+                words = words[1:] if words[0] not in ("for", "case") else []
+            if words and words[0] not in SHELL_WORDS:
+                out.add(words[0])
+    return out
+
+
+def check_image(dist):
+    """Every container of the DaemonSet runs make image's image, by its name
+    and version, and each program its commands, probes and the init
+    container's script run is in it."""
+    v = make_vars()
+    name = v.get("IMAGE_NAME")
+    if not name or not v.get("IMAGE_VERSION"):
+        return [f"{MAKEFILE} has no IMAGE_NAME and IMAGE_VERSION"]
+    have = {f"{IMAGE_BINDIR}/{os.path.basename(b)}" for b in v.get("IMAGE_BINS", "").split()}
+    applets = v.get("IMAGE_APPLETS", "").split()
+    have |= {f"{IMAGE_APPLET_DIR}/{a}" for a in applets}
+    _, spec, _ = sfilterd(dist)
+    bad = []
+    for c in containers(spec):
+        who = f"container {c.get('name')}"
+        if c.get("image") != name:
+            bad.append(f"{who} runs {c.get('image')}, not {name} (make image)")
+        cmds = [c.get("command") or []]
+        cmds += [((c.get(p) or {}).get("exec") or {}).get("command") or []
+                 for p in ("readinessProbe", "livenessProbe", "startupProbe")]
+        for cmd in [x for x in cmds if x]:
+            if cmd[0] not in have:
+                bad.append(f"{who} runs {cmd[0]}, which the image lacks")
+    for c, script in init_script(spec):
+        for prog in sorted(script_commands(script)):
+            if prog not in applets and f"{IMAGE_APPLET_DIR}/{prog}" not in have:
+                bad.append(f"init container {c.get('name')}'s script runs {prog}, "
+                           f"not in IMAGE_APPLETS")
+    return bad
+
+
 def profiles(dist, data=True):
     for m in of_kind(dist, "ConfigMap"):
         if m["metadata"]["name"] == "sfilter-profiles":
@@ -320,6 +392,20 @@ def check_self_test(_):
     return []
 
 
+def check_image_self_test(dist):
+    """check_image fails the manifests with the old placeholder image, a
+    probe the image cannot run, and a script calling an applet it lacks."""
+    broken = copy.deepcopy(dist)
+    _, spec, c = sfilterd(broken)
+    c["image"] = "ghcr.io/example/sfilter:0.1.0"
+    c["readinessProbe"]["exec"]["command"][0] = "/usr/bin/sfctl"
+    init = spec["initContainers"][0]
+    init["command"][-1] = init["command"][-1].replace("chmod 755", "install -m 755", 1)
+    why = " ".join(check_image(broken))
+    return [f"check_image misses {what}" for what in
+            ("ghcr.io/example/sfilter", "/usr/bin/sfctl", "runs install") if what not in why]
+
+
 CHECKS = [  # name, function, needs YAML
     ("oci_hooks_d_file_injects_the_hook_at_create_runtime", check_hooks_json, False),
     ("kubernetes_manifests_have_the_fields_kubernetes_requires", check_fields, True),
@@ -328,14 +414,32 @@ CHECKS = [  # name, function, needs YAML
     ("kubernetes_sfilterd_runs_in_the_foreground_logging_to_stdout", check_foreground, True),
     ("kubernetes_probes_run_sfctl_status", check_probes, True),
     ("kubernetes_init_container_writes_the_hooks_d_file", check_init_hooks, True),
+    ("kubernetes_daemonset_runs_the_image_make_image_builds", check_image, True),
     ("kubernetes_init_container_copies_the_profiles_to_the_host", check_init_profiles, True),
     ("kubernetes_profiles_are_json_with_a_default_action", check_profiles, True),
     ("kubernetes_example_pod_names_a_profile_the_configmap_provides", check_example, True),
     ("check_dist_catches_a_missing_bpffs_mount", check_self_test, False),
+    ("check_dist_catches_an_image_that_is_not_make_images", check_image_self_test, True),
 ]
 
 
+def print_init_script():
+    """--init-script: the script the DaemonSet's init container runs, for
+    tests/test_engine_podman.c to run in the image as the kubelet would."""
+    if not yaml:
+        print("check-dist: --init-script: no python3-yaml", file=sys.stderr)
+        return 1
+    for _, script in init_script(sfilterd(load())[1]):
+        if script:
+            sys.stdout.write(script)
+            return 0
+    print("check-dist: --init-script: no init container runs sh -c", file=sys.stderr)
+    return 1
+
+
 def main():
+    if sys.argv[1:] == ["--init-script"]:
+        return print_init_script()
     dist = load() if yaml else None
     failed = False
     for name, check, needs_yaml in CHECKS:

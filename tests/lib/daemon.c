@@ -52,7 +52,8 @@ static bool tier_free_test(void)
 	return false;
 }
 
-bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
+/* NAME beside the runner (or $ENV), accessible with mode. */
+static bool find_beside(const char *name, const char *env, int mode, char *out, size_t size)
 {
 	const char *e = env ? getenv(env) : NULL;
 	char exe[PATH_MAX], *d;
@@ -60,7 +61,7 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 
 	if (e && *e) {
 		snprintf(out, size, "%s", e);
-		return access(out, X_OK) == 0;
+		return access(out, mode) == 0;
 	}
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
@@ -68,10 +69,20 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 	exe[n] = '\0';
 	d = dirname(exe);
 	snprintf(out, size, "%.*s/../%s", (int)(size / 2), d, name);
-	if (access(out, X_OK) == 0)
+	if (access(out, mode) == 0)
 		return true;
 	snprintf(out, size, "%.*s/%s", (int)(size / 2), d, name);
-	return access(out, X_OK) == 0;
+	return access(out, mode) == 0;
+}
+
+bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
+{
+	return find_beside(name, env, X_OK, out, size);
+}
+
+bool sfd_find_file(const char *name, const char *env, char *out, size_t size)
+{
+	return find_beside(name, env, R_OK, out, size);
 }
 
 bool sfd_find_test_prog(const char *name, char *out, size_t size)

@@ -45,6 +45,9 @@ void sfd_tier_independent(const char *file);
 
 /* Finds NAME beside the runner (or $ENV); false when absent. */
 bool sfd_find_bin(const char *name, const char *env, char *out, size_t size);
+/* The same for a file that is read, not run (the image archive, a
+ * hooks.d file the Makefile stages). */
+bool sfd_find_file(const char *name, const char *env, char *out, size_t size);
 /* One of tests/progs' images (build/tests/sf-NAME, /sf in the guest) beside
  * the runner, or false with the test failed. */
 bool sfd_find_test_prog(const char *name, char *out, size_t size);

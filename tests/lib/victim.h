@@ -19,6 +19,10 @@ bool victim_start(struct victim *v);
 /* 1: the victim ran the syscall and answered; 0: it died by SIGKILL;
  * -1: something else. */
 int victim_do(struct victim *v, char cmd);
+/* The same call made by a child the victim forks (which inherits its
+ * filters): 1 the child made it and exited, 0 the child died by SIGKILL,
+ * -1 something else. The victim lives on either way. */
+int victim_child_do(struct victim *v, char cmd);
 /* Kills and reaps it (when still there). */
 void victim_end(struct victim *v);
 
