@@ -54,7 +54,8 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
 	    python3-yaml runc crun
 # The engine tests and `make image` (the block "image" below).
-DEB_PKGS += podman buildah
+# The engines and fleet tools the tests start for real.
+DEB_PKGS += podman buildah docker.io containerd prometheus
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf
