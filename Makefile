@@ -53,8 +53,8 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 	    busybox-static cpio gzip libclang-rt-14-dev \
 	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
 	    python3-yaml runc crun
-# The engine tests and `make image` (the block "image" below).
-# The engines and fleet tools the tests start for real.
+# The engines and fleet tools the tests start for real, and `make image`
+# (the block "image" below).
 DEB_PKGS += podman buildah docker.io containerd prometheus
 
 # Each layer's include path: its own headers and those below it.
