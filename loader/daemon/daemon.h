@@ -106,6 +106,7 @@ struct daemon {
 	uint32_t max_programs, max_insns, max_rate;
 	/* every account's event budget (0: none) */
 	uint32_t event_rate, event_burst;
+	const char *metrics_addr; /* --metrics, or NULL */
 
 	/* main.c, at set-up: the runtime, open for the daemon's life. */
 	struct sf_runtime *rt;
@@ -121,6 +122,16 @@ struct daemon {
 /* ---- main.c ------------------------------------------------------------- */
 
 extern struct daemon d;
+
+/* ---- metrics.c ---------------------------------------------------------- */
+
+/* --metrics: binds (before detaching, so a taken port is the caller's one
+ * line and exit status), serves (after, on a thread of its own), and takes
+ * the loop's snapshot each turn. */
+int metrics_open(const char *addr);
+int metrics_start(void);
+void metrics_snapshot(void);
+void metrics_stop(void);
 
 /* ---- listen.c ----------------------------------------------------------- */
 

@@ -76,6 +76,7 @@ static void usage(FILE *out)
 		"                [--max-programs-per-uid N] [--max-insns-per-uid N]\n"
 		"                [--max-attach-rate N] [--max-conns-per-uid N]\n"
 		"                [--max-conns N] [--max-queue-bytes N] [--admin-group NAME]\n"
+		"                [--metrics ADDR:PORT]\n"
 		"                [--event-rate N] [--event-burst N]\n"
 		"                [--force-tracepoint] [-v]\n"
 		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
@@ -104,6 +105,7 @@ static void usage(FILE *out)
 		"                            counted and said in the log\n"
 		"  --event-burst N           as many at once (default %u)\n"
 		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
+		"  --metrics ADDR:PORT serve Prometheus metrics at /metrics (\":PORT\": loopback)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
 		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
@@ -195,6 +197,7 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		{ "event-rate", required_argument, NULL, 'E' },
 		{ "event-burst", required_argument, NULL, 'B' },
 		{ "admin-group", required_argument, NULL, 'g' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -223,6 +226,7 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 				return false;
 			}
 			break;
+		case 'M': d.metrics_addr = optarg; break;
 		case 'v': d.verbose = s->opts.verbose = true; break;
 		case 'h': usage(stdout); *status = 0; return false;
 		default: usage(stderr); return false;
@@ -406,7 +410,8 @@ static int watch_fds(const sigset_t *sigs)
 	gfd = gate_start();
 	if (gfd >= 0 && epoll_add(gfd, &tag_gate) < 0)
 		diag("the gate's events: epoll: %s", strerror(errno));
-	return 0;
+	/* Threads do not survive daemonize()'s fork: the server's starts here. */
+	return metrics_start();
 }
 
 /* Everything up to serving: the log, the runtime, the socket, the
@@ -444,6 +449,11 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 	if (getenv("SF_TEST_GATE_DELAY_US"))
 		sf_runtime_test_knob(d.rt, SF_TEST_GATE_DELAY_US,
 				     (uint32_t)strtoul(getenv("SF_TEST_GATE_DELAY_US"), NULL, 10));
+	/* Before any socket: a port taken leaves nothing to remove. */
+	if (d.metrics_addr && (r = metrics_open(d.metrics_addr)) < 0) {
+		sf_runtime_close(d.rt);
+		return r;
+	}
 	lfd = listen_socket(d.socket_path);
 	if (lfd < 0) {
 		sf_runtime_close(d.rt);
@@ -451,6 +461,7 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 	}
 	if (gate_listen() < 0)
 		diag("the gate is off: no agent socket");
+
 	/* Detach before the signalfd and the epoll set exist: a signalfd
 	 * polled through epoll stays tied to the process that added it. */
 	if (s->foreground)
@@ -585,6 +596,7 @@ static void serve(void)
 		if (evfd < 0)
 			eventlog_drain();
 		eventlog_tick(false);
+		metrics_snapshot();
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
 		sf_runtime_process_pending(d.rt);
@@ -629,6 +641,7 @@ int main(int argc, char **argv)
 	idle_start();
 	serve();
 	idle_stop();
+	metrics_stop();
 	verify_stop();
 	gate_stop();
 
