@@ -209,6 +209,14 @@ struct {
 	__type(value, __u64);
 } sf_hits SEC(".maps");
 
+/* Counters for metrics (struct sf_stat_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SF_STATS_MAX);
+	__type(key, struct sf_stat_key);
+	__type(value, __u64);
+} sf_stats SEC(".maps");
+
 /*
  * Brings s->live's COUNTED bit, and sf_live with it, in line with whether
  * the task has a chain or an arm and has not exited. Called by every
@@ -560,8 +568,23 @@ static __always_inline void emit_event_v(struct task_struct *t,
 					 __u32 enforced, __u32 insn)
 {
 	__u32 cls = SF_EV_CLASS(taken);
+	struct sf_stat_key k = {};
 	struct sf_event *e;
+	__u64 one = 1, *c;
 
+	k.cgroup = bpf_get_current_cgroup_id();
+	k.filter_id = filter_id;
+	k.nr = (__s32)id;
+	k.arch = task_compat(t) ? SF_AUDIT_ARCH_I386 : SF_AUDIT_ARCH_X86_64;
+	k.ret = ret;
+	k.taken = taken;
+	c = bpf_map_lookup_elem(&sf_stats, &k);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+	else if (bpf_map_update_elem(&sf_stats, &k, &one, BPF_NOEXIST) &&
+		 (c = bpf_map_lookup_elem(&sf_stats, &k)))
+		/* Another CPU made it first. */
+		__sync_fetch_and_add(c, 1);
 	if (!event_admitted(w, taken))
 		return;
 	e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);

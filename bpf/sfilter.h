@@ -41,8 +41,9 @@
  *    per kind SF_EVENTS_*_MAX), the process identity of an event
  *    (sf_event.account/start_ns/exec_id).
  * 10: the gate: sf_iter_rec.armed_fd, leader_boot, gated, uid, account; SF_BPF_TIER_GATE events (made by
- *    sfilterd, never by the BPF side). */
-#define SF_ABI_VERSION  10
+ *    sfilterd, never by the BPF side).
+ * 11: counters for metrics (sf_stats, struct sf_stat_key). */
+#define SF_ABI_VERSION  11
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -266,6 +267,24 @@ struct sf_acct {
 	__u64 budget_dropped[SF_EV_CLASSES]; /* events over the budget */
 	__u64 ring_dropped[SF_EV_CLASSES];   /* events within it that found no
 						room in the ring buffer */
+};
+
+/* Counters for metrics: every call that makes or would make an event (a
+ * denial, a kill, a LOG, a complain or shadow filter's), by cgroup (v2),
+ * filter, syscall and what was done, before any budget: what the log
+ * drops, these still count. Only the paths that make events count, so an
+ * allowed call pays nothing. LRU: a key idle while SF_STATS_MAX newer ones
+ * came starts again from 0, a counter reset to Prometheus. */
+#define SF_STATS_MAX 16384
+struct sf_stat_key {
+	__u64 cgroup;     /* bpf_get_current_cgroup_id() */
+	__u32 filter_id;
+	__s32 nr;
+	__u32 arch;       /* AUDIT_ARCH_* */
+	__u32 ret;        /* the deciding verdict (shadow: the would-be one) */
+	__u16 taken;      /* enum sf_taken */
+	__u16 pad;
+	__u32 pad2;
 };
 
 /* Hit counters: one per-CPU __u64 per ret of every filter attached with

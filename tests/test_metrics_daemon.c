@@ -26,6 +26,36 @@ SFD_TIER_INDEPENDENT
 #define METRICS_PORT 9464
 #define TAKEN_PORT   9465
 
+/* A process under a profile that refuses sync(2) and logs uname(2), with
+ * no gate: the BPF side decides both, and counts them. */
+static void confine_and_deny(struct sfd *dm)
+{
+	static const char profile[] =
+		"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":["
+		"{\"names\":[\"sync\"],\"action\":\"SCMP_ACT_ERRNO\"},"
+		"{\"names\":[\"uname\"],\"action\":\"SCMP_ACT_LOG\"}]}";
+	char sfrun[4096], path[300], out[4096];
+	FILE *f;
+	int st;
+
+	if (!ASSERT_TRUE(sfd_find_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun)), "sfrun"))
+		return;
+	snprintf(path, sizeof(path), "%s/deny-sync.json", dm->dir);
+	f = fopen(path, "w");
+	if (!ASSERT_TRUE(f != NULL, path))
+		return;
+	fputs(profile, f);
+	fclose(f);
+	{
+		const char *const argv[] = { sfrun, "--no-gate", "--profile", path, "--",
+					     "/bin/sh", "-c", "uname >/dev/null; sync", NULL };
+
+		st = sfd_run(argv, true, 60, out, sizeof(out));
+	}
+	test_log("sfrun: status 0x%x %s\n", st, out);
+	ASSERT_TRUE(st != 0, "the refused sync(2) did not go unnoticed (killed or refused)");
+}
+
 TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 {
 	static const char *const args[] = { "--metrics", "127.0.0.1:9464", NULL };
@@ -41,6 +71,7 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 	dm.args = args;
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
+	confine_and_deny(&dm);
 	st = prom_http_get(METRICS_PORT, "/metrics", body, sizeof(body), &len);
 	ASSERT_EQ(st, 200, "GET /metrics of sfilterd");
 	test_log("%zu bytes:\n%s", len, body);
@@ -49,6 +80,10 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 		    "the gate's calls by answer");
 	ASSERT_TRUE(strstr(body, "sfilter_events_dropped_total{reason=\"budget\"}") != NULL,
 		    "events dropped by reason");
+	ASSERT_TRUE(strstr(body, "syscall=\"sync\",nr=\"162\",arch=\"x86_64\",action=\"ERRNO\"")
+		    != NULL, "sync's denial counted, with its labels");
+	ASSERT_TRUE(strstr(body, "sfilter_logged_calls_total{") &&
+		    strstr(body, "syscall=\"uname\""), "uname's LOG counted");
 	st = prom_check_metrics(&prom, body, len, out, sizeof(out));
 	test_log("promtool check metrics: %d %s\n", st, out);
 	ASSERT_EQ(st, 0, "promtool check metrics accepts what sfilterd serves");
@@ -58,6 +93,9 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 		ASSERT_TRUE(v == 1, "sfilter_up is 1");
 		ASSERT_EQ(prom_query_wait(&prom, "sfilter_confined_tasks{job=\"sfilterd\"}", 30000,
 					  &v), 1, "and sfilter_confined_tasks");
+		ASSERT_EQ(prom_query_wait(&prom, "sum(sfilter_denials_total{syscall=\"sync\"})",
+					  30000, &v), 1, "Prometheus has the denial the test caused");
+		ASSERT_TRUE(v >= 1, "at least one sync refused");
 		ASSERT_TRUE(prom_stop(&prom), "prometheus stopped cleanly");
 	}
 	ASSERT_TRUE(sfd_stop(&dm), "sfilterd stops cleanly with its metrics server");

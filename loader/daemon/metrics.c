@@ -12,6 +12,12 @@
 #include "daemon.h"
 #include "gate_internal.h"
 #include "http.h"
+#include "container_id.h"
+#include "c2e.h"
+
+#include <fcntl.h>
+#include <seccomp.h>
+#include <unistd.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +34,159 @@ static struct {
 } snap;
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+static void counter(FILE *f, const char *name, const char *help);
+
+/* Cgroup ids to their paths: open_by_handle_at() of the id (a kernfs
+ * node's file handle) on the cgroup2 mount, then the descriptor's path.
+ * Labels only: nothing is decided from them. */
+#define CG_CACHE 1024
+static struct { uint64_t id; char path[512]; } cg_cache[CG_CACHE];
+static size_t cg_n;
+static int cg_mnt = -1;
+static char cg_root[256];
+
+static void cg_mount(void)
+{
+	char line[1024], mnt[256], fstype[64];
+	FILE *f;
+
+	if (cg_mnt >= 0)
+		return;
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(dash, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2") ||
+		    sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1)
+			continue;
+		cg_mnt = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		snprintf(cg_root, sizeof(cg_root), "%s", mnt);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+static const char *cg_path(uint64_t id)
+{
+	struct { struct file_handle fh; uint64_t id; } h;
+	char fdp[64], buf[512];
+	size_t i, rl = 0;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < cg_n; i++)
+		if (cg_cache[i].id == id)
+			return cg_cache[i].path;
+	cg_mount();
+	if (cg_mnt < 0)
+		return "";
+	h.fh.handle_bytes = sizeof(uint64_t);
+	h.fh.handle_type = 0xfe; /* FILEID_KERNFS */
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	fd = open_by_handle_at(cg_mnt, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return ""; /* gone, or not a cgroup2 id */
+	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+	n = readlink(fdp, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return "";
+	buf[n] = 0;
+	if (strcmp(cg_root, "/"))
+		rl = strlen(cg_root);
+	if (cg_n == CG_CACHE)
+		cg_n = 0; /* start over: a cache, not a record */
+	cg_cache[cg_n].id = id;
+	snprintf(cg_cache[cg_n].path, sizeof(cg_cache[cg_n].path), "%s",
+		 strncmp(buf, cg_root, rl) ? buf : *(buf + rl) ? buf + rl : "/");
+	return cg_cache[cg_n++].path;
+}
+
+/* The metric each kind of event is counted in. */
+static const char *stat_metric(uint16_t taken)
+{
+	switch (taken) {
+	case SF_TAKEN_KILLED:
+	case SF_TAKEN_DENIED:
+	case SF_TAKEN_FALLBACK_KILLED:
+		return "sfilter_denials_total";
+	case SF_TAKEN_COMPLAIN:
+		return "sfilter_complain_events_total";
+	case SF_TAKEN_SHADOW:
+		return "sfilter_shadow_would_deny_total";
+	default:
+		return "sfilter_logged_calls_total";
+	}
+}
+
+static int by_metric(const void *a, const void *b)
+{
+	return strcmp(stat_metric(((const struct sf_stat *)a)->taken),
+		      stat_metric(((const struct sf_stat *)b)->taken));
+}
+
+static const char *taken_label(uint16_t taken)
+{
+	switch (taken) {
+	case SF_TAKEN_KILLED: return "killed";
+	case SF_TAKEN_DENIED: return "refused";
+	case SF_TAKEN_FALLBACK_KILLED: return "fallback-killed";
+	case SF_TAKEN_FALLBACK_LOGGED: return "fallback-logged";
+	default: return "logged";
+	}
+}
+
+static void stats(FILE *f)
+{
+	static const struct { const char *name, *help; } m[] = {
+		{ "sfilter_complain_events_total", "calls a complain filter would have refused" },
+		{ "sfilter_denials_total", "calls refused or killed, before any event budget" },
+		{ "sfilter_logged_calls_total", "calls allowed and logged (LOG, or the log fallback)" },
+		{ "sfilter_shadow_would_deny_total", "calls a shadow filter would have decided otherwise" },
+	};
+	struct sf_stat *all = NULL;
+	size_t n = 0, i, j;
+
+	if (sf_runtime_stats(d.rt, &all, &n) < 0)
+		n = 0;
+	if (n)
+		qsort(all, n, sizeof(*all), by_metric);
+	for (j = 0; j < sizeof(m) / sizeof(m[0]); j++) {
+		counter(f, m[j].name, m[j].help);
+		for (i = 0; i < n; i++) {
+			const struct sf_stat *s = &all[i];
+			const char *path, *action, *arch;
+			char text[300], id[SF_CONTAINER_ID_LEN + 1], *sys;
+
+			if (strcmp(stat_metric(s->taken), m[j].name))
+				continue;
+			path = cg_path(s->cgroup);
+			snprintf(text, sizeof(text), "0::%s\n", path);
+			if (!*path || !sf_container_id(text, id))
+				id[0] = 0;
+			arch = s->arch == SF_AUDIT_ARCH_I386 ? "i386" :
+			       (s->nr & SF_X32_BIT) ? "x32" : "x86_64";
+			sys = seccomp_syscall_resolve_num_arch(
+				s->arch == SF_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 :
+				(s->nr & SF_X32_BIT) ? SCMP_ARCH_X32 : SCMP_ARCH_X86_64, s->nr);
+			action = c2e_action_name(c2e_effective_action(s->ret));
+			/* Paths and names hold no quote, backslash or newline a
+			 * label would have to escape: cgroupfs names may, so
+			 * such a path is left out. */
+			if (strpbrk(path, "\"\\\n"))
+				path = "";
+			fprintf(f, "%s{container=\"%.12s\",cgroup=\"%s\",filter=\"%u\","
+				"syscall=\"%s\",nr=\"%d\",arch=\"%s\",action=\"%s\",taken=\"%s\"} %llu\n",
+				m[j].name, id, path, s->filter_id, sys ? sys : "", s->nr, arch,
+				action ? action : "KILL_PROCESS", taken_label(s->taken),
+				(unsigned long long)s->count);
+			free(sys);
+		}
+	}
+	free(all);
+}
 
 static void counter(FILE *f, const char *name, const char *help)
 {
@@ -99,6 +258,7 @@ static int render(void *ctx, char **body, size_t *len)
 	counter(f, "sfilter_events_logged_total", "events written to the event log");
 	fprintf(f, "sfilter_events_logged_total %llu\n", (unsigned long long)LOAD(snap.n_events));
 	drops(f);
+	stats(f);
 	counter(f, "sfilter_kernel_failures_total",
 		"what the BPF side could not do: fork storage, orphans killed, empty chain slots, cgroup joins");
 	fprintf(f, "sfilter_kernel_failures_total{what=\"fork_storage\"} %llu\n",

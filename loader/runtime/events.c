@@ -127,59 +127,115 @@ static bool lost_any(const struct sf_acct *a)
 	return false;
 }
 
-int sf_runtime_event_drops(struct sf_runtime *rt, struct sf_event_drops **out, size_t *n)
+/*
+ * Every entry of a hash map, in batches (htab_map_lookup_batch(): they walk
+ * the buckets; entries come and go meanwhile, and each is seen at most
+ * once), each through take(ctx, key, value): 0 or -errno.
+ */
+static int walk_map(int fd, size_t ksize, size_t vsize,
+		    int (*take)(void *ctx, const void *key, const void *val), void *ctx)
 {
-	uint32_t *keys = calloc(DROPS_BATCH, sizeof(*keys));
-	struct sf_acct *vals = calloc(DROPS_BATCH, sizeof(*vals));
-	struct sf_event_drops *list = NULL, *grown;
-	uint64_t token = 0;
-	size_t cap = 0;
+	char *keys = calloc(DROPS_BATCH, ksize), *vals = calloc(DROPS_BATCH, vsize);
+	uint64_t token = 0; /* a bucket index */
 	bool first = true, done = false;
 	int err = 0;
 
-	*out = NULL;
-	*n = 0;
 	if (!keys || !vals) {
 		err = -ENOMEM;
 		goto out;
 	}
-	while (!done) {
+	while (!done && !err) {
 		__u32 count = DROPS_BATCH, i;
 
-		/* Batches walk the buckets (htab_map_lookup_batch()): entries
-		 * come and go meanwhile, and each is seen at most once. */
-		err = bpf_map_lookup_batch(rt->fd_accounts, first ? NULL : &token, &token,
-					   keys, vals, &count, NULL);
+		err = bpf_map_lookup_batch(fd, first ? NULL : &token, &token, keys, vals,
+					   &count, NULL);
 		first = false;
 		if (err == -ENOENT) {
 			done = true;
 			err = 0;
-		} else if (err) {
-			goto out;
 		}
-		for (i = 0; i < count; i++) {
-			if (!lost_any(&vals[i]))
-				continue;
-			if (*n == cap) {
-				cap = cap ? 2 * cap : 16;
-				grown = realloc(list, cap * sizeof(*list));
-				if (!grown) {
-					err = -ENOMEM;
-					goto out;
-				}
-				list = grown;
-			}
-			drops_from(&list[(*n)++], keys[i], &vals[i]);
-		}
+		for (i = 0; !err && i < count; i++)
+			err = take(ctx, keys + i * ksize, vals + i * vsize);
 	}
 out:
 	free(keys);
 	free(vals);
-	if (err) {
-		free(list);
-		*n = 0;
-		return err;
+	return err;
+}
+
+/* A growing array of n entries of size bytes. */
+struct grow {
+	void *list;
+	size_t n, cap, size;
+};
+
+static void *grow_next(struct grow *g)
+{
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 16;
+		void *l = realloc(g->list, cap * g->size);
+
+		if (!l)
+			return NULL;
+		g->list = l;
+		g->cap = cap;
 	}
-	*out = list;
+	return (char *)g->list + g->size * g->n++;
+}
+
+static int take_drops(void *ctx, const void *key, const void *val)
+{
+	struct sf_event_drops *e;
+
+	if (!lost_any(val))
+		return 0;
+	e = grow_next(ctx);
+	if (!e)
+		return -ENOMEM;
+	drops_from(e, *(const uint32_t *)key, val);
 	return 0;
+}
+
+/* walk_map() into a malloc'd array of what take() made, of size bytes
+ * each: 0, or -errno and nothing. */
+static int collect(int fd, size_t ksize, size_t vsize,
+		   int (*take)(void *ctx, const void *key, const void *val), size_t size,
+		   void **out, size_t *n)
+{
+	struct grow g = { .size = size };
+	int err = walk_map(fd, ksize, vsize, take, &g);
+
+	if (err) {
+		free(g.list);
+		g.list = NULL;
+		g.n = 0;
+	}
+	*out = g.list;
+	*n = g.n;
+	return err;
+}
+
+int sf_runtime_event_drops(struct sf_runtime *rt, struct sf_event_drops **out, size_t *n)
+{
+	return collect(rt->fd_accounts, sizeof(uint32_t), sizeof(struct sf_acct), take_drops,
+		       sizeof(**out), (void **)out, n);
+}
+
+static int take_stat(void *ctx, const void *key, const void *val)
+{
+	const struct sf_stat_key *k = key;
+	struct sf_stat *s = grow_next(ctx);
+
+	if (!s)
+		return -ENOMEM;
+	*s = (struct sf_stat){ .cgroup = k->cgroup, .filter_id = k->filter_id, .nr = k->nr,
+			       .arch = k->arch, .ret = k->ret, .taken = k->taken,
+			       .count = *(const uint64_t *)val };
+	return 0;
+}
+
+int sf_runtime_stats(struct sf_runtime *rt, struct sf_stat **out, size_t *n)
+{
+	return collect(rt->fd_stats, sizeof(struct sf_stat_key), sizeof(uint64_t), take_stat,
+		       sizeof(**out), (void **)out, n);
 }

@@ -174,6 +174,22 @@ struct sf_event_drops {
 /* Every account that lost events, into *out (malloc'd, *n of them; the
  * caller frees it). 0 or -errno. */
 int sf_runtime_event_drops(struct sf_runtime *rt, struct sf_event_drops **out, size_t *n);
+
+/* The kernel's counters for metrics (struct sf_stat_key in bpf/sfilter.h):
+ * every call that made or would have made an event, by cgroup, filter,
+ * syscall and what was done, before any budget. */
+struct sf_stat {
+	uint64_t cgroup;     /* cgroup v2 id */
+	uint32_t filter_id;
+	int32_t nr;
+	uint32_t arch;       /* AUDIT_ARCH_* */
+	uint32_t ret;        /* the deciding (shadow: would-be) verdict */
+	uint16_t taken;      /* enum sf_taken */
+	uint64_t count;
+};
+/* Every counter, into *out (malloc'd, *n of them; the caller frees it).
+ * 0 or -errno. */
+int sf_runtime_stats(struct sf_runtime *rt, struct sf_stat **out, size_t *n);
 /* The same for one account: 0 (all zero when it has no entry) or -errno. */
 int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
 			      struct sf_event_drops *out);
