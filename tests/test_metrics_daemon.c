@@ -82,6 +82,12 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 		    "events dropped by reason");
 	ASSERT_TRUE(strstr(body, "syscall=\"sync\",nr=\"162\",arch=\"x86_64\",action=\"ERRNO\"")
 		    != NULL, "sync's denial counted, with its labels");
+	ASSERT_TRUE(strstr(body, "\nsfilter_attach_duration_seconds_count ") &&
+		    !strstr(body, "\nsfilter_attach_duration_seconds_count 0\n"),
+		    "sfrun's attach timed in the histogram");
+	ASSERT_TRUE(strstr(body, "sfilter_attaches_total{result=\"attached\"} ") &&
+		    !strstr(body, "sfilter_attaches_total{result=\"attached\"} 0\n"),
+		    "and counted as attached");
 	ASSERT_TRUE(strstr(body, "sfilter_logged_calls_total{") &&
 		    strstr(body, "syscall=\"uname\""), "uname's LOG counted");
 	st = prom_check_metrics(&prom, body, len, out, sizeof(out));

@@ -127,6 +127,8 @@ static void attach_done(struct verify_job *j)
 	int error = attach_result(j->c, j->uid, j->admin, req, j->tg.tid, j->r, j->id,
 				  &j->cerr, msg, sizeof(msg));
 
+	metrics_attach(error, j->t0_ns);
+
 	if (d.verbose)
 		diag("pid %d uid %u request %u: %s%s%s", j->c->pid, j->uid, j->rid,
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
@@ -144,11 +146,15 @@ int attach_request(struct client *c, const struct ucred *sender,
 	unsigned int flags = req->flags | SF_ATTACH_ARM;
 	struct verify_job *j;
 	struct c2e_error cerr;
+	uint64_t t0 = metrics_now_ns();
 	bool admin = false;
 	int r;
 
-	if ((r = check_request(c, sender, req, &admin, msg, msz)) != 0)
+	if ((r = check_request(c, sender, req, &admin, msg, msz)) != 0) {
+		if (r != REPLY_LATER)
+			metrics_attach(r, t0);
 		return r;
+	}
 	/* The thread, its privilege and the image it runs are checked by
 	 * the runtime in the step that applies the filter (struct
 	 * sf_target); the chain is armed: the caller's recv of this reply
@@ -157,9 +163,12 @@ int attach_request(struct client *c, const struct ucred *sender,
 	tg.tid = req->tid ? req->tid : c->pid;
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach_to(d.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);
-	if (r != -EINPROGRESS)
-		return attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
-				     msg, msz);
+	if (r != -EINPROGRESS) {
+		r = attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
+				  msg, msz);
+		metrics_attach(r, t0);
+		return r;
+	}
 	if (!(j = verify_job_new(&req->hdr))) {
 		snprintf(msg, msz, "out of memory");
 		return ENOMEM;
@@ -168,7 +177,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 	*j = (struct verify_job){ .c = c, .uid = sender->uid, .rid = req->hdr.request_id,
 				  .admin = admin, .done = attach_done, .tg = tg,
 				  .ident = c->ident, .flags = flags,
-				  .prog = { prog.len, req->insns } };
+				  .prog = { prog.len, req->insns }, .t0_ns = t0 };
 	verify_submit(j);
 	return REPLY_LATER;
 }

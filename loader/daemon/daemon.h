@@ -132,6 +132,10 @@ int metrics_open(const char *addr);
 int metrics_start(void);
 void metrics_snapshot(void);
 void metrics_stop(void);
+/* A self-attach (ATTACH) answered: its reply's error (0: attached) and
+ * when it came (metrics_now_ns()). */
+uint64_t metrics_now_ns(void);
+void metrics_attach(int error, uint64_t t0_ns);
 
 /* ---- listen.c ----------------------------------------------------------- */
 
@@ -187,6 +191,7 @@ struct verify_job {
 	int r;                       /* the call's return, *id, *err */
 	uint32_t id;
 	struct c2e_error cerr;
+	uint64_t t0_ns;              /* when the request came (metrics_attach()) */
 	uint64_t req[];              /* the request as received (hdr.length) */
 };
 

@@ -37,6 +37,79 @@ static struct {
 
 static void counter(FILE *f, const char *name, const char *help);
 
+/* Self-attaches: how long each took, from its request to its answer, and
+ * what the answer was. Written by the loop, read by the render. */
+static const double att_le[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+				 0.25, 0.5, 1, 2.5, 5 };
+#define ATT_BUCKETS (sizeof(att_le) / sizeof(att_le[0]))
+#define ATT_ERRNO_MAX 134 /* past EHWPOISON: "other" */
+static struct {
+	uint64_t bucket[ATT_BUCKETS + 1]; /* the last: +Inf alone */
+	uint64_t sum_ns, ok;
+	uint64_t refused[ATT_ERRNO_MAX + 1];
+} att;
+
+uint64_t metrics_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void metrics_attach(int error, uint64_t t0_ns)
+{
+	uint64_t ns = metrics_now_ns() - t0_ns;
+	size_t i;
+
+	for (i = 0; i < ATT_BUCKETS && ns > att_le[i] * 1e9; i++)
+		;
+	__atomic_fetch_add(&att.bucket[i], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&att.sum_ns, ns, __ATOMIC_RELAXED);
+	if (error == 0)
+		__atomic_fetch_add(&att.ok, 1, __ATOMIC_RELAXED);
+	else /* a TSYNC conflict is the one negative answer */
+		__atomic_fetch_add(&att.refused[error > 0 && error < ATT_ERRNO_MAX ?
+					       error : ATT_ERRNO_MAX], 1, __ATOMIC_RELAXED);
+}
+
+static void attaches(FILE *f)
+{
+	uint64_t cum = 0, refused = 0, v;
+	size_t i;
+
+	fprintf(f, "# HELP sfilter_attach_duration_seconds self-attaches (ATTACH), from "
+		"request to answer\n# TYPE sfilter_attach_duration_seconds histogram\n");
+	for (i = 0; i <= ATT_BUCKETS; i++) {
+		cum += LOAD(att.bucket[i]);
+		if (i < ATT_BUCKETS)
+			fprintf(f, "sfilter_attach_duration_seconds_bucket{le=\"%g\"} %llu\n",
+				att_le[i], (unsigned long long)cum);
+	}
+	fprintf(f, "sfilter_attach_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+		(unsigned long long)cum);
+	fprintf(f, "sfilter_attach_duration_seconds_sum %.9f\n", LOAD(att.sum_ns) / 1e9);
+	fprintf(f, "sfilter_attach_duration_seconds_count %llu\n", (unsigned long long)cum);
+	counter(f, "sfilter_attach_refusals_total", "self-attaches refused, by errno");
+	for (i = 1; i <= ATT_ERRNO_MAX; i++) {
+		if (!(v = LOAD(att.refused[i])))
+			continue;
+		refused += v;
+		if (i == ATT_ERRNO_MAX)
+			fprintf(f, "sfilter_attach_refusals_total{errno=\"other\"} %llu\n",
+				(unsigned long long)v);
+		else
+			fprintf(f, "sfilter_attach_refusals_total{errno=\"%s\"} %llu\n",
+				strerrorname_np((int)i) ? strerrorname_np((int)i) : "other",
+				(unsigned long long)v);
+	}
+	counter(f, "sfilter_attaches_total", "self-attaches answered, by result");
+	fprintf(f, "sfilter_attaches_total{result=\"attached\"} %llu\n",
+		(unsigned long long)LOAD(att.ok));
+	fprintf(f, "sfilter_attaches_total{result=\"refused\"} %llu\n",
+		(unsigned long long)refused);
+}
+
 /* Cgroup ids to their paths: open_by_handle_at() of the id (a kernfs
  * node's file handle) on the cgroup2 mount, then the descriptor's path.
  * Labels only: nothing is decided from them. */
@@ -259,6 +332,7 @@ static int render(void *ctx, char **body, size_t *len)
 	fprintf(f, "sfilter_events_logged_total %llu\n", (unsigned long long)LOAD(snap.n_events));
 	drops(f);
 	stats(f);
+	attaches(f);
 	counter(f, "sfilter_kernel_failures_total",
 		"what the BPF side could not do: fork storage, orphans killed, empty chain slots, cgroup joins");
 	fprintf(f, "sfilter_kernel_failures_total{what=\"fork_storage\"} %llu\n",
