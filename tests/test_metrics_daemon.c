@@ -54,6 +54,16 @@ static void confine_and_deny(struct sfd *dm)
 	}
 	test_log("sfrun: status 0x%x %s\n", st, out);
 	ASSERT_TRUE(st != 0, "the refused sync(2) did not go unnoticed (killed or refused)");
+	{
+		/* With its gate: sfilterd judges sync(2), which fails with
+		 * EPERM and the shell goes on. */
+		const char *const argv[] = { sfrun, "--profile", path, "--", "/bin/sh", "-c",
+					     "sync; echo lived", NULL };
+
+		st = sfd_run(argv, true, 60, out, sizeof(out));
+	}
+	test_log("sfrun (gated): status 0x%x %s\n", st, out);
+	ASSERT_TRUE(st == 0 && strstr(out, "lived"), "gated: sync refused, the shell lives");
 }
 
 TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
@@ -88,6 +98,11 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 	ASSERT_TRUE(strstr(body, "sfilter_attaches_total{result=\"attached\"} ") &&
 		    !strstr(body, "sfilter_attaches_total{result=\"attached\"} 0\n"),
 		    "and counted as attached");
+	ASSERT_TRUE(strstr(body, "sfilter_gate_calls_total{answer=\"errno\"} ") &&
+		    !strstr(body, "sfilter_gate_calls_total{answer=\"errno\"} 0\n"),
+		    "the gated sync counted by its answer");
+	ASSERT_TRUE(!strstr(body, "\nsfilter_gate_round_trip_seconds_count 0\n"),
+		    "and timed");
 	ASSERT_TRUE(strstr(body, "sfilter_logged_calls_total{") &&
 		    strstr(body, "syscall=\"uname\""), "uname's LOG counted");
 	st = prom_check_metrics(&prom, body, len, out, sizeof(out));

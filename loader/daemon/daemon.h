@@ -136,6 +136,8 @@ void metrics_stop(void);
  * when it came (metrics_now_ns()). */
 uint64_t metrics_now_ns(void);
 void metrics_attach(int error, uint64_t t0_ns);
+/* A gated call answered, received at t0_ns. */
+void metrics_gate(uint64_t t0_ns);
 
 /* ---- listen.c ----------------------------------------------------------- */
 

@@ -141,15 +141,18 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call)
 static void judge_one(struct gate_listener *l)
 {
 	struct sf_gate_call call;
+	uint64_t t0;
 
 	if (sf_runtime_gate_recv(l->fd, &call))
 		return; /* the task was interrupted, or died */
+	t0 = metrics_now_ns();
 	if (l->slot) {
 		l->slot->call = call;
 		l->slot->last_id = call.id;
 		__atomic_store_n(&l->slot->inflight, 1, __ATOMIC_RELEASE);
 	}
 	gate_decide(l, &call);
+	metrics_gate(t0);
 	if (l->slot)
 		__atomic_store_n(&l->slot->inflight, 0, __ATOMIC_RELEASE);
 }

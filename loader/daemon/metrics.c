@@ -37,17 +37,53 @@ static struct {
 
 static void counter(FILE *f, const char *name, const char *help);
 
+/* Latency histograms, written by one thread and read by the render. */
+static const double hist_le[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+				  0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5 };
+#define HIST_BUCKETS (sizeof(hist_le) / sizeof(hist_le[0]))
+struct hist {
+	uint64_t bucket[HIST_BUCKETS + 1]; /* the last: +Inf alone */
+	uint64_t sum_ns;
+};
+
+static void hist_add(struct hist *h, uint64_t ns)
+{
+	size_t i;
+
+	for (i = 0; i < HIST_BUCKETS && ns > hist_le[i] * 1e9; i++)
+		;
+	__atomic_fetch_add(&h->bucket[i], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&h->sum_ns, ns, __ATOMIC_RELAXED);
+}
+
+static void hist_print(FILE *f, const char *name, const char *help, struct hist *h)
+{
+	uint64_t cum = 0;
+	size_t i;
+
+	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (i = 0; i <= HIST_BUCKETS; i++) {
+		cum += LOAD(h->bucket[i]);
+		if (i < HIST_BUCKETS)
+			fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", name, hist_le[i],
+				(unsigned long long)cum);
+	}
+	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)cum);
+	fprintf(f, "%s_sum %.9f\n", name, LOAD(h->sum_ns) / 1e9);
+	fprintf(f, "%s_count %llu\n", name, (unsigned long long)cum);
+}
+
 /* Self-attaches: how long each took, from its request to its answer, and
- * what the answer was. Written by the loop, read by the render. */
-static const double att_le[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
-				 0.25, 0.5, 1, 2.5, 5 };
-#define ATT_BUCKETS (sizeof(att_le) / sizeof(att_le[0]))
+ * what the answer was. Written by the loop. */
 #define ATT_ERRNO_MAX 134 /* past EHWPOISON: "other" */
 static struct {
-	uint64_t bucket[ATT_BUCKETS + 1]; /* the last: +Inf alone */
-	uint64_t sum_ns, ok;
+	struct hist took;
+	uint64_t ok;
 	uint64_t refused[ATT_ERRNO_MAX + 1];
 } att;
+/* Gated calls: from the notification's receipt to its answer, the part of
+ * the round trip that is the daemon's. Written by the gate's thread. */
+static struct hist gate_took;
 
 uint64_t metrics_now_ns(void)
 {
@@ -59,13 +95,7 @@ uint64_t metrics_now_ns(void)
 
 void metrics_attach(int error, uint64_t t0_ns)
 {
-	uint64_t ns = metrics_now_ns() - t0_ns;
-	size_t i;
-
-	for (i = 0; i < ATT_BUCKETS && ns > att_le[i] * 1e9; i++)
-		;
-	__atomic_fetch_add(&att.bucket[i], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&att.sum_ns, ns, __ATOMIC_RELAXED);
+	hist_add(&att.took, metrics_now_ns() - t0_ns);
 	if (error == 0)
 		__atomic_fetch_add(&att.ok, 1, __ATOMIC_RELAXED);
 	else /* a TSYNC conflict is the one negative answer */
@@ -73,23 +103,18 @@ void metrics_attach(int error, uint64_t t0_ns)
 					       error : ATT_ERRNO_MAX], 1, __ATOMIC_RELAXED);
 }
 
+void metrics_gate(uint64_t t0_ns)
+{
+	hist_add(&gate_took, metrics_now_ns() - t0_ns);
+}
+
 static void attaches(FILE *f)
 {
-	uint64_t cum = 0, refused = 0, v;
+	uint64_t refused = 0, v;
 	size_t i;
 
-	fprintf(f, "# HELP sfilter_attach_duration_seconds self-attaches (ATTACH), from "
-		"request to answer\n# TYPE sfilter_attach_duration_seconds histogram\n");
-	for (i = 0; i <= ATT_BUCKETS; i++) {
-		cum += LOAD(att.bucket[i]);
-		if (i < ATT_BUCKETS)
-			fprintf(f, "sfilter_attach_duration_seconds_bucket{le=\"%g\"} %llu\n",
-				att_le[i], (unsigned long long)cum);
-	}
-	fprintf(f, "sfilter_attach_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
-		(unsigned long long)cum);
-	fprintf(f, "sfilter_attach_duration_seconds_sum %.9f\n", LOAD(att.sum_ns) / 1e9);
-	fprintf(f, "sfilter_attach_duration_seconds_count %llu\n", (unsigned long long)cum);
+	hist_print(f, "sfilter_attach_duration_seconds",
+		   "self-attaches (ATTACH), from request to answer", &att.took);
 	counter(f, "sfilter_attach_refusals_total", "self-attaches refused, by errno");
 	for (i = 1; i <= ATT_ERRNO_MAX; i++) {
 		if (!(v = LOAD(att.refused[i])))
@@ -307,6 +332,9 @@ static void gate(FILE *f)
 	A(killed, "kill");
 	A(unjudged, "enosys");
 #undef A
+	hist_print(f, "sfilter_gate_round_trip_seconds",
+		   "gated calls, from the notification's receipt to its answer (the daemon's part)",
+		   &gate_took);
 }
 
 static int render(void *ctx, char **body, size_t *len)
