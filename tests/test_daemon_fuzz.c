@@ -510,7 +510,10 @@ TEST(daemon_protocol_fuzz_asan)
 			totals[1] += s[1];
 		}
 		test_log("%d s: %ld messages sent, %ld replies read\n", seconds, totals[0], totals[1]);
-		ASSERT_GE(totals[0], 1000, "messages sent");
+		/* That the fuzzer got on at all, not how fast: emulated, on
+		 * a busy machine, a run of the same seconds sends a few
+		 * hundred. */
+		ASSERT_GE(totals[0], test_is_emulated() ? 250 : 1000, "messages sent");
 	}
 
 	/* Afterwards */
