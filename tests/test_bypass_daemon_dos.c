@@ -35,6 +35,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "latency.h"
 #include "admin.h"
 #include "bypass.h"
 #include "daemon.h"
@@ -204,13 +205,6 @@ static bool admin_attaches(struct bp_tally *t)
 	return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* p50/p99/max of n times, and p99 within the bound. */
 static void latency(const char *what, double *ms, int n)
 {
@@ -219,7 +213,7 @@ static void latency(const char *what, double *ms, int n)
 
 	if (n <= 0)
 		return;
-	qsort(ms, n, sizeof(*ms), cmp_double);
+	lat_sort(ms, n);
 	p99 = ms[(99 * n + 99) / 100 - 1];
 	test_log("%s, %d tries: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%s)\n", what, n,
 		 ms[(50 * n + 99) / 100 - 1], p99, ms[n - 1], test_kernel_name());

@@ -29,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "latency.h"
 #include "bypass.h"
 #include "daemon.h"
 #include "progs.h"
@@ -200,13 +201,6 @@ static double status_ms(const char *sock)
 	return now_ms() - t0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* A number after key in text ("key":N), or dflt. */
 static long long json_num(const char *text, const char *key, long long dflt)
 {
@@ -320,7 +314,7 @@ TEST(bypass_a_log_flood_by_one_user_loses_no_other_users_kill_and_stalls_no_one)
 			 bp_judge_denied(F->status[i], &F->f[i]), F->status[i], what);
 	}
 	if (k == tries) {
-		qsort(ms, k, sizeof(ms[0]), cmp_double);
+		lat_sort(ms, k);
 		test_log("STATUS (root) during the flood, %d tries: p50 %.1f ms, p99 %.1f ms, "
 			 "max %.1f ms (%s)\n", k, ms[k / 2], ms[(99 * k + 99) / 100 - 1], ms[k - 1],
 			 test_kernel_name());

@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "latency.h"
 #include "daemon.h"
 #include "sfclient.h"
 #include "proto.h"
@@ -327,32 +328,17 @@ static struct attach_result attach_as(uid_t uid)
 	return a;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The nearest-rank percentile p of the n sorted times. */
-static double pct(const double *ms, int n, int p)
-{
-	int rank = (p * n + 99) / 100;
-
-	return ms[rank > 0 ? rank - 1 : 0];
-}
-
 /* Prints p50/p99/max and checks p99 against the bound. */
 static void latency(const char *what, double *ms, int n, double bound)
 {
 	char name[160];
 
-	qsort(ms, n, sizeof(*ms), cmp_double);
+	lat_sort(ms, n);
 	test_log("%s, %d tries: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%s)\n", what, n,
-		 pct(ms, n, 50), pct(ms, n, 99), ms[n - 1], test_kernel_name());
-	snprintf(name, sizeof(name), "%s: p99 %.1f ms within %.0f ms", what, pct(ms, n, 99),
+		 lat_pct(ms, n, 50), lat_pct(ms, n, 99), ms[n - 1], test_kernel_name());
+	snprintf(name, sizeof(name), "%s: p99 %.1f ms within %.0f ms", what, lat_pct(ms, n, 99),
 		 bound);
-	ASSERT_TRUE(pct(ms, n, 99) <= bound, name);
+	ASSERT_TRUE(lat_pct(ms, n, 99) <= bound, name);
 }
 
 /* The daemon's counters from STATUS ("connections"), printed. */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "latency.h"
 #include "daemon.h"
 #include "gatehand.h"
 #include "proto.h"
@@ -245,13 +246,6 @@ static void flooder(const char *agent, volatile int *stop)
 	_exit(0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 TEST(a_gated_process_that_floods_its_judge_delays_no_other_gated_process)
 {
 	SFD_AUTO;
@@ -314,7 +308,7 @@ TEST(a_gated_process_that_floods_its_judge_delays_no_other_gated_process)
 		waitpid(fl[k], NULL, 0);
 	if (!ASSERT_EQ(i, n, "every refused call came back"))
 		return;
-	qsort(lat, (size_t)n, sizeof(lat[0]), cmp_double);
+	lat_sort(lat, n);
 	ASSERT_TRUE(lat[0] >= 0, "each with EACCES, as its chain says");
 	test_log("a refused call beside two flooders: p50 %.2f ms, p99 %.2f ms (bound %.0f ms)\n",
 		 lat[n / 2], lat[n * 99 / 100], bound);

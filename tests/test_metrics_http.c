@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #endif
 #include "harness.h"
+#include "latency.h"
 #include "daemon.h"
 #include "http.h"
 #include "netns.h"
@@ -442,21 +443,6 @@ TEST(metrics_colon_port_and_localhost_listen_on_loopback_only)
 	}
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The nearest-rank percentile p of n sorted times. */
-static double pct(const double *ms, int n, int p)
-{
-	int rank = (p * n + 99) / 100;
-
-	return ms[rank > 0 ? rank - 1 : 0];
-}
-
 /* TRIES scrapes one after the other while the server is held by others,
  * fewer when the time until stop (now_ms()) runs out first, as it may
  * under emulation: p50/p99/max printed, p99 checked against the bound. */
@@ -474,13 +460,13 @@ static void scrapes_stay_fast(int port, const char *while_what, double stop)
 		ms[n] = now_ms() - t;
 		ok += status_of(resp) == 200;
 	}
-	qsort(ms, n, sizeof(ms[0]), cmp_double);
+	lat_sort(ms, n);
 	test_log("scrapes %s, %d tries: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%s)\n",
-		 while_what, n, pct(ms, n, 50), pct(ms, n, 99), ms[n - 1], test_kernel_name());
+		 while_what, n, lat_pct(ms, n, 50), lat_pct(ms, n, 99), ms[n - 1], test_kernel_name());
 	ASSERT_EQ(ok, n, "every scrape answered 200");
 	snprintf(name, sizeof(name), "scrapes %s: p99 %.1f ms within %.0f ms", while_what,
-		 pct(ms, n, 99), p99_bound_ms());
-	ASSERT_TRUE(pct(ms, n, 99) <= p99_bound_ms(), name);
+		 lat_pct(ms, n, 99), p99_bound_ms());
+	ASSERT_TRUE(lat_pct(ms, n, 99) <= p99_bound_ms(), name);
 }
 
 /* Waits until fd is readable or hung up, for at most timeout_ms; the
