@@ -202,6 +202,18 @@ static const char *cg_path(uint64_t id)
 	return cg_cache[cg_n++].path;
 }
 
+/* Whether a cgroup path may stand in a label as it is: printable ASCII
+ * without a quote or backslash. Whoever may make a cgroup names it, and one
+ * label that is not valid UTF-8 fails the whole scrape: such a path is
+ * left out rather than escaped. */
+static bool label_safe(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
 /* The metric each kind of event is counted in. */
 static const char *stat_metric(uint16_t taken)
 {
@@ -270,10 +282,7 @@ static void stats(FILE *f)
 				s->arch == SF_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 :
 				(s->nr & SF_X32_BIT) ? SCMP_ARCH_X32 : SCMP_ARCH_X86_64, s->nr);
 			action = c2e_action_name(c2e_effective_action(s->ret));
-			/* Paths and names hold no quote, backslash or newline a
-			 * label would have to escape: cgroupfs names may, so
-			 * such a path is left out. */
-			if (strpbrk(path, "\"\\\n"))
+			if (!label_safe(path))
 				path = "";
 			fprintf(f, "%s{container=\"%.12s\",cgroup=\"%s\",filter=\"%u\","
 				"syscall=\"%s\",nr=\"%d\",arch=\"%s\",action=\"%s\",taken=\"%s\"} %llu\n",
