@@ -85,9 +85,14 @@ __u64 sf_armed;
  * the interval is 0. Set by user space (sf_runtime_set_event_budget()). */
 __u64 sf_ev_interval_ns;
 __u64 sf_ev_window_ns;
+/* Repeats folded (bpf/sfilter.h, struct sf_agg_key): for this long after a
+ * key's event its calls only count; nothing is folded while it is 0. Set
+ * by user space (sf_runtime_set_repeat_interval()). */
+__u64 sf_agg_interval_ns;
 
 /* Counters user space may read. */
 __u64 sf_events_dropped;
+__u64 sf_agg_folded;     /* calls counted under their key, no event made */
 __u64 sf_fork_failed;
 __u64 sf_tailcall_failed;
 __u64 sf_cg_failed;
@@ -208,6 +213,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } sf_hits SEC(".maps");
+
+/* Repeats folded: per key, its calls so far (bpf/sfilter.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, SF_AGG_MAX);
+	__type(key, struct sf_agg_key);
+	__type(value, struct sf_agg_val);
+} sf_agg SEC(".maps");
 
 /* Counters for metrics (struct sf_stat_key). */
 struct {
@@ -561,6 +574,72 @@ static __always_inline bool event_admitted(struct who *w, __u16 taken)
 	return true;
 }
 
+/* What folding makes of a call (bpf/sfilter.h, struct sf_agg_key): false
+ * when it only counts; true when it makes an event, which then carries
+ * *total and *first (0 and 0: not folded, as when there is no entry to be
+ * had). Of the calls after an interval, the one that moves next_ns on
+ * (compare-and-swap) makes the event; the others meanwhile only count. */
+struct agg_what {
+	__u32 ret, filter_id;
+	__u16 flags, taken, err;
+	__u8 sig;
+};
+
+static __always_inline bool agg_count(struct task_struct *t, struct who *w, long id,
+				      __u32 arch, const struct agg_what *a,
+				      __u64 *total, __u64 *first)
+{
+	__u64 interval = sf_agg_interval_ns, now, next;
+	struct sf_agg_key k = {};
+	struct sf_agg_val *v;
+
+	*total = 0;
+	*first = 0;
+	if (!interval || !SF_AGG_FOLDS(a->taken))
+		return true;
+	k.start_ns = BPF_CORE_READ(t, group_leader, start_boottime);
+	k.tgid = t->tgid;
+	k.filter_id = a->filter_id;
+	k.nr = (__s32)id;
+	k.arch = arch;
+	k.ret = a->ret;
+	k.taken = a->taken;
+	now = bpf_ktime_get_ns();
+	v = bpf_map_lookup_elem(&sf_agg, &k);
+	if (!v) {
+		struct sf_agg_val nv = {};
+
+		nv.next_ns = now + interval;
+		nv.total = 1;
+		nv.first_ns = now;
+		nv.uid = (__u32)bpf_get_current_uid_gid();
+		nv.account = w->account;
+		nv.flags = a->flags;
+		nv.tier = sf_tier;
+		nv.err = a->err;
+		nv.signal = a->sig;
+		bpf_get_current_comm(nv.comm, sizeof(nv.comm));
+		if (!bpf_map_update_elem(&sf_agg, &k, &nv, BPF_NOEXIST)) {
+			*total = 1;
+			*first = now;
+			return true;
+		}
+		/* Another CPU made it first. */
+		v = bpf_map_lookup_elem(&sf_agg, &k);
+		if (!v)
+			return true;
+	}
+	*total = __sync_add_and_fetch(&v->total, 1);
+	*first = v->first_ns;
+	next = v->next_ns;
+	if (now < next ||
+	    __sync_val_compare_and_swap(&v->next_ns, next, now + interval) != next) {
+		__sync_fetch_and_add(&sf_agg_folded, 1);
+		return false;
+	}
+	return true;
+}
+
 static __always_inline void emit_event_v(struct task_struct *t,
 					 struct pt_regs *regs, long id, struct who *w,
 					 __u32 ret, __u32 filter_id, __u16 flags,
@@ -568,14 +647,17 @@ static __always_inline void emit_event_v(struct task_struct *t,
 					 __u32 enforced, __u32 insn)
 {
 	__u32 cls = SF_EV_CLASS(taken);
+	__u32 arch = task_compat(t) ? SF_AUDIT_ARCH_I386 : SF_AUDIT_ARCH_X86_64;
+	struct agg_what aw = { .ret = ret, .filter_id = filter_id, .flags = flags,
+			       .taken = taken, .err = err, .sig = sig };
 	struct sf_stat_key k = {};
+	__u64 one = 1, *c, total, first;
 	struct sf_event *e;
-	__u64 one = 1, *c;
 
 	k.cgroup = bpf_get_current_cgroup_id();
 	k.filter_id = filter_id;
 	k.nr = (__s32)id;
-	k.arch = task_compat(t) ? SF_AUDIT_ARCH_I386 : SF_AUDIT_ARCH_X86_64;
+	k.arch = arch;
 	k.ret = ret;
 	k.taken = taken;
 	c = bpf_map_lookup_elem(&sf_stats, &k);
@@ -585,7 +667,8 @@ static __always_inline void emit_event_v(struct task_struct *t,
 		 (c = bpf_map_lookup_elem(&sf_stats, &k)))
 		/* Another CPU made it first. */
 		__sync_fetch_and_add(c, 1);
-	if (!event_admitted(w, taken))
+	/* Folded calls take no budget: only the events made do. */
+	if (!agg_count(t, w, id, arch, &aw, &total, &first) || !event_admitted(w, taken))
 		return;
 	e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
 	if (!e) {
@@ -627,13 +710,16 @@ static __always_inline void emit_event_v(struct task_struct *t,
 	e->flags = flags;
 	e->err = err;
 	e->signal = sig;
+	e->repeat = 0;
 	__builtin_memset(e->pad, 0, sizeof(e->pad));
 	e->enforced = enforced;
 	e->insn = insn;
 	e->account = w->account;
-	e->pad2 = 0;
+	e->count = 0;
 	e->start_ns = BPF_CORE_READ(t, group_leader, start_boottime);
 	e->exec_id = BPF_CORE_READ(t, self_exec_id);
+	e->agg_total = total;
+	e->agg_first = first;
 	bpf_ringbuf_submit(e, 0);
 }
 

@@ -42,8 +42,11 @@
  *    (sf_event.account/start_ns/exec_id).
  * 10: the gate: sf_iter_rec.armed_fd, leader_boot, gated, uid, account; SF_BPF_TIER_GATE events (made by
  *    sfilterd, never by the BPF side).
- * 11: counters for metrics (sf_stats, struct sf_stat_key). */
-#define SF_ABI_VERSION  11
+ * 11: counters for metrics (sf_stats, struct sf_stat_key).
+ * 12: repeats folded in the kernel (sf_agg, struct sf_agg_key/val, .bss
+ *    sf_agg_interval_ns and sf_agg_folded; sf_event.repeat, count,
+ *    agg_total, agg_first). */
+#define SF_ABI_VERSION  12
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -210,7 +213,10 @@ struct sf_event {
 	__u16 flags;      /* the deciding filter's attach flags */
 	__u16 err;        /* lsm tier: errno the hooks return; else 0 */
 	__u8 signal;      /* signal sent (9, 31) or 0 */
-	__u8 pad[3];
+	__u8 repeat;      /* made by sfilterd from sf_agg: calls of one key
+			     that no event carried (args, ip, tid, exec_id
+			     and the shadow's enforced verdict are unknown) */
+	__u8 pad[2];
 	__u32 uid;        /* the task's real uid when it made the call: who
 			     may read the event */
 	__u32 enforced;   /* SF_TAKEN_SHADOW: the verdict enforced (else ret) */
@@ -219,15 +225,61 @@ struct sf_event {
 			     else SF_INSN_NONE */
 	__u32 account;    /* whose event budget it was charged to (struct
 			     sf_acct): the login user */
-	__u32 pad2;
+	__u32 count;      /* written by the consumer: the calls this event
+			     stands for, as agg_total minus what earlier
+			     events of its key carried (0 when unfolded) */
 	__u64 start_ns;   /* its thread-group leader's start_boottime (the
 			     clock of time_ns): with pid, the process; a
 			     reused pid has another (de_thread() keeps it
 			     across exec) */
 	__u64 exec_id;    /* task->self_exec_id: which image of the process
 			     (every execve bumps it) */
+	__u64 agg_total;  /* folded kinds: the calls of its sf_agg key so far,
+			     this one included; 0: not folded */
+	__u64 agg_first;  /* when that sf_agg entry was made (an entry
+			     evicted and made again counts from 1 anew) */
 };
 #define SF_INSN_NONE 0xffffffffU
+
+/*
+ * Repeats folded in the kernel. The calls that make events of a kind that
+ * is only refused or logged (not a kill) are counted per key: the process
+ * (its leader's start and tgid), the deciding filter, syscall, arch,
+ * verdict and what was done. The first call of a key makes its event at
+ * once; the key's calls in the sf_agg_interval_ns after it only count
+ * (sf_agg_folded); the first call after that makes an event again, and so
+ * on. An event carries its key's total so far, so a dropped event or two
+ * CPUs racing lose no count: the consumer writes each event's count as the
+ * difference from what the key's events carried before, and walks sf_agg
+ * for keys whose interval is over with calls no event carried (a "repeat"
+ * event). An entry evicted from the LRU loses what no event carried yet.
+ */
+#define SF_AGG_MAX 16384
+#define SF_AGG_FOLDS(taken) ((taken) != SF_TAKEN_KILLED && \
+			     (taken) != SF_TAKEN_FALLBACK_KILLED)
+struct sf_agg_key {
+	__u64 start_ns;   /* the thread-group leader's start_boottime */
+	__u32 tgid;
+	__u32 filter_id;
+	__s32 nr;
+	__u32 arch;
+	__u32 ret;
+	__u16 taken;
+	__u16 pad;
+};
+struct sf_agg_val {
+	__u64 next_ns;    /* bpf_ktime_get_ns(): until then calls only count */
+	__u64 total;      /* the key's calls so far */
+	__u64 first_ns;   /* when the entry was made (bpf_ktime_get_ns()) */
+	__u32 uid;        /* as sf_event, from the key's first call */
+	__u32 account;
+	__u16 flags;
+	__u16 tier;
+	__u16 err;
+	__u8 signal;
+	__u8 pad;
+	char comm[16];
+};
 
 /*
  * Event budgets. Every event is charged to an account: the login user of

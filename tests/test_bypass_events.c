@@ -2,8 +2,12 @@
 /*
  * Bypass attempts through the event path.
  *
- * LOG flood: uid 65534 attaches a filter of its own that logs getppid and
- * calls it in a loop, as fast as it can, for the whole case. Meanwhile
+ * LOG flood: uid 65534 attaches a filter of its own that logs every call
+ * and, in a loop, as fast as it can, for the whole case, calls syscall
+ * numbers that do not exist, a different one each time (100,000 of them
+ * in turn): a process's repeats of one call fold into one event a second
+ * (sfilterd --repeat-interval), so a flooder that means it makes every
+ * call a key of its own. Meanwhile
  * uid 65533, confined by a filter that kills on getppid, has a child make
  * that call, again and again (every fourth child a control that makes an
  * allowed call only and must live), and root asks for STATUS over and
@@ -93,11 +97,13 @@ struct flood_board {
 
 static struct flood_board *F;
 
-/* uid 65534: logs every getppid, in a loop, until told to stop. */
+/* uid 65534: logs every call, and makes calls of numbers no syscall has,
+ * each a key of its own for the kernel's folding, until told to stop. */
 static void flooder(void)
 {
-	static struct sock_filter log_getppid[4];
-	struct sock_fprog prog = progs_log_on(log_getppid, 4, SYS_getppid);
+	static struct sock_filter log_all[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG) };
+	struct sock_fprog prog = { .len = 1, .filter = log_all };
+	long i = 0;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (!become(FLOODER_UID) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
@@ -105,7 +111,7 @@ static void flooder(void)
 		_exit(1);
 	F->flooding = 1;
 	while (!F->stop)
-		syscall(SYS_getppid);
+		syscall(100000 + (i++ % 100000));
 	_exit(0);
 }
 

@@ -180,6 +180,8 @@ static int sfctl(struct admin *a, const struct sfd *dm, const char *const args[]
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+static const char *const per_call[] = { "--repeat-interval", "0", NULL };
+
 static bool start_admin(struct sfd *dm, struct admin *a, bool pin)
 {
 	if (geteuid() != 0) {
@@ -191,6 +193,10 @@ static bool start_admin(struct sfd *dm, struct admin *a, bool pin)
 		test_skip("no sfctl or sfilterd beside the test runner");
 		return false;
 	}
+	/* An event per call: what each call's shadow event says is under
+	 * test, and a folded event's repeats have no arguments of their own
+	 * (tests/test_event_fold.c tests the folding). */
+	dm->args = per_call;
 	return sfd_start(dm, pin);
 }
 

@@ -53,7 +53,9 @@ void read_log(bool follow, event_fn fn, void *ctx);
 
 /* An (arch, syscall) pair policy-from-log saw: AUDIT_ARCH_*, the number
  * as the filter sees it (x32 bit included), its name ("x32 " first). */
-struct seen { uint32_t arch; int32_t nr; char name[48]; };
+/* An (arch, syscall) pair the log has, and the calls its events stand for
+ * (an event folded in the kernel stands for its "count"). */
+struct seen { uint32_t arch; int32_t nr; char name[48]; uint64_t calls; };
 /* policy-from-log --format oci (sfctl_oci.c): the profile to PREFIX.json
  * (NULL: stdout). Exit status. */
 int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,

@@ -27,6 +27,9 @@ struct call {
 	int64_t uid;                 /* -1: the event does not say */
 	uint64_t start, exec_id;
 	char comm[17];
+	uint64_t count;              /* the calls the event stands for */
+	bool repeat;                 /* a repeat event: no exec_id, which image
+					made the calls is not known */
 };
 
 struct policy {
@@ -34,6 +37,7 @@ struct policy {
 	size_t n, cap;
 	const struct policy_pick *pick;
 	size_t events, used;
+	uint64_t calls;              /* the calls the used events stand for */
 	struct call *c;              /* --pid: its calls, before a process is picked */
 	size_t nc, capc;
 };
@@ -50,19 +54,41 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 }
 
 /* Adds (a, nr) to the pairs seen, once. */
-static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name)
+static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name,
+		     uint64_t count)
 {
 	size_t i;
 
 	p->used++;
+	p->calls += count;
 	for (i = 0; i < p->n; i++)
-		if (p->s[i].arch == a && p->s[i].nr == nr)
+		if (p->s[i].arch == a && p->s[i].nr == nr) {
+			p->s[i].calls += count;
 			return;
+		}
 	p->s = grow(p->s, &p->cap, p->n, sizeof(*p->s));
 	p->s[p->n].arch = a;
 	p->s[p->n].nr = nr;
+	p->s[p->n].calls = count;
 	snprintf(p->s[p->n].name, sizeof(p->s[p->n].name), "%s", name);
 	p->n++;
+}
+
+/* The calls an event stands for: its "count" (sfilterd folds a process's
+ * repeats of a call into one event with a count; 0 when another event
+ * counted them), else one. */
+static uint64_t count_of(struct json_object *o, size_t event)
+{
+	struct json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, "count", &v))
+		return 1;
+	n = json_object_get_int64(v);
+	if (!json_object_is_type(v, json_type_int) || n < 0)
+		die(1, "event %zu of the log: \"count\" is %s, not a count of calls", event,
+		    json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	return (uint64_t)n;
 }
 
 static void add_event(void *ctx, const char *line)
@@ -71,6 +97,7 @@ static void add_event(void *ctx, const char *line)
 	struct json_object *o = json_tokener_parse(line), *v;
 	const char *arch, *name;
 	char label[48];
+	uint64_t count;
 	uint32_t a;
 	int32_t nr;
 
@@ -79,6 +106,7 @@ static void add_event(void *ctx, const char *line)
 	if (!json_object_object_get_ex(o, "nr", &v) || !(arch = get_str(o, "arch")))
 		goto out; /* a daemon line, not an event */
 	p->events++;
+	count = count_of(o, p->events);
 	if (p->pick->pid && get_int(o, "pid", 0) != p->pick->pid)
 		goto out;
 	nr = json_object_get_int(v);
@@ -92,7 +120,7 @@ static void add_event(void *ctx, const char *line)
 	snprintf(label, sizeof(label), "%s%s", strcmp(arch, "x32") ? "" : "x32 ",
 		 name ? name : "?");
 	if (!p->pick->pid) {
-		add_seen(p, a, nr, label);
+		add_seen(p, a, nr, label, count);
 	} else {
 		struct call *c;
 
@@ -103,8 +131,11 @@ static void add_event(void *ctx, const char *line)
 		c->nr = nr;
 		snprintf(c->name, sizeof(c->name), "%s", label);
 		c->uid = get_int(o, "uid", -1);
+		c->count = count;
+		c->repeat = json_object_object_get_ex(o, "repeat", &v) &&
+			    json_object_get_boolean(v);
 		c->known = json_object_object_get_ex(o, "start_ns", NULL) &&
-			   json_object_object_get_ex(o, "exec_id", NULL);
+			   (c->repeat || json_object_object_get_ex(o, "exec_id", NULL));
 		c->start = (uint64_t)get_int(o, "start_ns", 0);
 		c->exec_id = (uint64_t)get_int(o, "exec_id", 0);
 		snprintf(c->comm, sizeof(c->comm), "%s", get_str(o, "comm") ? get_str(o, "comm") : "");
@@ -116,7 +147,7 @@ out:
 /* ---- --pid: which process ------------------------------------------------ */
 
 /* An image of a process that had the pid: its calls, where it was first. */
-struct image { const struct call *first; size_t calls; };
+struct image { const struct call *first; uint64_t calls; };
 
 static bool same_process(const struct call *a, const struct call *b)
 {
@@ -130,8 +161,9 @@ static bool same_image(const struct call *a, const struct call *b)
 
 static bool picked(const struct policy_pick *k, const struct call *c)
 {
+	/* A repeat event does not say which image made its calls. */
 	return (!k->uid_set || c->uid == (int64_t)k->uid) && (!k->start_set || c->start == k->start) &&
-	       (!k->exec_set || c->exec_id == k->exec_id);
+	       (!k->exec_set || (!c->repeat && c->exec_id == k->exec_id));
 }
 
 /* The images of the picked calls, in the order they first came. */
@@ -146,11 +178,13 @@ static struct image *images_of(const struct policy *p, size_t *n)
 	for (i = 0; i < p->nc; i++) {
 		if (!picked(p->pick, &p->c[i]))
 			continue;
-		for (j = 0; j < *n && !same_image(im[j].first, &p->c[i]); j++)
+		/* A repeat event's calls go to its process's first image. */
+		for (j = 0; j < *n && !(p->c[i].repeat ? same_process(im[j].first, &p->c[i]) :
+					same_image(im[j].first, &p->c[i])); j++)
 			;
 		if (j == *n)
 			im[(*n)++].first = &p->c[i];
-		im[j].calls++;
+		im[j].calls += p->c[i].count;
 	}
 	return im;
 }
@@ -160,13 +194,13 @@ static void image_line(FILE *f, const struct image *im)
 	const struct call *c = im->first;
 
 	if (c->known)
-		fprintf(f, "  uid %lld  start_ns %llu  exec_id %llu  comm %s  %zu calls\n",
+		fprintf(f, "  uid %lld  start_ns %llu  exec_id %llu  comm %s  %llu calls\n",
 			(long long)c->uid,
 			(unsigned long long)c->start, (unsigned long long)c->exec_id, c->comm,
-			im->calls);
+			(unsigned long long)im->calls);
 	else
 		fprintf(f, "  uid %lld  (no process identity: an older sfilterd's log)  comm %s  "
-			"%zu calls\n", (long long)c->uid, c->comm, im->calls);
+			"%llu calls\n", (long long)c->uid, c->comm, (unsigned long long)im->calls);
 }
 
 static struct json_object *image_json(const struct image *im)
@@ -180,7 +214,7 @@ static struct json_object *image_json(const struct image *im)
 		json_object_object_add(o, "exec_id", json_object_new_uint64(c->exec_id));
 	}
 	json_object_object_add(o, "comm", json_object_new_string(c->comm));
-	json_object_object_add(o, "calls", json_object_new_int64(im->calls));
+	json_object_object_add(o, "calls", json_object_new_uint64(im->calls));
 	return o;
 }
 
@@ -221,7 +255,7 @@ static void learn_process(struct policy *p, const struct image *im, size_t n,
 
 	for (i = 0; i < p->nc; i++)
 		if (picked(p->pick, &p->c[i]))
-			add_seen(p, p->c[i].arch, p->c[i].nr, p->c[i].name);
+			add_seen(p, p->c[i].arch, p->c[i].nr, p->c[i].name, p->c[i].count);
 	*proc = json_object_new_object();
 	json_object_object_add(*proc, "pid", json_object_new_int64(p->pick->pid));
 	json_object_object_add(*proc, "uid", json_object_new_int64(c->uid));
@@ -283,9 +317,10 @@ static char *policy_text(struct policy *p, const char *dflt, struct json_object 
 
 	if (p->n) /* p->s is NULL before the first */
 		qsort(p->s, p->n, sizeof(*p->s), cmp_seen);
-	fprintf(m, "; sfctl policy-from-log: %zu (arch, syscall) pairs seen in %zu events\n"
+	fprintf(m, "; sfctl policy-from-log: %zu (arch, syscall) pairs seen in %zu events "
+		"(%llu calls)\n"
 		"; an allowlist; everything else: %s; another arch: KILL_PROCESS\n",
-		p->n, p->used, dflt);
+		p->n, p->used, (unsigned long long)p->calls, dflt);
 	if (proc)
 		fprintf(m, "; the process: %s\n",
 			json_object_to_json_string_ext(proc, JSON_C_TO_STRING_PLAIN));
@@ -298,8 +333,9 @@ static char *policy_text(struct policy *p, const char *dflt, struct json_object 
 			blk, blk + 1);
 		fprintf(m, "blk%zu:\tld nr\n", blk);
 		for (j = i; j < p->n && p->s[j].arch == arch; j++)
-			fprintf(m, "\tjeq #%d, ok%zu_%zu, +1\t; %s\nok%zu_%zu:\tret ALLOW\n",
-				p->s[j].nr, blk, j, p->s[j].name, blk, j);
+			fprintf(m, "\tjeq #%d, ok%zu_%zu, +1\t; %s (%llu calls)\n"
+				"ok%zu_%zu:\tret ALLOW\n", p->s[j].nr, blk, j, p->s[j].name,
+				(unsigned long long)p->s[j].calls, blk, j);
 		fprintf(m, "\tret %s\n", dflt);
 		i = j;
 	}
@@ -359,11 +395,13 @@ static void policy_json(const struct policy *p, const char *dflt, const char *pr
 			p->s[i].arch == AUDIT_I386 ? "i386" :
 			(p->s[i].nr & 0x40000000) ? "x32" : "x86_64"));
 		json_object_object_add(s, "nr", json_object_new_int(p->s[i].nr));
+		json_object_object_add(s, "calls", json_object_new_uint64(p->s[i].calls));
 		json_object_object_add(s, "syscall", json_object_new_string(
 			p->s[i].name + (!strncmp(p->s[i].name, "x32 ", 4) ? 4 : 0)));
 		json_object_array_add(arr, s);
 	}
 	json_object_object_add(o, "events", json_object_new_int64(p->used));
+	json_object_object_add(o, "calls", json_object_new_uint64(p->calls));
 	json_object_object_add(o, "syscalls", arr);
 	json_object_object_add(o, "default", json_object_new_string(dflt));
 	json_object_object_add(o, "insns", json_object_new_int64(n));

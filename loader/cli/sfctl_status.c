@@ -45,6 +45,18 @@ static void print_drops(struct json_object *o)
 		else
 			printf("budget:   none (every event is logged that fits the ring buffer)\n");
 	}
+	if (json_object_object_get_ex(o, "repeats", &b) && b) {
+		struct json_object *v;
+		double s = json_object_object_get_ex(b, "interval_s", &v) ?
+			   json_object_get_double(v) : 0;
+
+		if (s > 0)
+			printf("repeats:  one event with a count per %g s for a process's repeats of "
+			       "a call; %" PRId64 " calls folded, %" PRId64 " repeat events\n", s,
+			       get_int(b, "folded", 0), get_int(b, "repeat_events", 0));
+		else
+			printf("repeats:  not folded (an event per call)\n");
+	}
 	if (!json_object_object_get_ex(o, "events_dropped_by_uid", &arr) || !arr)
 		return;
 	for (i = 0; i < json_object_array_length(arr); i++) {

@@ -106,6 +106,7 @@ struct daemon {
 	uint32_t max_programs, max_insns, max_rate;
 	/* every account's event budget (0: none) */
 	uint32_t event_rate, event_burst;
+	uint64_t repeat_ns;     /* --repeat-interval (0: no folding) */
 	const char *metrics_addr; /* --metrics, or NULL */
 
 	/* main.c, at set-up: the runtime, open for the daemon's life. */
@@ -412,5 +413,20 @@ struct json_object *eventlog_drops_json(bool admin, uid_t uid);
  * oldest first, each with SF_REPLY_MORE; how many went before c's queue
  * refused one. */
 size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin);
+/* Whether the last eventlog_drain() left nothing in the ring. */
+bool eventlog_drained(void);
+
+/* ---- eventagg.c: counted events (folded in the kernel) ------------------ */
+
+/* The calls ev stands for (sf_event.count): its key's total less what the
+ * key's earlier events carried; 0 for an event that is not folded. */
+uint32_t eventagg_count(const struct sf_event *ev);
+/* Each turn of the loop: once a key's interval is over with calls that no
+ * event carried, a repeat event for them. drained: the ring is empty. */
+void eventagg_tick(bool drained);
+/* At stop: a repeat event for every key's calls that no event carried. */
+void eventagg_stop(void);
+/* Repeat events made. */
+uint64_t eventagg_repeats(void);
 
 #endif /* SF_DAEMON_H */

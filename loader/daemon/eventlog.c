@@ -100,14 +100,22 @@ void log_flush(void)
 		fflush(log_file);
 }
 
-static int log_event(void *ctx, const struct sf_event *ev)
+static int log_event(void *ctx, const struct sf_event *in)
 {
+	const struct sf_event *ev = in;
+	struct sf_event counted;
 	char buf[2048];
-	int n = sf_event_to_json(ev, buf, sizeof(buf)), i;
 	struct ring_ev *r;
 	uid_t uid;
+	int n, i;
 
 	(void)ctx;
+	if (in->agg_total && !in->repeat) {
+		counted = *in;
+		counted.count = eventagg_count(in);
+		ev = &counted;
+	}
+	n = sf_event_to_json(ev, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
 	d.n_events++;
@@ -296,12 +304,21 @@ struct json_object *eventlog_drops_json(bool admin, uid_t uid)
  * wait in the ring buffer, whose descriptor stays readable). */
 #define EVENTS_PER_TURN 256
 
+/* Whether the last drain left events in the ring. */
+static bool backlog;
+
 bool eventlog_drain(void)
 {
 	int n = sf_runtime_drain_events(d.rt, EVENTS_PER_TURN, log_event, NULL);
 
 	log_flush();
-	return n >= EVENTS_PER_TURN;
+	backlog = n >= EVENTS_PER_TURN;
+	return backlog;
+}
+
+bool eventlog_drained(void)
+{
+	return !backlog;
 }
 
 void eventlog_stop(void)
@@ -312,6 +329,8 @@ void eventlog_stop(void)
 	 * that goes on meanwhile. */
 	for (i = 0; i < 32 && eventlog_drain(); i++)
 		;
+	eventagg_stop();
+	log_flush();
 	eventlog_tick(true);
 }
 

@@ -50,10 +50,14 @@
 
 #define IDLE_SECONDS    30  /* a connection that sends nothing this long is closed */
 #define DEFAULT_LOGFILE "/var/log/sfilterd.log"
+/* Repeats of a denied or logged call: one event with a count per interval. */
+#define REPEAT_DEFAULT_MS 1000
+#define REPEAT_MAX_S      3600
 
 struct daemon d = { .admin_gid = (gid_t)-1,
 		    .max_programs = 64, .max_insns = 65536, .max_rate = 100,
-		    .event_rate = SF_EVENT_RATE_DEFAULT, .event_burst = SF_EVENT_BURST_DEFAULT };
+		    .event_rate = SF_EVENT_RATE_DEFAULT, .event_burst = SF_EVENT_BURST_DEFAULT,
+		    .repeat_ns = REPEAT_DEFAULT_MS * 1000000ULL };
 
 /* The loop's descriptors and whether it should end: this file's alone. */
 static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1, gfd = -1;
@@ -77,7 +81,7 @@ static void usage(FILE *out)
 		"                [--max-attach-rate N] [--max-conns-per-uid N]\n"
 		"                [--max-conns N] [--max-queue-bytes N] [--admin-group NAME]\n"
 		"                [--metrics ADDR:PORT]\n"
-		"                [--event-rate N] [--event-burst N]\n"
+		"                [--event-rate N] [--event-burst N] [--repeat-interval S]\n"
 		"                [--force-tracepoint] [-v]\n"
 		"  --socket PATH       serve on PATH (default $%s, else %s)\n"
 		"  --foreground        do not detach; events go to stdout unless --log\n"
@@ -104,13 +108,32 @@ static void usage(FILE *out)
 		"                            each (default %u; 0: no budget); the rest are\n"
 		"                            counted and said in the log\n"
 		"  --event-burst N           as many at once (default %u)\n"
+		"  --repeat-interval S       a process's repeats of one denied or logged\n"
+		"                            call make one event with a count per S\n"
+		"                            seconds (default %g; 0: an event per call)\n"
 		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
 		"  --metrics ADDR:PORT serve Prometheus metrics at /metrics (\":PORT\": loopback)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
 		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
 		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes, SF_EVENT_RATE_DEFAULT,
-		SF_EVENT_BURST_DEFAULT);
+		SF_EVENT_BURST_DEFAULT, REPEAT_DEFAULT_MS / 1000.0);
+}
+
+/* Seconds, as a decimal: 0 or -EINVAL after a line on stderr. */
+static int set_repeat(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end || errno || !(v >= 0 && v <= REPEAT_MAX_S)) {
+		diag("--repeat-interval '%s': seconds from 0 to %d", arg, REPEAT_MAX_S);
+		return -EINVAL;
+	}
+	d.repeat_ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -196,6 +219,7 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		{ "max-queue-bytes", required_argument, NULL, 'Q' },
 		{ "event-rate", required_argument, NULL, 'E' },
 		{ "event-burst", required_argument, NULL, 'B' },
+		{ "repeat-interval", required_argument, NULL, 'R' },
 		{ "admin-group", required_argument, NULL, 'g' },
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -227,6 +251,10 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 			}
 			break;
 		case 'M': d.metrics_addr = optarg; break;
+		case 'R':
+			if (set_repeat(optarg) < 0)
+				return false;
+			break;
 		case 'v': d.verbose = s->opts.verbose = true; break;
 		case 'h': usage(stdout); *status = 0; return false;
 		default: usage(stderr); return false;
@@ -444,6 +472,7 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 	if ((r = open_runtime(s)) < 0)
 		return r;
 	sf_runtime_set_event_budget(d.rt, d.event_rate, d.event_burst);
+	sf_runtime_set_repeat_interval(d.rt, d.repeat_ns);
 	/* The suite's: the gate's judge waits between reading a chain and
 	 * acting, so that a test can kill the daemon in between. */
 	if (getenv("SF_TEST_GATE_DELAY_US"))
@@ -596,6 +625,7 @@ static void serve(void)
 		if (evfd < 0)
 			eventlog_drain();
 		eventlog_tick(false);
+		eventagg_tick(eventlog_drained());
 		metrics_snapshot();
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();

@@ -50,6 +50,8 @@ static void add_shadow(struct json_object *o, const struct sf_event *ev)
 	json_object_object_add(o, "would", verdict_json(ev->ret));
 	if (ev->insn != SF_INSN_NONE)
 		json_object_object_add(o, "insn", json_object_new_int64(ev->insn));
+	if (ev->repeat)
+		return; /* per call: unknown for calls no event carried */
 	json_object_object_add(o, "enforced", verdict_json(ev->enforced));
 	snprintf(tmp, sizeof(tmp), "0x%08x", ev->enforced);
 	json_object_object_add(o, "enforced_ret", json_object_new_string(tmp));
@@ -72,12 +74,14 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	comm[16] = 0;
 	json_object_object_add(o, "time_ns", json_object_new_int64((int64_t)ev->time_ns));
 	json_object_object_add(o, "pid", json_object_new_int(ev->pid));
-	json_object_object_add(o, "tid", json_object_new_int(ev->tid));
+	if (!ev->repeat)
+		json_object_object_add(o, "tid", json_object_new_int(ev->tid));
 	json_object_object_add(o, "uid", json_object_new_int64(ev->uid));
 	/* Which process of that pid, and which of its images: a reused pid
 	 * has another start, an execve another exec id. */
 	json_object_object_add(o, "start_ns", json_object_new_uint64(ev->start_ns));
-	json_object_object_add(o, "exec_id", json_object_new_uint64(ev->exec_id));
+	if (!ev->repeat)
+		json_object_object_add(o, "exec_id", json_object_new_uint64(ev->exec_id));
 	json_object_object_add(o, "account", json_object_new_int64(ev->account));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
 	json_object_object_add(o, "nr", json_object_new_int(ev->nr));
@@ -96,14 +100,18 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	if (sysname)
 		json_object_object_add(o, "syscall", json_object_new_string(sysname));
 	free(sysname);
-	args = json_object_new_array();
-	for (i = 0; i < 6; i++) {
-		snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)ev->args[i]);
-		json_object_array_add(args, json_object_new_string(tmp));
+	/* A repeat event stands for calls no event carried: their arguments
+	 * and where they were made are not known. */
+	if (!ev->repeat) {
+		args = json_object_new_array();
+		for (i = 0; i < 6; i++) {
+			snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)ev->args[i]);
+			json_object_array_add(args, json_object_new_string(tmp));
+		}
+		json_object_object_add(o, "args", args);
+		snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)ev->ip);
+		json_object_object_add(o, "ip", json_object_new_string(tmp));
 	}
-	json_object_object_add(o, "args", args);
-	snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)ev->ip);
-	json_object_object_add(o, "ip", json_object_new_string(tmp));
 	snprintf(tmp, sizeof(tmp), "0x%08x", ev->ret);
 	json_object_object_add(o, "ret", json_object_new_string(tmp));
 	name = c2e_action_name(action);
@@ -120,6 +128,12 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 		json_object_object_add(o, "signal", json_object_new_int(ev->signal));
 	if (ev->taken == SF_TAKEN_SHADOW)
 		add_shadow(o, ev);
+	/* Folded in the kernel: the calls this line stands for (0: a repeat
+	 * event or a racing CPU's event counted them already). */
+	if (ev->agg_total)
+		json_object_object_add(o, "count", json_object_new_int64(ev->count));
+	if (ev->repeat)
+		json_object_object_add(o, "repeat", json_object_new_boolean(1));
 	if (ev->flags & SF_FLAG_LOG)
 		json_object_object_add(o, "log_flag", json_object_new_boolean(1));
 	/* A 2012-interface filter decided: it blocks (a kill) or refuses exec. */

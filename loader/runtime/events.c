@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -90,6 +91,17 @@ int sf_runtime_set_event_budget(struct sf_runtime *rt, uint32_t rate, uint32_t b
 	__atomic_store_n(&rt->bss->sf_ev_window_ns, interval * burst, __ATOMIC_RELAXED);
 	__atomic_store_n(&rt->bss->sf_ev_interval_ns, interval, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int sf_runtime_set_repeat_interval(struct sf_runtime *rt, uint64_t ns)
+{
+	__atomic_store_n(&rt->bss->sf_agg_interval_ns, ns, __ATOMIC_RELEASE);
+	return 0;
+}
+
+uint64_t sf_runtime_repeat_interval(const struct sf_runtime *rt)
+{
+	return __atomic_load_n(&rt->bss->sf_agg_interval_ns, __ATOMIC_RELAXED);
 }
 
 static void drops_from(struct sf_event_drops *d, uint32_t account, const struct sf_acct *a)
@@ -238,4 +250,21 @@ int sf_runtime_stats(struct sf_runtime *rt, struct sf_stat **out, size_t *n)
 {
 	return collect(rt->fd_stats, sizeof(struct sf_stat_key), sizeof(uint64_t), take_stat,
 		       sizeof(**out), (void **)out, n);
+}
+
+static int take_agg(void *ctx, const void *key, const void *val)
+{
+	struct sf_agg *a = grow_next(ctx);
+
+	if (!a)
+		return -ENOMEM;
+	memcpy(&a->key, key, sizeof(a->key));
+	memcpy(&a->val, val, sizeof(a->val));
+	return 0;
+}
+
+int sf_runtime_agg(struct sf_runtime *rt, struct sf_agg **out, size_t *n)
+{
+	return collect(rt->fd_agg, sizeof(struct sf_agg_key), sizeof(struct sf_agg_val),
+		       take_agg, sizeof(**out), (void **)out, n);
 }

@@ -24,6 +24,7 @@ void sf_runtime_counters(const struct sf_runtime *rt, struct sf_counters *out)
 		.cg_failed = __atomic_load_n(&rt->bss->sf_cg_failed, __ATOMIC_RELAXED),
 		.orphans_killed = __atomic_load_n(&rt->bss->sf_orphans_killed, __ATOMIC_RELAXED),
 		.confined = __atomic_load_n(&rt->bss->sf_live, __ATOMIC_RELAXED),
+		.folded = __atomic_load_n(&rt->bss->sf_agg_folded, __ATOMIC_RELAXED),
 	};
 }
 

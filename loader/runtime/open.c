@@ -134,6 +134,7 @@ static void take_skel_fds(struct sf_runtime *rt)
 	rt->fd_hits = bpf_map__fd(k->maps.sf_hits);
 	rt->fd_accounts = bpf_map__fd(k->maps.sf_accounts);
 	rt->fd_stats = bpf_map__fd(k->maps.sf_stats);
+	rt->fd_agg = bpf_map__fd(k->maps.sf_agg);
 	rt->fd_bss = bpf_map__fd(k->maps.bss);
 	rt->fd_iter = bpf_program__fd(k->progs.sf_iter);
 	rt->bss = k->bss;
@@ -249,7 +250,7 @@ static void close_fds(struct sf_runtime *rt)
 	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
 		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
 		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync, &rt->fd_hits,
-		       &rt->fd_accounts, &rt->fd_stats };
+		       &rt->fd_accounts, &rt->fd_stats, &rt->fd_agg };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

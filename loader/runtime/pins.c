@@ -237,6 +237,7 @@ static int adopt(struct sf_runtime *rt)
 		{ &rt->fd_hits, "map", "sf_hits" },
 		{ &rt->fd_accounts, "map", "sf_accounts" },
 		{ &rt->fd_stats, "map", "sf_stats" },
+		{ &rt->fd_agg, "map", "sf_agg" },
 		{ &rt->fd_bss, "map", "bss" },
 		{ &rt->fd_iter, "prog", "sf_iter" },
 	};

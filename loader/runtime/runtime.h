@@ -73,6 +73,9 @@ struct sf_counters {
 	uint64_t tailcall_failed; /* a chain slot was empty: the task killed */
 	uint64_t cg_failed;       /* a cgroup join not finished in the kernel
 				     (no storage, full queue, too deep) */
+	uint64_t folded;          /* not a failure: calls counted under their
+				     key with no event of their own (struct
+				     sf_agg_key in bpf/sfilter.h) */
 	uint64_t confined;        /* not a failure: the tasks (threads) with a
 				     chain or an arm that have not exited, as
 				     the kernel counts them; the dispatcher
@@ -164,6 +167,19 @@ int sf_runtime_drain_events(struct sf_runtime *rt, int max, sf_event_fn fn, void
 #define SF_EVENT_RATE_DEFAULT  1000
 #define SF_EVENT_BURST_DEFAULT 5000
 int sf_runtime_set_event_budget(struct sf_runtime *rt, uint32_t rate, uint32_t burst);
+/* Repeats folded in the kernel (bpf/sfilter.h, struct sf_agg_key): for ns
+ * after an event of a key, that key's calls only count; 0 (a fresh
+ * load's): every call makes its event. The consumer then owes each event
+ * its count (sf_event.agg_total) and the tails (sf_runtime_agg()). */
+int sf_runtime_set_repeat_interval(struct sf_runtime *rt, uint64_t ns);
+uint64_t sf_runtime_repeat_interval(const struct sf_runtime *rt);
+/* Every key that folded calls, into *out (malloc'd, *n of them; the caller
+ * frees it). 0 or -errno. */
+struct sf_agg {
+	struct sf_agg_key key;
+	struct sf_agg_val val;
+};
+int sf_runtime_agg(struct sf_runtime *rt, struct sf_agg **out, size_t *n);
 /* What an account lost, per class (SF_EV_ENFORCED, SF_EV_LOGGED), since
  * its entry was made (an entry unused for long may be recycled). */
 struct sf_event_drops {

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counted events. The kernel folds repeated calls (bpf/sfilter.h, struct
+ * sf_agg_key): a key's first call makes its event, the calls in the
+ * interval after it only count, and every event carries its key's total
+ * so far. Here each event gets its count, the calls it stands for: its
+ * total less what the key's earlier events carried. Once a key's interval
+ * is over with calls that no event carried (a loop that stopped, or events
+ * lost to a budget or a full ring), a "repeat" event says how many.
+ *
+ * What each key's events carried is kept in a table that mirrors sf_agg:
+ * every walk of the map rebuilds it from the keys still there, so it never
+ * holds many more entries than the map.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct seen {
+	struct sf_agg_key key;
+	uint64_t first;   /* the entry's first_ns: another is a new entry */
+	uint64_t total;   /* what the key's events carried */
+	bool used;
+};
+
+/* Open addressing, a power of two in size, at most half full. */
+struct table {
+	struct seen *s;
+	size_t cap, n;
+};
+
+static struct table tab;
+
+static struct {
+	bool stock_taken;   /* an adopted runtime's totals are not news */
+	bool pending;       /* the last walk left calls to report later */
+	uint64_t folded;    /* the kernel's sf_agg_folded then */
+	uint64_t dropped;   /* and its sf_events_dropped */
+	uint64_t due_ns;    /* CLOCK_MONOTONIC: not before */
+	uint64_t repeats;   /* repeat events made */
+} walk;
+
+/* Past this many keys between walks the table is pruned at once. */
+#define TABLE_MAX (4 * SF_AGG_MAX)
+
+static uint64_t mono_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static size_t hash(const struct sf_agg_key *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(*k); i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+/* The key's slot in t: its entry, or the free slot where it would go. */
+static struct seen *slot(const struct table *t, const struct sf_agg_key *k)
+{
+	size_t i = hash(k) & (t->cap - 1);
+
+	while (t->s[i].used && memcmp(&t->s[i].key, k, sizeof(*k)))
+		i = (i + 1) & (t->cap - 1);
+	return &t->s[i];
+}
+
+static int table_init(struct table *t, size_t want)
+{
+	size_t cap = 64;
+
+	while (cap < 2 * want)
+		cap *= 2;
+	t->s = calloc(cap, sizeof(*t->s));
+	if (!t->s)
+		return -ENOMEM;
+	t->cap = cap;
+	t->n = 0;
+	return 0;
+}
+
+static int table_grow(struct table *t)
+{
+	struct table g;
+	size_t i;
+
+	if (table_init(&g, t->cap) < 0)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		if (t->s[i].used) {
+			*slot(&g, &t->s[i].key) = t->s[i];
+			g.n++;
+		}
+	free(t->s);
+	*t = g;
+	return 0;
+}
+
+static void key_of(const struct sf_event *ev, struct sf_agg_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->start_ns = ev->start_ns;
+	k->tgid = ev->pid;
+	k->filter_id = ev->filter_id;
+	k->nr = ev->nr;
+	k->arch = ev->arch;
+	k->ret = ev->ret;
+	k->taken = ev->taken;
+}
+
+static void prune(void);
+
+uint32_t eventagg_count(const struct sf_event *ev)
+{
+	struct sf_agg_key k;
+	struct seen *s;
+	uint64_t n;
+
+	if (!ev->agg_total)
+		return 0;
+	if (tab.n >= TABLE_MAX)
+		prune();
+	if ((!tab.s && table_init(&tab, 64) < 0) ||
+	    (2 * (tab.n + 1) > tab.cap && table_grow(&tab) < 0))
+		/* No memory to remember it: the event stands for itself. */
+		return 1;
+	key_of(ev, &k);
+	s = slot(&tab, &k);
+	if (!s->used) {
+		*s = (struct seen){ .key = k, .used = true };
+		tab.n++;
+	}
+	if (s->first != ev->agg_first) {
+		/* The entry was evicted and made again: it counts from 1. */
+		s->first = ev->agg_first;
+		s->total = 0;
+	}
+	/* Behind what a repeat event or a racing CPU's event carried: those
+	 * counted this call already. */
+	n = ev->agg_total > s->total ? ev->agg_total - s->total : 0;
+	if (ev->agg_total > s->total)
+		s->total = ev->agg_total;
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* A repeat event for the calls of entry a that no event carried. */
+static void repeat_event(const struct sf_agg *a, uint64_t count)
+{
+	struct sf_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.time_ns = mono_ns(CLOCK_BOOTTIME);
+	ev.pid = a->key.tgid;
+	memcpy(ev.comm, a->val.comm, sizeof(ev.comm));
+	ev.nr = a->key.nr;
+	ev.arch = a->key.arch;
+	ev.ret = a->key.ret;
+	ev.enforced = a->key.ret;
+	ev.insn = SF_INSN_NONE;
+	ev.filter_id = a->key.filter_id;
+	ev.taken = a->key.taken;
+	ev.tier = a->val.tier;
+	ev.flags = a->val.flags;
+	ev.err = a->val.err;
+	ev.signal = a->val.signal;
+	ev.repeat = 1;
+	ev.uid = a->val.uid;
+	ev.account = a->val.account;
+	ev.count = count > UINT32_MAX ? UINT32_MAX : (uint32_t)count;
+	ev.start_ns = a->key.start_ns;
+	ev.agg_total = a->val.total;
+	ev.agg_first = a->val.first_ns;
+	walk.repeats++;
+	eventlog_event(&ev);
+}
+
+/*
+ * One walk of sf_agg: the table rebuilt from the keys the map holds, and
+ * a repeat event for every key whose interval is over (all of them with
+ * every) and whose calls no event carried. take_stock: nothing is
+ * reported, what the map holds counts as carried.
+ */
+static void walk_agg(bool every, bool take_stock)
+{
+	uint64_t now = mono_ns(CLOCK_MONOTONIC);
+	struct table nt;
+	struct sf_agg *all;
+	size_t n, i;
+
+	if (sf_runtime_agg(d.rt, &all, &n) < 0)
+		return;
+	if (table_init(&nt, n) < 0) {
+		free(all);
+		return;
+	}
+	walk.pending = false;
+	for (i = 0; i < n; i++) {
+		const struct sf_agg *a = &all[i];
+		struct seen *old = tab.s ? slot(&tab, &a->key) : NULL, *s;
+		uint64_t carried = old && old->used && old->first == a->val.first_ns ?
+				   old->total : 0;
+
+		if (take_stock)
+			carried = a->val.total;
+		if (a->val.total > carried) {
+			if (every || now >= a->val.next_ns) {
+				repeat_event(a, a->val.total - carried);
+				carried = a->val.total;
+			} else {
+				walk.pending = true;
+			}
+		}
+		if (!carried)
+			continue;
+		s = slot(&nt, &a->key);
+		*s = (struct seen){ .key = a->key, .first = a->val.first_ns, .total = carried,
+				    .used = true };
+		nt.n++;
+	}
+	free(all);
+	free(tab.s);
+	tab = nt;
+}
+
+static void prune(void)
+{
+	walk_agg(false, false);
+}
+
+void eventagg_tick(bool drained)
+{
+	uint64_t interval = sf_runtime_repeat_interval(d.rt), now;
+	struct sf_counters cnt;
+
+	if (!interval)
+		return;
+	if (d.adopted && !walk.stock_taken) {
+		/* What the keys counted before this daemon, earlier events
+		 * carried or the last one reported when it stopped. */
+		walk_agg(false, true);
+		walk.stock_taken = true;
+		return;
+	}
+	/* Events still in the ring carry totals a walk would report again. */
+	if (!drained)
+		return;
+	now = mono_ns(CLOCK_MONOTONIC);
+	if (now < walk.due_ns)
+		return;
+	sf_runtime_counters(d.rt, &cnt);
+	if (!walk.pending && cnt.folded == walk.folded && cnt.events_dropped == walk.dropped)
+		return;
+	walk.folded = cnt.folded;
+	walk.dropped = cnt.events_dropped;
+	walk_agg(false, false);
+	/* At most one walk an interval (and ten a second). */
+	walk.due_ns = now + (interval > 100000000ULL ? interval : 100000000ULL);
+}
+
+void eventagg_stop(void)
+{
+	if (sf_runtime_repeat_interval(d.rt))
+		walk_agg(true, false);
+}
+
+uint64_t eventagg_repeats(void)
+{
+	return walk.repeats;
+}
