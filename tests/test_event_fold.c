@@ -5,7 +5,8 @@
  * one with a count per interval, and a "repeat" event for the calls no
  * event carried once the loop stops. Counts add up to every call exactly;
  * each process and each syscall is a key of its own; interval 0 is an
- * event per call; policy-from-log and `sfctl status` read the counts.
+ * event per call; policy-from-log, `sfctl log --summary` and `sfctl
+ * status` read the counts.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -227,7 +228,7 @@ static int sfctl(const struct sfd *dm, const char *const args[], char *out, size
 	return sfd_run(argv, true, 60, out, size);
 }
 
-TEST(policy_from_log_and_status_read_the_counts)
+TEST(policy_from_log_log_summary_and_status_read_the_counts)
 {
 	SFD_AUTO_STOP;
 	static char out[65536];
@@ -259,6 +260,22 @@ TEST(policy_from_log_and_status_read_the_counts)
 		    !strcmp(json_object_get_string(n), "getppid"))
 			ASSERT_TRUE(json_object_object_get_ex(s, "calls", &n) &&
 				    json_object_get_int64(n) == 5000, "getppid's 5000 calls");
+	}
+	json_object_put(o);
+	st = sfctl(&dm, (const char *const[]){ "--json", "log", "--summary", "--log", dm.log, NULL },
+		   out, sizeof(out));
+	ASSERT_EQ(st, 0, "log --summary adds up the log");
+	o = json_tokener_parse(strchr(out, '[') ? strchr(out, '[') : out);
+	ASSERT_TRUE(o && json_object_is_type(o, json_type_array), "it answers a JSON array");
+	for (i = 0; o && i < json_object_array_length(o); i++) {
+		struct json_object *r = json_object_array_get_idx(o, i), *n;
+
+		if (json_object_object_get_ex(r, "pid", &n) && json_object_get_int(n) == pid)
+			ASSERT_TRUE(json_object_object_get_ex(r, "calls", &n) &&
+				    json_object_get_int64(n) == 5000 &&
+				    json_object_object_get_ex(r, "events", &n) &&
+				    json_object_get_int64(n) == t.lines,
+				    "the logger's row: 5000 calls in its events");
 	}
 	json_object_put(o);
 	st = sfctl(&dm, (const char *const[]){ "status", NULL }, out, sizeof(out));

@@ -11,7 +11,7 @@
  *   sfctl compile --profile JSON [--caps LIST] -o OUT.bpf  (sfctl_profile.c)
  *   sfctl compile --profile JSON --gate [--caps LIST] [-o G.json]
  *   sfctl detach ID | replace ID --filter FILE
- *   sfctl log [--follow]
+ *   sfctl log [--follow | --summary [--log FILE|-]]
  *   sfctl policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS]
  *                         [--exec-id N]] [--default ACTION] [-o PREFIX]
  *                         [--format classic|oci]
@@ -92,6 +92,8 @@ static void usage(FILE *out, int code)
 		"                                 runc/crun, passing what the profile allows and\n"
 		"                                 notifying this socket's sfilterd of the rest\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
+		"  log --summary [--log FILE|-]   the calls they stand for, per process,\n"
+		"                                 syscall and outcome, most first\n"
 		"  policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS] [--exec-id N]]\n"
 		"                  [--default ACTION] [-o PREFIX] [--format classic|oci]\n"
 		"                                 the (arch, syscall) pairs seen, as an\n"
@@ -405,6 +407,7 @@ static const struct option opts[] = {
 	{ "fallback", required_argument, NULL, 'F' },
 	{ "log", optional_argument, NULL, 'l' },
 	{ "follow", no_argument, NULL, 'w' },
+	{ "summary", no_argument, NULL, 'Y' },
 	{ "default", required_argument, NULL, 'd' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "shadow", no_argument, NULL, 's' },
@@ -423,7 +426,7 @@ static const struct option opts[] = {
 /* What the options after the command say. */
 struct args {
 	const char *cgroup, *filter, *log, *dflt, *out, *format, *profile, *caps;
-	bool follow, log_flag, hits, gate;
+	bool follow, log_flag, hits, gate, summary;
 	uint32_t flags;
 	long pid;
 	struct policy_pick pick;
@@ -486,6 +489,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'k': a->flags |= SF_FLAG_COUNT; break;
 		case 'X': a->flags |= SF_FLAG_AT_EXEC; break;
 		case 'H': a->hits = true; break;
+		case 'Y': a->summary = true; break;
 		case 'g': a->gate = true; break;
 		case 'u':
 			a->pick.uid_set = true;
@@ -531,7 +535,8 @@ int main(int argc, char **argv)
 	argv += first;
 	command_options(argc, argv, &a);
 	/* "--log FILE" as two words. */
-	if (a.log_flag && !a.log && optind < argc && strcmp(cmd, "policy-from-log") == 0)
+	if (a.log_flag && !a.log && optind < argc &&
+	    (strcmp(cmd, "policy-from-log") == 0 || strcmp(cmd, "log") == 0))
 		a.log = argv[optind++];
 	if (strcmp(cmd, "status") == 0 && optind == argc)
 		return cmd_status();
@@ -562,7 +567,15 @@ int main(int argc, char **argv)
 		return cmd_detach_replace(number(argv[optind], "replace ID"), a.filter,
 					  (enum c2e_abi)SF_FLAGS_ABI(a.flags));
 	}
+	if (strcmp(cmd, "log") == 0 && optind == argc && a.summary) {
+		if (a.follow)
+			die(2, "log: --summary adds up what was logged; --follow never ends");
+		return cmd_log_summary(a.log);
+	}
 	if (strcmp(cmd, "log") == 0 && optind == argc) {
+		if (a.log)
+			die(2, "log: --log FILE goes with --summary (the daemon's events are "
+			    "in FILE already)");
 		read_log(a.follow, print_line, NULL);
 		return 0;
 	}

@@ -50,11 +50,21 @@ void print_json(struct json_object *o);
 /* LOG: fn gets every event the daemon keeps (with follow, every new one). */
 typedef void (*event_fn)(void *ctx, const char *line);
 void read_log(bool follow, event_fn fn, void *ctx);
+/* The same from a log file (log; "-": stdin), or the daemon (NULL). */
+void read_events(const char *log, event_fn fn, void *ctx);
+/* The calls an event stands for: its "count" (sfilterd folds a process's
+ * repeats of a call into one event with a count; 0 when another event
+ * counted them), else one. Exits naming the event (its number) when
+ * "count" is not a count. */
+uint64_t event_count(struct json_object *o, size_t event);
+
+/* sfctl log --summary (sfctl_logsum.c): the calls of each process,
+ * syscall and outcome, most first. Exit status. */
+int cmd_log_summary(const char *log);
 
 /* An (arch, syscall) pair policy-from-log saw: AUDIT_ARCH_*, the number
- * as the filter sees it (x32 bit included), its name ("x32 " first). */
-/* An (arch, syscall) pair the log has, and the calls its events stand for
- * (an event folded in the kernel stands for its "count"). */
+ * as the filter sees it (x32 bit included), its name ("x32 " first), and
+ * the calls its events stand for (a folded event stands for its "count"). */
 struct seen { uint32_t arch; int32_t nr; char name[48]; uint64_t calls; };
 /* policy-from-log --format oci (sfctl_oci.c): the profile to PREFIX.json
  * (NULL: stdout). Exit status. */

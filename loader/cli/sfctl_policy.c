@@ -74,10 +74,7 @@ static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name,
 	p->n++;
 }
 
-/* The calls an event stands for: its "count" (sfilterd folds a process's
- * repeats of a call into one event with a count; 0 when another event
- * counted them), else one. */
-static uint64_t count_of(struct json_object *o, size_t event)
+uint64_t event_count(struct json_object *o, size_t event)
 {
 	struct json_object *v;
 	int64_t n;
@@ -106,7 +103,7 @@ static void add_event(void *ctx, const char *line)
 	if (!json_object_object_get_ex(o, "nr", &v) || !(arch = get_str(o, "arch")))
 		goto out; /* a daemon line, not an event */
 	p->events++;
-	count = count_of(o, p->events);
+	count = event_count(o, p->events);
 	if (p->pick->pid && get_int(o, "pid", 0) != p->pick->pid)
 		goto out;
 	nr = json_object_get_int(v);
@@ -344,22 +341,21 @@ static char *policy_text(struct policy *p, const char *dflt, struct json_object 
 	return text;
 }
 
-/* The events of log ("-": stdin; NULL: the daemon's log) into p. */
-static void policy_read(struct policy *p, const char *log)
+void read_events(const char *log, event_fn fn, void *ctx)
 {
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
 
 	if (!log) {
-		read_log(false, add_event, p);
+		read_log(false, fn, ctx);
 		return;
 	}
 	f = strcmp(log, "-") ? fopen(log, "re") : stdin;
 	if (!f)
 		die(2, "%s: %s", log, strerror(errno));
 	while (getline(&line, &cap, f) > 0)
-		add_event(p, line);
+		fn(ctx, line);
 	free(line);
 	if (f != stdin)
 		fclose(f);
@@ -436,7 +432,7 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 		die(2, "--format %s: classic or oci", format);
 	if (!pick->pid && (pick->uid_set || pick->start_set || pick->exec_set))
 		die(2, "--uid, --start and --exec-id pick one process of --pid PID");
-	policy_read(&p, log);
+	read_events(log, add_event, &p);
 	if (pick->pid)
 		proc = pick_process(&p);
 	if (!p.n)
