@@ -14,6 +14,7 @@
 #include "progs.h"
 #include "sfclient.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +127,34 @@ static pid_t logger(int n, bool both, int gap_ms)
 	return pid;
 }
 
+/* A child whose filter refuses getppid with EACCES, through the gate
+ * where the kernel filter is free for it (sf_attach()'s default); it makes
+ * n calls and exits 0 when each was refused with exactly that errno. */
+static pid_t denier(int n)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		static struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, 0x00050000U | EACCES), /* ERRNO */
+			BPF_STMT(BPF_RET | BPF_K, 0x7fff0000U),
+		};
+		struct sock_fprog prog = { .len = 4, .filter = f };
+		int i;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0))
+			_exit(10);
+		for (i = 0; i < n; i++)
+			if (syscall(SYS_getppid) != -1 || errno != EACCES)
+				_exit(11);
+		_exit(0);
+	}
+	return pid;
+}
+
 static bool reaped_ok(pid_t pid)
 {
 	int st;
@@ -197,6 +226,24 @@ TEST(each_syscall_and_each_process_is_a_key_of_its_own)
 		    "the second process's getppid add up apart");
 	ASSERT_TRUE(a.with_args >= 1 && b.with_args >= 1 && c.with_args >= 1,
 		    "each key's first call made an event of its own");
+}
+
+TEST(a_loop_of_denied_calls_folds_too_and_each_call_is_still_refused)
+{
+	SFD_AUTO_STOP;
+	struct tally t;
+	pid_t pid;
+
+	if (!start(&dm, "0.3"))
+		return;
+	pid = denier(2000);
+	ASSERT_TRUE(reaped_ok(pid), "each of the 2000 calls was refused with EACCES");
+	ASSERT_TRUE(tally_wait(&dm, pid, "getppid", 2000, &t),
+		    "the counts add up to every call, exactly");
+	test_log("%d events (%d repeat events) for 2000 denied calls; %s\n", t.lines, t.repeats,
+		 sfd_log_count(&dm, "\"tier\":\"gate\"") ? "judged by the gate (folded in sfilterd)"
+							     : "refused in the kernel");
+	ASSERT_TRUE(t.lines <= (test_is_emulated() ? 100 : 20), "in a handful of events");
 }
 
 TEST(a_repeat_interval_of_0_makes_an_event_per_call)

@@ -428,5 +428,10 @@ void eventagg_tick(bool drained);
 void eventagg_stop(void);
 /* Repeat events made. */
 uint64_t eventagg_repeats(void);
+/* The gate's thread, for each event it makes: false when the call only
+ * counts (a repeat within the interval); else ev carries its key's total. */
+bool eventagg_gate_fold(struct sf_event *ev);
+/* Calls counted with no event of their own: the kernel's and the gate's. */
+uint64_t eventagg_folded(void);
 
 #endif /* SF_DAEMON_H */

@@ -11,6 +11,12 @@
  * What each key's events carried is kept in a table that mirrors sf_agg:
  * every walk of the map rebuilds it from the keys still there, so it never
  * holds many more entries than the map.
+ *
+ * The gate's calls are judged here, not in the kernel (gate.c, on the
+ * gate's thread), so their repeats fold here, the same way, in a table of
+ * GATE_SLOTS keys in place of sf_agg: a key that takes another's slot
+ * evicts it, as the kernel's LRU would. Their keys are told from the
+ * kernel's by pad (the kernel leaves it 0).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -18,6 +24,7 @@
 #include "daemon.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +55,15 @@ static struct {
 
 /* Past this many keys between walks the table is pruned at once. */
 #define TABLE_MAX (4 * SF_AGG_MAX)
+
+#define GATE_SLOTS 4096
+#define GATE_KEY   1      /* sf_agg_key.pad of the gate's keys */
+static struct {
+	pthread_mutex_t lock;
+	struct sf_agg slot[GATE_SLOTS];
+	bool used[GATE_SLOTS];
+	uint64_t folded;  /* calls counted with no event of their own */
+} gate = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t mono_ns(clockid_t clk)
 {
@@ -119,6 +135,7 @@ static void key_of(const struct sf_event *ev, struct sf_agg_key *k)
 	k->arch = ev->arch;
 	k->ret = ev->ret;
 	k->taken = ev->taken;
+	k->pad = ev->tier == SF_BPF_TIER_GATE ? GATE_KEY : 0;
 }
 
 static void prune(void);
@@ -187,8 +204,81 @@ static void repeat_event(const struct sf_agg *a, uint64_t count)
 	eventlog_event(&ev);
 }
 
+/* The gate's keys, appended to *all (n of them). 0 or -ENOMEM (*all
+ * freed). */
+static int gate_entries(struct sf_agg **all, size_t *n)
+{
+	struct sf_agg *more = realloc(*all, (*n + GATE_SLOTS) * sizeof(**all));
+	size_t i;
+
+	if (!more) {
+		free(*all);
+		*all = NULL;
+		return -ENOMEM;
+	}
+	*all = more;
+	pthread_mutex_lock(&gate.lock);
+	for (i = 0; i < GATE_SLOTS; i++)
+		if (gate.used[i])
+			more[(*n)++] = gate.slot[i];
+	pthread_mutex_unlock(&gate.lock);
+	return 0;
+}
+
+bool eventagg_gate_fold(struct sf_event *ev)
+{
+	uint64_t interval = sf_runtime_repeat_interval(d.rt), now;
+	struct sf_agg_key k;
+	struct sf_agg *a;
+	size_t i;
+
+	if (!interval || !SF_AGG_FOLDS(ev->taken))
+		return true;
+	key_of(ev, &k);
+	i = hash(&k) % GATE_SLOTS;
+	now = mono_ns(CLOCK_MONOTONIC);
+	pthread_mutex_lock(&gate.lock);
+	a = &gate.slot[i];
+	if (!gate.used[i] || memcmp(&a->key, &k, sizeof(k))) {
+		/* A new key (evicting the slot's): its first call's event at once. */
+		memset(a, 0, sizeof(*a));
+		a->key = k;
+		a->val.first_ns = now;
+		a->val.uid = ev->uid;
+		a->val.account = ev->account;
+		a->val.flags = ev->flags;
+		a->val.tier = ev->tier;
+		a->val.err = ev->err;
+		a->val.signal = ev->signal;
+		memcpy(a->val.comm, ev->comm, sizeof(a->val.comm));
+		gate.used[i] = true;
+	}
+	ev->agg_total = ++a->val.total;
+	ev->agg_first = a->val.first_ns;
+	if (now < a->val.next_ns) {
+		gate.folded++;
+		pthread_mutex_unlock(&gate.lock);
+		return false;
+	}
+	a->val.next_ns = now + interval;
+	pthread_mutex_unlock(&gate.lock);
+	return true;
+}
+
+uint64_t eventagg_folded(void)
+{
+	struct sf_counters cnt;
+	uint64_t g;
+
+	sf_runtime_counters(d.rt, &cnt);
+	pthread_mutex_lock(&gate.lock);
+	g = gate.folded;
+	pthread_mutex_unlock(&gate.lock);
+	return cnt.folded + g;
+}
+
 /*
- * One walk of sf_agg: the table rebuilt from the keys the map holds, and
+ * One walk of sf_agg and the gate's keys: the table rebuilt from the keys the map holds, and
  * a repeat event for every key whose interval is over (all of them with
  * every) and whose calls no event carried. take_stock: nothing is
  * reported, what the map holds counts as carried.
@@ -200,7 +290,7 @@ static void walk_agg(bool every, bool take_stock)
 	struct sf_agg *all;
 	size_t n, i;
 
-	if (sf_runtime_agg(d.rt, &all, &n) < 0)
+	if (sf_runtime_agg(d.rt, &all, &n) < 0 || gate_entries(&all, &n) < 0)
 		return;
 	if (table_init(&nt, n) < 0) {
 		free(all);
@@ -242,7 +332,7 @@ static void prune(void)
 
 void eventagg_tick(bool drained)
 {
-	uint64_t interval = sf_runtime_repeat_interval(d.rt), now;
+	uint64_t interval = sf_runtime_repeat_interval(d.rt), now, folded;
 	struct sf_counters cnt;
 
 	if (!interval)
@@ -261,9 +351,10 @@ void eventagg_tick(bool drained)
 	if (now < walk.due_ns)
 		return;
 	sf_runtime_counters(d.rt, &cnt);
-	if (!walk.pending && cnt.folded == walk.folded && cnt.events_dropped == walk.dropped)
+	folded = eventagg_folded();
+	if (!walk.pending && folded == walk.folded && cnt.events_dropped == walk.dropped)
 		return;
-	walk.folded = cnt.folded;
+	walk.folded = folded;
 	walk.dropped = cnt.events_dropped;
 	walk_agg(false, false);
 	/* At most one walk an interval (and ten a second). */

@@ -132,7 +132,9 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call)
 	case SF_GATE_KILLED: __atomic_add_fetch(&g.st.killed, 1, __ATOMIC_RELAXED); break;
 	case SF_GATE_GONE: break;
 	}
-	if (sf_runtime_gate_event(&o, &ev))
+	/* Repeats fold before the budget: a loop of one gated call costs its
+	 * user one event an interval, not the budget. */
+	if (sf_runtime_gate_event(&o, &ev) && eventagg_gate_fold(&ev))
 		queue_event(&ev);
 }
 

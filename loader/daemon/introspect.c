@@ -182,17 +182,15 @@ static void status_events(struct json_object *o, const struct client *c, bool ad
 		{ "rate", d.event_rate },
 		{ "burst", d.event_burst },
 	};
-
-	struct sf_counters cnt;
 	struct json_object *f = json_object_new_object();
 
 	json_object_object_add(o, "event_budget", counters_json(b, 2));
-	/* Repeats folded in the kernel: the interval, the calls that made no
-	 * event of their own, and the repeat events that reported them. */
-	sf_runtime_counters(d.rt, &cnt);
+	/* Repeats folded (by the kernel, and for the gate's calls by the
+	 * daemon): the interval, the calls that made no event of their own,
+	 * and the repeat events that reported them. */
 	json_object_object_add(f, "interval_s", json_object_new_double(
 		sf_runtime_repeat_interval(d.rt) / 1e9));
-	json_object_object_add(f, "folded", json_object_new_uint64(cnt.folded));
+	json_object_object_add(f, "folded", json_object_new_uint64(eventagg_folded()));
 	json_object_object_add(f, "repeat_events", json_object_new_uint64(eventagg_repeats()));
 	json_object_object_add(o, "repeats", f);
 	json_object_object_add(o, "events_dropped_by_uid", eventlog_drops_json(admin, c->uid));
