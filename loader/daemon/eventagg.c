@@ -357,6 +357,7 @@ void eventagg_tick(bool drained)
 	walk.folded = folded;
 	walk.dropped = cnt.events_dropped;
 	walk_agg(false, false);
+	log_flush();
 	/* At most one walk an interval (and ten a second). */
 	walk.due_ns = now + (interval > 100000000ULL ? interval : 100000000ULL);
 }
