@@ -148,6 +148,10 @@ static inline bool sf_rt_cg_alive(const struct sf_cgroup *c)
 /* Link fds a detach may hand over: ours and one per pin, per program. */
 #define SF_RT_MAX_LINKS (2 * (SF_RT_MAX_LSM + SF_RT_N_REPLY))
 
+/* Iterator links kept, one per tid recently walked (the gate's judge
+ * walks the task that made each notified call). */
+#define SF_RT_TID_LINKS 16
+
 struct sf_runtime {
 	struct sfilter_bpf *skel;    /* NULL when adopted from pins */
 	/* What the runtime uses, from the skeleton or from the pins. */
@@ -176,6 +180,10 @@ struct sf_runtime {
 	bool verbose;
 	bool defer_tables;
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
+	/* Iterator links over one task by number, kept for the next walk of
+	 * the same tid (iter.c): a link costs more to make than a walk. */
+	struct { pid_t tid; int fd; uint64_t used; } tid_links[SF_RT_TID_LINKS];
+	uint64_t tid_links_clock;
 	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
 	uint32_t test_gate_delay_us; /* SF_TEST_GATE_DELAY_US */
 	struct sf_layout layout;
@@ -253,6 +261,8 @@ int sf_rt_iter_thread(struct sf_runtime *rt, pid_t tgid, pid_t tid, struct sf_rt
 int sf_rt_iter_find(struct sf_runtime *rt, pid_t tid, struct sf_rt_recs *out);
 /* Whether the kernel's task iterator takes a pidfd (sets nothing). */
 bool sf_rt_iter_can_filter(struct sf_runtime *rt);
+/* Closes the iterator links kept for walks of one tid. */
+void sf_rt_iter_links_close(struct sf_runtime *rt);
 /* Returns once every run of a BPF program (sys_enter dispatcher, chain,
  * LSM hook) that began before the call has ended. 0 or -errno. */
 int sf_rt_quiesce(struct sf_runtime *rt);

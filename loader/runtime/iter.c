@@ -37,6 +37,49 @@ static int iter_link(struct sf_runtime *rt, int pidfd, pid_t tid)
 	return bpf_link_create(rt->fd_iter, 0, BPF_TRACE_ITER, &o);
 }
 
+/*
+ * The link over the one task tid, kept: made once, then reused by every
+ * walk of that tid until another takes its place. The kernel keeps only
+ * the number in a link and looks the task up when a walk starts, so a
+ * kept link is the same as a new one (a tid reused meanwhile is found as
+ * a new link would find it). The caller holds rt->lock. A descriptor it
+ * must not close, or -errno.
+ */
+static int tid_link(struct sf_runtime *rt, pid_t tid)
+{
+	int i, lru = 0, fd;
+
+	for (i = 0; i < SF_RT_TID_LINKS; i++) {
+		if (rt->tid_links[i].fd > 0 && rt->tid_links[i].tid == tid) {
+			rt->tid_links[i].used = ++rt->tid_links_clock;
+			return rt->tid_links[i].fd;
+		}
+		if (rt->tid_links[i].used < rt->tid_links[lru].used)
+			lru = i;
+	}
+	fd = iter_link(rt, -1, tid);
+	if (fd < 0)
+		return -errno;
+	if (rt->tid_links[lru].fd > 0)
+		close(rt->tid_links[lru].fd);
+	rt->tid_links[lru].tid = tid;
+	rt->tid_links[lru].fd = fd;
+	rt->tid_links[lru].used = ++rt->tid_links_clock;
+	return fd;
+}
+
+void sf_rt_iter_links_close(struct sf_runtime *rt)
+{
+	int i;
+
+	for (i = 0; i < SF_RT_TID_LINKS; i++) {
+		if (rt->tid_links[i].fd > 0)
+			close(rt->tid_links[i].fd);
+		rt->tid_links[i].fd = 0;
+		rt->tid_links[i].used = 0;
+	}
+}
+
 bool sf_rt_iter_can_filter(struct sf_runtime *rt)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), fd;
@@ -96,9 +139,9 @@ static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bo
 	rt->bss->sf_iter_tid = pidfd >= 0 ? 0 : (uint32_t)tid;
 	rt->bss->sf_iter_tgid = pidfd >= 0 ? 0 : tgid;
 	rt->bss->sf_iter_all = all;
-	lfd = iter_link(rt, pidfd, ktid ? tid : 0);
+	lfd = pidfd < 0 && ktid ? tid_link(rt, tid) : iter_link(rt, pidfd, 0);
 	if (lfd < 0)
-		return -errno;
+		return pidfd < 0 && ktid ? lfd : -errno;
 	fd = bpf_iter_create(lfd);
 	if (fd < 0) {
 		err = -errno;
@@ -137,7 +180,8 @@ static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bo
 		err = -errno;
 	close(fd);
 out:
-	close(lfd);
+	if (pidfd >= 0 || !ktid)
+		close(lfd);
 	if (err) {
 		free(out->r);
 		out->r = NULL;

@@ -247,6 +247,7 @@ int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts)
 
 static void close_fds(struct sf_runtime *rt)
 {
+	sf_rt_iter_links_close(rt);
 	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
 		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
 		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync, &rt->fd_hits,
