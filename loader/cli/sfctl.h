@@ -52,11 +52,10 @@ typedef void (*event_fn)(void *ctx, const char *line);
 void read_log(bool follow, event_fn fn, void *ctx);
 /* The same from a log file (log; "-": stdin), or the daemon (NULL). */
 void read_events(const char *log, event_fn fn, void *ctx);
-/* The calls an event stands for: its "count" (sfilterd folds a process's
- * repeats of a call into one event with a count; 0 when another event
- * counted them), else one. Exits naming the event (its number) when
- * "count" is not a count. */
-uint64_t event_count(struct json_object *o, size_t event);
+/* The calls an event stands for, into *n: its "count" (sfilterd folds a
+ * process's repeats of a call into one event with a count; 0 when another
+ * event counted them), else one. False when "count" is not a count. */
+bool event_count(struct json_object *o, uint64_t *n);
 
 /* sfctl log --summary (sfctl_logsum.c): the calls of each process,
  * syscall and outcome, most first. Exit status. */

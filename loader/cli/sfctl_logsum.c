@@ -26,7 +26,7 @@ struct row {
 
 struct summary {
 	struct row *r;
-	size_t n, cap, events;
+	size_t n, cap, events, lines;
 };
 
 static void copy(char *dst, size_t size, struct json_object *o, const char *key)
@@ -41,8 +41,10 @@ static void add(void *ctx, const char *line)
 	struct summary *s = ctx;
 	struct json_object *o = json_tokener_parse(line), *v;
 	struct row k = { 0 }, *r;
+	uint64_t n;
 	size_t i;
 
+	s->lines++;
 	if (!o)
 		return;
 	if (!json_object_object_get_ex(o, "nr", NULL) || !get_str(o, "arch")) {
@@ -78,7 +80,9 @@ static void add(void *ctx, const char *line)
 		s->r[s->n++] = k;
 	}
 	r = &s->r[i];
-	r->calls += event_count(o, s->events);
+	if (!event_count(o, &n))
+		die(1, "line %zu of the log: \"count\" is not a count of calls", s->lines);
+	r->calls += n;
 	r->events++;
 	r->repeats += json_object_object_get_ex(o, "repeat", &v) && json_object_get_boolean(v);
 	json_object_put(o);

@@ -9,8 +9,11 @@
 #endif
 #include "sfctl.h"
 #include "c2e.h"
+#include "event_json.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +39,7 @@ struct policy {
 	struct seen *s;
 	size_t n, cap;
 	const struct policy_pick *pick;
-	size_t events, used;
+	size_t events, used, lines;
 	uint64_t calls;              /* the calls the used events stand for */
 	struct call *c;              /* --pid: its calls, before a process is picked */
 	size_t nc, capc;
@@ -74,48 +77,100 @@ static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name,
 	p->n++;
 }
 
-uint64_t event_count(struct json_object *o, size_t event)
+bool event_count(struct json_object *o, uint64_t *n)
 {
 	struct json_object *v;
+
+	*n = 1;
+	if (!json_object_object_get_ex(o, "count", &v))
+		return true;
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return false;
+	*n = (uint64_t)json_object_get_int64(v);
+	return true;
+}
+
+/* A line that is neither sfilterd's nor an event that says which syscall
+ * of which arch: a policy is learned from data, and such a line may be an
+ * attempt to write a rule, so nothing is learned from a log that has one.
+ * Exits 1 naming the line. */
+static void __attribute__((noreturn, format(printf, 2, 3)))
+bad_line(size_t line, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	die(1, "line %zu of the log: %s; nothing learned", line, why);
+}
+
+/* The event's syscall: its arch (AUDIT_ARCH_*), number and label (the
+ * name libseccomp gives it, never the log's text, which must agree). */
+static void event_syscall(struct json_object *o, size_t line, uint32_t *a, int32_t *nr,
+			  char *label, size_t size)
+{
+	struct json_object *v;
+	const char *arch;
+	char *name;
 	int64_t n;
 
-	if (!json_object_object_get_ex(o, "count", &v))
-		return 1;
+	json_object_object_get_ex(o, "nr", &v);
 	n = json_object_get_int64(v);
-	if (!json_object_is_type(v, json_type_int) || n < 0)
-		die(1, "event %zu of the log: \"count\" is %s, not a count of calls", event,
-		    json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
-	return (uint64_t)n;
+	if (!json_object_is_type(v, json_type_int) || n < INT32_MIN || n > INT32_MAX)
+		bad_line(line, "\"nr\" is %s, not a syscall number",
+			 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	*nr = (int32_t)n;
+	arch = get_str(o, "arch");
+	if (!arch || (strcmp(arch, "x86_64") && strcmp(arch, "x32") && strcmp(arch, "i386")))
+		bad_line(line, "\"arch\" is not x86_64, x32 or i386");
+	if (!strcmp(arch, "x32") != !!(*nr & 0x40000000))
+		bad_line(line, "nr %d and arch %s disagree on the x32 bit", *nr, arch);
+	/* x32: nr carries the x32 bit, as the filter sees it. */
+	*a = strcmp(arch, "i386") ? AUDIT_X86_64 : AUDIT_I386;
+	name = sf_event_syscall_name(arch, *nr);
+	if (json_object_object_get_ex(o, "syscall", &v) &&
+	    (!json_object_is_type(v, json_type_string) || !name ||
+	     strcmp(json_object_get_string(v), name)))
+		bad_line(line, "\"syscall\" is %s, where libseccomp calls nr %d of %s %s%s%s",
+			 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), *nr, arch,
+			 name ? "\"" : "nothing", name ? name : "", name ? "\"" : "");
+	if (name)
+		snprintf(label, size, "%s%s", strcmp(arch, "x32") ? "" : "x32 ", name);
+	else
+		snprintf(label, size, "%snr %d", strcmp(arch, "x32") ? "" : "x32 ", *nr);
+	free(name);
 }
 
 static void add_event(void *ctx, const char *line)
 {
 	struct policy *p = ctx;
-	struct json_object *o = json_tokener_parse(line), *v;
-	const char *arch, *name;
+	struct json_object *o, *v;
 	char label[48];
 	uint64_t count;
 	uint32_t a;
 	int32_t nr;
 
-	if (!o)
+	p->lines++;
+	if (!line[strspn(line, " \t\r\n")])
 		return;
-	if (!json_object_object_get_ex(o, "nr", &v) || !(arch = get_str(o, "arch")))
-		goto out; /* a daemon line, not an event */
+	o = json_tokener_parse(line);
+	if (!o || !json_object_is_type(o, json_type_object))
+		bad_line(p->lines, "not a JSON object");
+	if (json_object_object_get_ex(o, "sfilterd", NULL))
+		goto out; /* a line of sfilterd's own */
+	if (!json_object_object_get_ex(o, "nr", NULL))
+		bad_line(p->lines, "neither an event (no \"nr\") nor a line of sfilterd's");
+	event_syscall(o, p->lines, &a, &nr, label, sizeof(label));
 	p->events++;
-	count = event_count(o, p->events);
+	if (!event_count(o, &count)) {
+		json_object_object_get_ex(o, "count", &v);
+		bad_line(p->lines, "\"count\" is %s, not a count of calls",
+			 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	}
 	if (p->pick->pid && get_int(o, "pid", 0) != p->pick->pid)
 		goto out;
-	nr = json_object_get_int(v);
-	if (!strcmp(arch, "x86_64") || !strcmp(arch, "x32"))
-		a = AUDIT_X86_64; /* x32: nr carries the x32 bit, as the filter sees it */
-	else if (!strcmp(arch, "i386"))
-		a = AUDIT_I386;
-	else
-		goto out;
-	name = get_str(o, "syscall");
-	snprintf(label, sizeof(label), "%s%s", strcmp(arch, "x32") ? "" : "x32 ",
-		 name ? name : "?");
 	if (!p->pick->pid) {
 		add_seen(p, a, nr, label, count);
 	} else {
@@ -415,6 +470,51 @@ static void policy_json(const struct policy *p, const char *dflt, const char *pr
 	json_object_put(o);
 }
 
+static bool learned(const struct policy *p, uint32_t arch, int32_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->s[i].arch == arch && p->s[i].nr == nr)
+			return true;
+	return false;
+}
+
+/* The policy allows exactly what was learned: every (arch, syscall) seen,
+ * and nothing else among each arch's first 1,024 numbers (x32's too),
+ * whatever the arguments (its rules test none). Else nothing is written:
+ * a policy that allows what no event showed is a bug, never a policy. */
+static void check_learned(const struct policy *p, const struct sock_filter *insns, size_t n)
+{
+	static const uint32_t arches[] = { AUDIT_X86_64, AUDIT_I386 };
+	struct seccomp_data sd;
+	size_t i, k;
+	int32_t nr;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 3 * 1024; i++) {
+			nr = (int32_t)(i % 1024) | (i >= 1024 && k == 0 ? 0x40000000 : 0);
+			if (i >= 2048)
+				nr = -1 - (int32_t)(i - 2048); /* and negative ones */
+			memset(&sd, 0, sizeof(sd));
+			sd.arch = arches[k];
+			sd.nr = nr;
+			if ((c2e_interpret(insns, n, &sd) == SECCOMP_RET_ALLOW) != learned(p, arches[k], nr))
+				die(1, "the generated policy %s %s nr %d, which the log %s; nothing "
+				    "written", learned(p, arches[k], nr) ? "refuses" : "allows",
+				    k ? "i386" : "x86_64", nr,
+				    learned(p, arches[k], nr) ? "has" : "never showed");
+		}
+	for (i = 0; i < p->n; i++) {
+		memset(&sd, 0, sizeof(sd));
+		sd.arch = p->s[i].arch;
+		sd.nr = p->s[i].nr;
+		if (c2e_interpret(insns, n, &sd) != SECCOMP_RET_ALLOW)
+			die(1, "the generated policy refuses %s, which the log has; nothing written",
+			    p->s[i].name);
+	}
+}
+
 int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt,
 	       const char *prefix, const char *format)
 {
@@ -428,6 +528,9 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 
 	if (c2e_parse_action(dflt, &action) < 0)
 		die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
+	if ((action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ALLOW)
+		die(2, "--default %s: a learned policy would allow every call; its default "
+		    "refuses or logs (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
 	if (strcmp(format, "classic") && strcmp(format, "oci"))
 		die(2, "--format %s: classic or oci", format);
 	if (!pick->pid && (pick->uid_set || pick->start_set || pick->exec_set))
@@ -452,6 +555,7 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 	    c2e_validate(insns, n, &err) < 0)
 		die(1, "generated policy does not validate: %s",
 		    c2e_error_str(&err, ebuf, sizeof(ebuf)));
+	check_learned(&p, insns, n);
 	if (prefix)
 		policy_write(prefix, text, insns, n);
 	if (json_out)

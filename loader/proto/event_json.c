@@ -57,13 +57,27 @@ static void add_shadow(struct json_object *o, const struct sf_event *ev)
 	json_object_object_add(o, "enforced_ret", json_object_new_string(tmp));
 }
 
+char *sf_event_syscall_name(const char *arch, int nr)
+{
+	uint32_t scmp;
+
+	if (!strcmp(arch, "x86_64") && !(nr & SF_X32_BIT))
+		scmp = SCMP_ARCH_X86_64;
+	else if (!strcmp(arch, "x32") && (nr & SF_X32_BIT))
+		scmp = SCMP_ARCH_X32;
+	else if (!strcmp(arch, "i386"))
+		scmp = SCMP_ARCH_X86;
+	else
+		return NULL;
+	return seccomp_syscall_resolve_num_arch(scmp, nr);
+}
+
 int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 {
 	struct json_object *o = json_object_new_object(), *args;
 	char comm[17], tmp[32];
 	const char *name, *s;
 	uint32_t action = c2e_effective_action(ev->ret);
-	uint32_t scmp_arch;
 	char *sysname = NULL;
 	size_t len;
 	int i, nr = ev->nr;
@@ -85,18 +99,14 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	json_object_object_add(o, "account", json_object_new_int64(ev->account));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
 	json_object_object_add(o, "nr", json_object_new_int(ev->nr));
-	if (ev->arch == SF_AUDIT_ARCH_I386) {
-		scmp_arch = SCMP_ARCH_X86;
+	if (ev->arch == SF_AUDIT_ARCH_I386)
 		s = "i386";
-	} else if (ev->nr & SF_X32_BIT) {
-		scmp_arch = SCMP_ARCH_X32;
+	else if (ev->nr & SF_X32_BIT)
 		s = "x32";
-	} else {
-		scmp_arch = SCMP_ARCH_X86_64;
+	else
 		s = "x86_64";
-	}
 	json_object_object_add(o, "arch", json_object_new_string(s));
-	sysname = seccomp_syscall_resolve_num_arch(scmp_arch, nr);
+	sysname = sf_event_syscall_name(s, nr);
 	if (sysname)
 		json_object_object_add(o, "syscall", json_object_new_string(sysname));
 	free(sysname);
