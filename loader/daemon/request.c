@@ -61,9 +61,13 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	char msg[SF_PROTO_MAX_TEXT] = "";
 	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
 		type == SF_MSG_DETACH || type == SF_MSG_REPLACE;
+	uint64_t t0 = metrics_now_ns();
 	int error;
 
 	error = peer_check_request(c, anc, type, needs_admin, &admin, msg, sizeof(msg));
+	/* Refused before admin.c sees it (admin.c counts the rest). */
+	if (error && type == SF_MSG_ADMIN_ATTACH)
+		metrics_attach(metrics_admin_kind(rbuf.bytes, n), error, t0);
 	if (!error && !needs_admin) {
 		error = introspect_request(c, rid, type, rbuf.bytes, n, admin, msg, sizeof(msg));
 		if (!error)
