@@ -171,6 +171,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 	}
 	if (!(j = verify_job_new(&req->hdr))) {
 		snprintf(msg, msz, "out of memory");
+		metrics_attach(MK_SELF, ENOMEM, t0);
 		return ENOMEM;
 	}
 	req = (struct sf_attach_req *)j->req;

@@ -389,8 +389,13 @@ static struct stat_row *stat_rows(size_t *n)
 		if (!__atomic_load_n(&gstats[i].used, __ATOMIC_ACQUIRE))
 			continue;
 		r = &rows[(*n)++];
-		r->s = gstats[i].s;
-		r->s.count = LOAD(gstats[i].s.count);
+		/* The key as published; the count, which the gate's thread
+		 * adds to meanwhile, atomically. */
+		r->s = (struct sf_stat){ .cgroup = gstats[i].s.cgroup,
+					 .filter_id = gstats[i].s.filter_id,
+					 .nr = gstats[i].s.nr, .arch = gstats[i].s.arch,
+					 .ret = gstats[i].s.ret, .taken = gstats[i].s.taken,
+					 .count = LOAD(gstats[i].s.count) };
 		r->gate = true;
 	}
 	free(k);

@@ -92,8 +92,8 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 
 /* ATTACH (n bytes in rbuf, received with msg_flags): the reply's error,
  * after the checks that only its framing and ancillary data allow. */
-static int handle_attach(struct client *c, const struct ancillary *anc, size_t n,
-			 int msg_flags, uint32_t *filter_id, char *msg, size_t msz)
+static int check_attach(const struct ancillary *anc, size_t n, int msg_flags, char *msg,
+			size_t msz)
 {
 	int error;
 
@@ -111,6 +111,20 @@ static int handle_attach(struct client *c, const struct ancillary *anc, size_t n
 	if (!anc->have_cred) {
 		snprintf(msg, msz, "no credentials with the request");
 		return EACCES;
+	}
+	return 0;
+}
+
+static int handle_attach(struct client *c, const struct ancillary *anc, size_t n,
+			 int msg_flags, uint32_t *filter_id, char *msg, size_t msz)
+{
+	uint64_t t0 = metrics_now_ns();
+	int error = check_attach(anc, n, msg_flags, msg, msz);
+
+	if (error) {
+		/* Refused before attach.c sees it (attach.c counts the rest). */
+		metrics_attach(MK_SELF, error, t0);
+		return error;
 	}
 	return attach_request(c, &anc->cred, &rbuf.attach, filter_id, msg, msz);
 }
