@@ -197,10 +197,44 @@ static void cg_mount(void)
 		fclose(f);
 }
 
+/* The paths the gate's thread read (metrics_cgroup_of()), by id, for the
+ * render: by the scrape a short-lived container's cgroup may be gone,
+ * and open_by_handle_at() with it. Direct-mapped, each entry under a
+ * sequence count (odd while written; one writer, the gate's thread). */
+#define GPATHS 512
+static struct gpath { uint32_t seq; uint64_t id; char path[512]; } gpaths[GPATHS];
+
+static void gpath_put(uint64_t id, const char *path)
+{
+	struct gpath *e = &gpaths[id % GPATHS];
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->id = id;
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+static bool gpath_get(uint64_t id, char *out, size_t size)
+{
+	struct gpath *e = &gpaths[id % GPATHS];
+	uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	uint64_t got;
+
+	if (!seq || (seq & 1))
+		return false;
+	got = e->id;
+	snprintf(out, size, "%s", e->path);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return got == id && __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq;
+}
+
 static const char *cg_path(uint64_t id)
 {
 	struct { struct file_handle fh; uint64_t id; } h;
 	char fdp[64], buf[512];
+	const char *known;
 	size_t i, rl = 0;
 	ssize_t n;
 	int fd;
@@ -210,25 +244,29 @@ static const char *cg_path(uint64_t id)
 			return cg_cache[i].path;
 	if (cg_mnt < 0)
 		return "";
-	h.fh.handle_bytes = sizeof(uint64_t);
-	h.fh.handle_type = 0xfe; /* FILEID_KERNFS */
-	memcpy(h.fh.f_handle, &id, sizeof(id));
-	fd = open_by_handle_at(cg_mnt, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return ""; /* gone, or not a cgroup2 id */
-	snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
-	n = readlink(fdp, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return "";
-	buf[n] = 0;
-	if (strcmp(cg_root, "/"))
-		rl = strlen(cg_root);
+	if (gpath_get(id, buf, sizeof(buf))) {
+		known = buf;
+	} else {
+		h.fh.handle_bytes = sizeof(uint64_t);
+		h.fh.handle_type = 0xfe; /* FILEID_KERNFS */
+		memcpy(h.fh.f_handle, &id, sizeof(id));
+		fd = open_by_handle_at(cg_mnt, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return ""; /* gone, or not a cgroup2 id */
+		snprintf(fdp, sizeof(fdp), "/proc/self/fd/%d", fd);
+		n = readlink(fdp, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return "";
+		buf[n] = 0;
+		if (strcmp(cg_root, "/"))
+			rl = strlen(cg_root);
+		known = strncmp(buf, cg_root, rl) ? buf : *(buf + rl) ? buf + rl : "/";
+	}
 	if (cg_n == CG_CACHE)
 		cg_n = 0; /* start over: a cache, not a record */
 	cg_cache[cg_n].id = id;
-	snprintf(cg_cache[cg_n].path, sizeof(cg_cache[cg_n].path), "%s",
-		 strncmp(buf, cg_root, rl) ? buf : *(buf + rl) ? buf + rl : "/");
+	snprintf(cg_cache[cg_n].path, sizeof(cg_cache[cg_n].path), "%s", known);
 	return cg_cache[cg_n++].path;
 }
 
@@ -267,6 +305,7 @@ uint64_t metrics_cgroup_of(pid_t tid)
 			      p[1] ? 0 : AT_EMPTY_PATH) < 0 || h.fh.handle_bytes != sizeof(id))
 		return 0;
 	memcpy(&id, h.fh.f_handle, sizeof(id));
+	gpath_put(id, p);
 	return id; /* the kernfs node's: bpf_get_current_cgroup_id()'s */
 }
 
