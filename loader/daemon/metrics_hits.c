@@ -215,7 +215,14 @@ static void scan(void)
 	free(l.ids);
 }
 
-/* Reads f's counters: 0, or -ENOENT / -ENODATA when it is to be dropped. */
+/* Whether an error says the filter is gone or not counted: dropped. */
+static int gone(int r)
+{
+	return r == -ENOENT || r == -ENODATA ? r : 0;
+}
+
+/* Reads f's counters: 0 (also when it could not now: the next period
+ * tries again), or -ENOENT / -ENODATA when it is to be dropped. */
 static int refresh(struct followed *f, uint64_t now)
 {
 	uint64_t *counts = NULL;
@@ -223,7 +230,7 @@ static int refresh(struct followed *f, uint64_t now)
 
 	f->read_ms = now;
 	if (f->stale && (r = load(f)))
-		return r;
+		return gone(r);
 	n = sf_runtime_filter_hits(d.rt, f->id, &counts);
 	if (n > 0 && (uint32_t)n != f->len + 1) {
 		/* Replaced by someone whose replace this loop did not see
@@ -231,14 +238,14 @@ static int refresh(struct followed *f, uint64_t now)
 		free(counts);
 		counts = NULL;
 		if ((r = load(f)))
-			return r;
+			return gone(r);
 		n = sf_runtime_filter_hits(d.rt, f->id, &counts);
 		if (n > 0 && (uint32_t)n != f->len + 1)
 			n = -EAGAIN;
 	}
 	if (n < 0) {
 		free(counts);
-		return n == -ENOENT || n == -ENODATA ? n : 0;
+		return gone(n);
 	}
 	free(f->counts);
 	f->counts = counts;
