@@ -2,6 +2,7 @@
 /* Helpers every bench shares; see bench_util.h. */
 #define _GNU_SOURCE
 #include "bench_util.h"
+#include "proto.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -454,6 +455,7 @@ static void daemon_uninstall(const struct bench_daemon *dm)
 
 void bench_daemon_stop(struct bench_daemon *dm)
 {
+	char gate[sizeof(dm->sock) + 8];
 	int st;
 
 	if (dm->pid > 0) {
@@ -464,6 +466,9 @@ void bench_daemon_stop(struct bench_daemon *dm)
 	daemon_uninstall(dm);
 	unlink(dm->sock);
 	unlink(dm->log);
+	/* The gate's records, which a daemon leaves for its successor. */
+	snprintf(gate, sizeof(gate), "%s.gate", dm->sock);
+	unlink(gate);
 	rmdir(dm->dir);
 }
 
@@ -601,6 +606,9 @@ static void *agent_accept_loop(void *arg)
 	while ((c = accept4(a->fd, NULL, NULL, SOCK_CLOEXEC)) >= 0 || errno == EINTR) {
 		if (c < 0)
 			continue;
+		/* The ready byte sfilterd's agent socket sends first, which
+		 * gatehand_send() waits for before it sends. */
+		(void)!send(c, (char[]){ SF_PROTO_AGENT_READY }, 1, MSG_NOSIGNAL);
 		agent_take(a, c);
 		close(c);
 	}

@@ -21,6 +21,11 @@
  *   sf-16-log   the 16-instruction filter returning LOG for getppid, with
  *               nobody reading the events: past its account's budget each
  *               call's event is dropped, as a flooder's are
+ *   sf-16-log-stats2  the same worker with the BPF side's switch
+ *               sf_bench_stats_twice set: each call updates its sf_stats
+ *               counter (--metrics' sfilter_logged_calls_total) twice,
+ *               so that the difference to sf-16-log is what one update
+ *               costs a logged or denied call
  *
  * Variants are INTERLEAVED: every round runs each of them in turn for the
  * same number of calls, so drift of the shared machine hits all of them
@@ -31,7 +36,7 @@
  *   phase "floor"   one floor program at a time: floor, floor-tail
  *   phase "runtime" the runtime only (opened for the phase, closed after;
  *                   closing unconfines): untracked, sf-16, sf-300,
- *                   sf-16-count, sf-16-shadow
+ *                   sf-16-count, sf-16-shadow, sf-16-log, sf-16-log-stats2
  * Phases alternate order between rounds.
  *
  * Every figure comes from a worker process (a fork of this one) that runs
@@ -53,12 +58,15 @@
 #include "bench_util.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -170,10 +178,10 @@ static double measure(struct bench_worker *w, long n)
 /* ---- the variants ------------------------------------------------------------- */
 
 enum { V_NONE, V_FLOOR, V_FLOORT, V_IDLE, V_UNTRACKED, V_SF16, V_K16, V_SF300, V_K300, V_SF16C,
-       V_SF16S, V_SF16L, V_COUNT };
+       V_SF16S, V_SF16L, V_SF16L2, V_COUNT };
 static const char *const vnames[V_COUNT] = {
 	"none", "floor", "floor-tail", "idle", "untracked", "sf-16", "seccomp-16", "sf-300",
-	"seccomp-300", "sf-16-count", "sf-16-shadow", "sf-16-log" };
+	"seccomp-300", "sf-16-count", "sf-16-shadow", "sf-16-log", "sf-16-log-stats2" };
 static const char *const vdesc[V_COUNT] = {
 	"no program attached",
 	"empty tp_btf/sys_enter program",
@@ -187,6 +195,7 @@ static const char *const vdesc[V_COUNT] = {
 	"16-insn filter, sfilter, --count",
 	"16-insn filter, sfilter, and itself as a --shadow candidate",
 	"16-insn filter returning LOG, sfilter, its events dropped (nobody reads them)",
+	"the same, its sf_stats counter updated twice a call",
 };
 
 static double res[V_COUNT][MAX_ROUNDS];
@@ -248,6 +257,103 @@ fail:
 	return NULL;
 }
 
+/*
+ * sf_bench_stats_twice in the .bss of the runtime this process opened,
+ * mapped here (the runtime keeps its own mapping to itself): found by its
+ * name in the map's BTF. NULL when no .bss map of this process has it;
+ * *unmap, *size: what to munmap().
+ */
+static volatile uint32_t *stats_switch(void **unmap, size_t *size)
+{
+	volatile uint32_t *sw = NULL;
+	struct dirent *e;
+	DIR *dir = opendir("/proc/self/fd");
+
+	while (dir && !sw && (e = readdir(dir))) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info), i;
+		const struct btf_var_secinfo *vs;
+		const struct btf_type *t;
+		int fd = atoi(e->d_name);
+		struct btf *btf;
+
+		if (fd <= 2 || bpf_obj_get_info_by_fd(fd, &info, &len) || !info.btf_id ||
+		    !strstr(info.name, ".bss") || !(btf = btf__load_from_kernel_by_id(info.btf_id)))
+			continue;
+		t = btf__type_by_id(btf, info.btf_value_type_id);
+		for (i = 0, vs = t && btf_is_datasec(t) ? btf_var_secinfos(t) : NULL;
+		     vs && i < btf_vlen(t); i++, vs++) {
+			const struct btf_type *v = btf__type_by_id(btf, vs->type);
+			void *m;
+
+			if (strcmp(btf__name_by_offset(btf, v->name_off), "sf_bench_stats_twice"))
+				continue;
+			*size = ((size_t)info.value_size + 4095) & ~(size_t)4095;
+			m = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			if (m != MAP_FAILED) {
+				*unmap = m;
+				sw = (volatile uint32_t *)((char *)m + vs->offset);
+			}
+			break;
+		}
+		btf__free(btf);
+	}
+	if (dir)
+		closedir(dir);
+	return sw;
+}
+
+/* What sf_stats has counted of getppid's LOG verdicts. */
+static uint64_t logged_getppid(struct sf_runtime *rt)
+{
+	struct sf_stat *all = NULL;
+	uint64_t sum = 0;
+	size_t k, i;
+
+	if (sf_runtime_stats(rt, &all, &k) == 0)
+		for (i = 0; i < k; i++)
+			if (all[i].nr == BENCH_NR_GETPPID && all[i].taken == SF_TAKEN_LOGGED)
+				sum += all[i].count;
+	free(all);
+	return sum;
+}
+
+/* sf-16-log and sf-16-log-stats2, in an order that alternates with the
+ * round; -1 for the second where the switch is not found. With -v, the
+ * updates per call each made (1 and 2: the switch works). */
+static void measure_stats(struct sf_runtime *rt, int r, long n)
+{
+	void *m = NULL;
+	size_t size = 0;
+	volatile uint32_t *sw = stats_switch(&m, &size);
+	long calls = n / BATCHES > 0 ? n / BATCHES * BATCHES : BATCHES;
+	uint64_t before;
+	int i;
+
+	res[V_SF16L2][r] = -1;
+	for (i = 0; i < 2; i++) {
+		bool twice = ((i + r) & 1) != 0;
+
+		if (twice && !sw)
+			continue;
+		if (sw)
+			*sw = twice;
+		before = logged_getppid(rt);
+		res[twice ? V_SF16L2 : V_SF16L][r] = measure(&workers[W_S16L], n);
+		if (verbose)
+			printf("round %2d: %s: %.2f sf_stats updates per call\n", r,
+			       vnames[twice ? V_SF16L2 : V_SF16L],
+			       (double)(logged_getppid(rt) - before) / (double)calls);
+	}
+	if (sw)
+		*sw = 0;
+	if (m)
+		munmap(m, size);
+	else if (r == 0)
+		fprintf(stderr, "syscall_cost: no sf_bench_stats_twice in this runtime's .bss: "
+			"no sf-16-log-stats2\n");
+}
+
 static int phase_runtime(int r, long n)
 {
 	struct sf_runtime_opts opts = { .verbose = false };
@@ -289,7 +395,7 @@ static int phase_runtime(int r, long n)
 	res[V_SF300][r] = measure(&workers[W_S300], n);
 	res[V_SF16C][r] = measure(&workers[W_S16C], n);
 	res[V_SF16S][r] = measure(&workers[W_S16S], n);
-	res[V_SF16L][r] = measure(&workers[W_S16L], n);
+	measure_stats(rt, r, n);
 	sf_runtime_close(rt);
 	return 0;
 }
@@ -432,6 +538,10 @@ int main(int argc, char **argv)
 		printf("\nsf-16-count / sf-16 %.3f, sf-16-shadow / sf-16 %.3f, "
 		       "sf-16-log / sf-16 %.3f\n", paired_ratio(V_SF16C, V_SF16, rounds),
 		       paired_ratio(V_SF16S, V_SF16, rounds), paired_ratio(V_SF16L, V_SF16, rounds));
+		printf("a logged call's event path (sf-16-log - sf-16, median paired): %.1f ns; "
+		       "its sf_stats update (sf-16-log-stats2 - sf-16-log): %.1f ns, "
+		       "sf-16-log-stats2 / sf-16-log %.3f\n", paired_diff(V_SF16L, V_SF16, rounds),
+		       paired_diff(V_SF16L2, V_SF16L, rounds), paired_ratio(V_SF16L2, V_SF16L, rounds));
 		printf("a tail call (floor-tail - floor, median paired): %.1f ns; "
 		       "what the filters cost above untracked: sf-16 %.1f ns, sf-300 %.1f ns\n",
 		       paired_diff(V_FLOORT, V_FLOOR, rounds), paired_diff(V_SF16, V_UNTRACKED, rounds),

@@ -640,6 +640,9 @@ static __always_inline bool agg_count(struct task_struct *t, struct who *w, long
 	return true;
 }
 
+/* bench/syscall_cost only: the sf_stats update made twice, to time one. */
+__u32 sf_bench_stats_twice;
+
 static __always_inline void emit_event_v(struct task_struct *t,
 					 struct pt_regs *regs, long id, struct who *w,
 					 __u32 ret, __u32 filter_id, __u16 flags,
@@ -667,6 +670,11 @@ static __always_inline void emit_event_v(struct task_struct *t,
 		 (c = bpf_map_lookup_elem(&sf_stats, &k)))
 		/* Another CPU made it first. */
 		__sync_fetch_and_add(c, 1);
+	if (sf_bench_stats_twice) {
+		k.cgroup = bpf_get_current_cgroup_id();
+		if ((c = bpf_map_lookup_elem(&sf_stats, &k)))
+			__sync_fetch_and_add(c, 1);
+	}
 	/* Folded calls take no budget: only the events made do. */
 	if (!agg_count(t, w, id, arch, &aw, &total, &first) || !event_admitted(w, taken))
 		return;

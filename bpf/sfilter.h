@@ -45,7 +45,7 @@
  * 11: counters for metrics (sf_stats, struct sf_stat_key).
  * 12: repeats folded in the kernel (sf_agg, struct sf_agg_key/val, .bss
  *    sf_agg_interval_ns and sf_agg_folded; sf_event.repeat, count,
- *    agg_total, agg_first). */
+ *    agg_total, agg_first); .bss sf_bench_stats_twice (bench/syscall_cost). */
 #define SF_ABI_VERSION  12
 
 /* How far above the cgroup a task enters the BPF side looks for an

@@ -179,7 +179,7 @@ TEST(alert_rules_fire_on_the_metrics_they_are_written_against)
 	static const char *const firing[] = {
 		"ALERTS{alertname=\"SfilterDenialsRising\",container=\"web\"}",
 		"ALERTS{alertname=\"SfilterEventsDropped\",reason=\"ring\"}",
-		"ALERTS{alertname=\"SfilterAttachRefused\",errno=\"ENOSPC\"}",
+		"ALERTS{alertname=\"SfilterAttachRefused\",kind=\"cgroup\",errno=\"ENOSPC\"}",
 		"ALERTS{alertname=\"SfilterGateSlow\"}",
 	};
 	static const char *const quiet[] = {

@@ -144,12 +144,15 @@ static void attach_done(struct verify_job *j)
 		     msg[0] ? ": " : "", msg);
 	if (!error)
 		admin_record(SF_MSG_ADMIN_ATTACH, j->c, j->uid, msg);
+	metrics_attach(MK_PID, error, j->t0_ns);
+	if (!error && (req->flags & SF_ATTACH_COUNT))
+		metrics_counted(j->id);
 	reply_json(j->c, j->rid, error, error ? 0 : j->id, 0, o, msg);
 }
 
-static int admin_attach(struct client *c, struct sf_admin_attach_req *req, size_t n,
-			uid_t by, int pidfd, uint32_t *id, struct json_object *o,
-			char *msg, size_t msz)
+static int attach_now(struct client *c, struct sf_admin_attach_req *req, size_t n,
+		      uid_t by, int pidfd, uint32_t *id, struct json_object *o,
+		      char *msg, size_t msz, uint64_t t0)
 {
 	struct sf_identity ident = { 0 };
 	struct sf_target tg = { .process = &ident, .reply_fd = -1 };
@@ -185,9 +188,27 @@ static int admin_attach(struct client *c, struct sf_admin_attach_req *req, size_
 	req = (struct sf_admin_attach_req *)j->req;
 	*j = (struct verify_job){ .c = c, .uid = by, .rid = req->hdr.request_id, .admin = true,
 				  .done = attach_done, .tg = tg, .ident = ident,
-				  .flags = req->flags, .prog = { prog.len, req->insns } };
+				  .flags = req->flags, .prog = { prog.len, req->insns },
+				  .t0_ns = t0 };
 	verify_submit(j);
 	return REPLY_LATER;
+}
+
+/* An attach answered now is counted here, one answered by the verifier's
+ * job in attach_done(). */
+static int admin_attach(struct client *c, struct sf_admin_attach_req *req, size_t n,
+			uid_t by, int pidfd, uint32_t *id, struct json_object *o,
+			char *msg, size_t msz)
+{
+	uint64_t t0 = metrics_now_ns();
+	int r = attach_now(c, req, n, by, pidfd, id, o, msg, msz, t0);
+
+	if (r != REPLY_LATER) {
+		metrics_attach(metrics_admin_kind(req, n), r, t0);
+		if (!r && (req->flags & SF_ATTACH_COUNT))
+			metrics_counted(*id);
+	}
+	return r;
 }
 
 static int admin_detach(const struct sf_id_req *req, size_t n, uint32_t *id,
@@ -227,6 +248,7 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	if (r < 0)
 		return runtime_err(r, &cerr, msg, msz);
 	limits_resize(req->filter_id, req->n_insns);
+	metrics_counted(req->filter_id); /* its rets changed, if it counts */
 	set_msg(msg, msz, "filter %u replaced (%u instructions)%s%s%s", req->filter_id,
 		req->n_insns, gate_held() ? "; gated tasks: a call their gate passes in the "
 		"kernel (built from the filters they had when it was installed) is judged at "

@@ -127,7 +127,7 @@ static void attach_done(struct verify_job *j)
 	int error = attach_result(j->c, j->uid, j->admin, req, j->tg.tid, j->r, j->id,
 				  &j->cerr, msg, sizeof(msg));
 
-	metrics_attach(error, j->t0_ns);
+	metrics_attach(MK_SELF, error, j->t0_ns);
 
 	if (d.verbose)
 		diag("pid %d uid %u request %u: %s%s%s", j->c->pid, j->uid, j->rid,
@@ -152,7 +152,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 
 	if ((r = check_request(c, sender, req, &admin, msg, msz)) != 0) {
 		if (r != REPLY_LATER)
-			metrics_attach(r, t0);
+			metrics_attach(MK_SELF, r, t0);
 		return r;
 	}
 	/* The thread, its privilege and the image it runs are checked by
@@ -166,11 +166,12 @@ int attach_request(struct client *c, const struct ucred *sender,
 	if (r != -EINPROGRESS) {
 		r = attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
 				  msg, msz);
-		metrics_attach(r, t0);
+		metrics_attach(MK_SELF, r, t0);
 		return r;
 	}
 	if (!(j = verify_job_new(&req->hdr))) {
 		snprintf(msg, msz, "out of memory");
+		metrics_attach(MK_SELF, ENOMEM, t0);
 		return ENOMEM;
 	}
 	req = (struct sf_attach_req *)j->req;

@@ -26,6 +26,9 @@
  *                 its own
  *   eventlog.c    what the daemon says: the JSON event log (reopened on
  *                 SIGHUP), the events kept for LOG, lines on stderr
+ *   metrics.c     --metrics: what the others count, rendered on the HTTP
+ *                 server's thread; metrics_hits.c, counted filters' rule
+ *                 hits, read by the loop
  *
  * A file calls only the files below it, but that every file may log
  * (eventlog.c), and eventlog.c streams events to followers through conn.c.
@@ -50,6 +53,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 #include <linux/seccomp.h>
 #include <sys/socket.h>
@@ -133,12 +137,35 @@ int metrics_open(const char *addr);
 int metrics_start(void);
 void metrics_snapshot(void);
 void metrics_stop(void);
-/* A self-attach (ATTACH) answered: its reply's error (0: attached) and
- * when it came (metrics_now_ns()). */
+/* What asked for an attach, as the requests are made: ATTACH (a
+ * process's own threads), ADMIN_ATTACH by pidfd or to a cgroup (sfctl,
+ * the OCI hook, sfilter-runc), a listener handed to the agent socket. */
+enum metrics_kind { MK_SELF, MK_PID, MK_CGROUP, MK_GATE, MK_KINDS };
+/* An attach answered: its reply's error (0: attached) and when it came
+ * (metrics_now_ns(); 0: counted, not timed). Any thread. */
 uint64_t metrics_now_ns(void);
-void metrics_attach(int error, uint64_t t0_ns);
+void metrics_attach(enum metrics_kind kind, int error, uint64_t t0_ns);
+/* The kind of an ADMIN_ATTACH request of n bytes. */
+enum metrics_kind metrics_admin_kind(const void *req, size_t n);
 /* A gated call answered, received at t0_ns. */
 void metrics_gate(uint64_t t0_ns);
+/* The gate's thread: the cgroup v2 id of thread tid, while its call is
+ * pending (0: unknown, or --metrics off); and an event the gate made for
+ * a call of a task of that cgroup, counted before any budget. */
+uint64_t metrics_cgroup_of(pid_t tid);
+void metrics_gate_event(uint64_t cgroup, const struct sf_event *ev);
+/* Filter id was attached with SF_ATTACH_COUNT (the loop). */
+void metrics_counted(uint32_t id);
+
+/* ---- metrics_hits.c ----------------------------------------------------- */
+
+/* Per-rule hits of counted filters for metrics.c: filter id to follow, a
+ * turn of the loop (refreshes a bounded part of the snapshot), the
+ * snapshot rendered (any thread), everything freed at the stop. */
+void metrics_hits_track(uint32_t id);
+void metrics_hits_tick(uint64_t now_ms);
+void metrics_hits_render(FILE *f);
+void metrics_hits_stop(void);
 
 /* ---- listen.c ----------------------------------------------------------- */
 

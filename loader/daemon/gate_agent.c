@@ -172,6 +172,9 @@ void agent_accept(void)
 		if (n_conns >= AGENT_MAX_CONNS || conns_of(&who) >= AGENT_PER_LOGIN ||
 		    !(c = calloc(1, sizeof(*c)))) {
 			__atomic_add_fetch(&g.st.refused, 1, __ATOMIC_RELAXED);
+			/* A limit, as the listeners' own (ENOSPC), though the
+			 * sender sees only its connection closed. */
+			metrics_attach(MK_GATE, ENOSPC, 0);
 			closer_take(fd, &who);
 			continue;
 		}
@@ -212,6 +215,7 @@ static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 	(void)!send(c->fd, s, strlen(s), MSG_NOSIGNAL | MSG_DONTWAIT);
 	(void)!send(c->fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	json_object_put(o);
+	metrics_attach(MK_GATE, error, c->t0_ns);
 	if (error) {
 		__atomic_add_fetch(&g.st.refused, 1, __ATOMIC_RELAXED);
 		/* Anyone may connect, as often as they like: a line per
@@ -287,6 +291,7 @@ static void take(struct agent_conn *c)
 	pid_t pid = 0;
 	int r;
 
+	c->t0_ns = metrics_now_ns();
 	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
 	    !json_object_is_type(o, json_type_object)) {
 		finish(c, EINVAL, "not a ContainerProcessState JSON object (%zu bytes)", c->len);

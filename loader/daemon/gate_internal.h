@@ -43,6 +43,9 @@ struct gate_listener {
 					  is received (the sender says so) */
 	uint64_t key;                  /* names it at the holder and in slots */
 	struct gate_slot *slot;        /* its record, or NULL */
+	uint64_t cgroup;               /* its first caller's (gate_decide()),
+					  for --metrics' labels only; 0: none */
+	bool cgroup_read;
 };
 
 /* What the holder keeps beside a listener. */
@@ -77,6 +80,7 @@ struct agent_conn {
 	pid_t pid;                     /* SO_PEERCRED */
 	int listener;                  /* the first descriptor, if a listener */
 	uint64_t deadline_ms;
+	uint64_t t0_ns;                /* its whole message read (--metrics) */
 	size_t len;
 	char *buf;                     /* SF_PROTO_AGENT_MAX_MSG + 1 */
 };

@@ -61,9 +61,13 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	char msg[SF_PROTO_MAX_TEXT] = "";
 	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
 		type == SF_MSG_DETACH || type == SF_MSG_REPLACE;
+	uint64_t t0 = metrics_now_ns();
 	int error;
 
 	error = peer_check_request(c, anc, type, needs_admin, &admin, msg, sizeof(msg));
+	/* Refused before admin.c sees it (admin.c counts the rest). */
+	if (error && type == SF_MSG_ADMIN_ATTACH)
+		metrics_attach(metrics_admin_kind(rbuf.bytes, n), error, t0);
 	if (!error && !needs_admin) {
 		error = introspect_request(c, rid, type, rbuf.bytes, n, admin, msg, sizeof(msg));
 		if (!error)
@@ -88,8 +92,8 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 
 /* ATTACH (n bytes in rbuf, received with msg_flags): the reply's error,
  * after the checks that only its framing and ancillary data allow. */
-static int handle_attach(struct client *c, const struct ancillary *anc, size_t n,
-			 int msg_flags, uint32_t *filter_id, char *msg, size_t msz)
+static int check_attach(const struct ancillary *anc, size_t n, int msg_flags, char *msg,
+			size_t msz)
 {
 	int error;
 
@@ -107,6 +111,20 @@ static int handle_attach(struct client *c, const struct ancillary *anc, size_t n
 	if (!anc->have_cred) {
 		snprintf(msg, msz, "no credentials with the request");
 		return EACCES;
+	}
+	return 0;
+}
+
+static int handle_attach(struct client *c, const struct ancillary *anc, size_t n,
+			 int msg_flags, uint32_t *filter_id, char *msg, size_t msz)
+{
+	uint64_t t0 = metrics_now_ns();
+	int error = check_attach(anc, n, msg_flags, msg, msz);
+
+	if (error) {
+		/* Refused before attach.c sees it (attach.c counts the rest). */
+		metrics_attach(MK_SELF, error, t0);
+		return error;
 	}
 	return attach_request(c, &anc->cred, &rbuf.attach, filter_id, msg, msz);
 }
