@@ -200,7 +200,7 @@ static void repeat_event(const struct sf_agg *a, uint64_t count)
 	ev.start_ns = a->key.start_ns;
 	ev.agg_total = a->val.total;
 	ev.agg_first = a->val.first_ns;
-	walk.repeats++;
+	__atomic_add_fetch(&walk.repeats, 1, __ATOMIC_RELAXED);
 	eventlog_event(&ev);
 }
 
@@ -265,6 +265,8 @@ bool eventagg_gate_fold(struct sf_event *ev)
 	return true;
 }
 
+/* Also read by the metrics render, on the HTTP server's thread: the
+ * kernel's .bss and the gate's count under its lock. */
 uint64_t eventagg_folded(void)
 {
 	struct sf_counters cnt;
@@ -368,7 +370,8 @@ void eventagg_stop(void)
 		walk_agg(true, false);
 }
 
+/* Read by the metrics render, on the HTTP server's thread. */
 uint64_t eventagg_repeats(void)
 {
-	return walk.repeats;
+	return __atomic_load_n(&walk.repeats, __ATOMIC_RELAXED);
 }

@@ -567,6 +567,13 @@ static int render(void *ctx, char **body, size_t *len)
 	fprintf(f, "sfilter_dispatcher_attached %d\n", LOAD(snap.dispatcher) != 0);
 	counter(f, "sfilter_events_logged_total", "events written to the event log");
 	fprintf(f, "sfilter_events_logged_total %llu\n", (unsigned long long)LOAD(snap.n_events));
+	counter(f, "sfilter_events_folded_total",
+		"refused or logged calls counted in a folded event's count, with no event "
+		"of their own (sfilterd --repeat-interval)");
+	fprintf(f, "sfilter_events_folded_total %llu\n", (unsigned long long)eventagg_folded());
+	counter(f, "sfilter_repeat_events_total",
+		"events that reported calls no event of their own carried");
+	fprintf(f, "sfilter_repeat_events_total %llu\n", (unsigned long long)eventagg_repeats());
 	drops(f);
 	stats(f);
 	metrics_hits_render(f);
