@@ -453,7 +453,7 @@ static const struct refusal refusals[] = {
 	  "io.sfilter.mode: \"audit\": not enforce, shadow or complain" },
 	{ "a misspelt sfilter annotation", ANNOTATIONS, "\"io.sfilter.profle\":\"p.json\"",
 	  "io.sfilter.profle: unknown annotation (known: io.sfilter.profile, "
-	  "io.sfilter.take-seccomp, io.sfilter.mode, io.sfilter.arm)" },
+	  "io.sfilter.take-seccomp, io.sfilter.mode, io.sfilter.arm, io.sfilter.profile-lenient)" },
 	/* The filter goes to the container's cgroup: never to one that holds
 	 * anything else. */
 	{ "a container in the runtime's cgroup", HOOKS_CGROUP, PROFILE_NOW,

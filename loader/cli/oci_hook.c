@@ -9,6 +9,8 @@
  *   io.sfilter.take-seccomp  "true": config.json's linux.seccomp instead
  *   io.sfilter.mode          enforce (default), shadow, complain
  *   io.sfilter.arm           exec (default), now
+ *   io.sfilter.profile-lenient  "true": the profile's unknown and repeated
+ *                            keys are ignored (as runc does), not refused
  *
  * The runtime writes the container's state (runtime.md, "State":
  * ociVersion, id, status, pid, bundle, annotations) on stdin. The hook
@@ -244,7 +246,7 @@ int main(int argc, char **argv)
 			hook_fail("%s: the profile directory %s: %s", ANN_PROFILE, dir.path,
 				  strerror(errno));
 	}
-	hook_compile(config, &dir, ask.profile, ask.take, &policy);
+	hook_compile(config, &dir, ask.profile, ask.take, ask.lenient, &policy);
 	/* A profile's TSYNC means nothing here: the cgroup is every thread. */
 	attach(state_string(state, "id"), cgroup, &policy,
 	       (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);

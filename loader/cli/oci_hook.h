@@ -49,10 +49,10 @@ struct hook_profiles {
  * it), a container seccomp profile when its first byte that is not a
  * blank is '{', else a classic filter; or config.json's linux.seccomp
  * (take_seccomp). Its caps conditions are judged against config's
- * bounding set. Fails the hook on any error, whose line never quotes the
- * file. */
+ * bounding set; lenient: the profile read as runc reads it. Fails the
+ * hook on any error, whose line never quotes the file. */
 void hook_compile(struct json_object *config, const struct hook_profiles *dir,
-		  const char *name, bool take_seccomp, struct hook_policy *out);
+		  const char *name, bool take_seccomp, bool lenient, struct hook_policy *out);
 
 /* The cgroup v2 directory (host path) of the container's process pid,
  * named by pidfd: one of its own, which holds no other process and not

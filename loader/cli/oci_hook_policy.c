@@ -95,9 +95,9 @@ struct json_object *hook_read_config(const char *bundle)
  * error names the JSON path only: the text is not the container
  * creator's, and libsfprofile's message may quote a value of it. */
 static void compile_profile(const char *what, const char *json, size_t len, const char *caps,
-			    bool quiet, struct hook_policy *out)
+			    bool quiet, bool lenient, struct hook_policy *out)
 {
-	struct sf_profile_opts opts = { .caps = caps };
+	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
 	struct sf_profile_error err;
 	struct sf_profile p;
 	char msg[256];
@@ -116,6 +116,12 @@ static void compile_profile(const char *what, const char *json, size_t len, cons
 		hook_fail("%s: %s%snot a profile sfilter takes (sfctl compile --profile FILE "
 			  "-o /dev/null says why)", what, err.path, err.path[0] ? ": " : "");
 	}
+	/* io.sfilter.profile-lenient: what was ignored, by its JSON path
+	 * alone when quiet (a warning's words may quote a value). */
+	for (size_t i = 0; lenient && i < p.n_warnings; i++)
+		fprintf(stderr, "sfilter-oci-hook: warning: %s: %.*s%s\n", what,
+			quiet ? (int)strcspn(p.warnings[i], ":") : (int)strlen(p.warnings[i]),
+			p.warnings[i], quiet ? ": ignored" : "");
 	out->insns = p.insns;
 	out->len = p.len;
 	out->flags = p.flags;
@@ -168,7 +174,7 @@ static struct json_object *own_seccomp(struct json_object *config, const char **
 }
 
 void hook_compile(struct json_object *config, const struct hook_profiles *dir,
-		  const char *name, bool take_seccomp, struct hook_policy *out)
+		  const char *name, bool take_seccomp, bool lenient, struct hook_policy *out)
 {
 	char caps[1024], what[PATH_MAX + 32], why[256], *buf;
 	struct json_object *seccomp;
@@ -181,7 +187,7 @@ void hook_compile(struct json_object *config, const struct hook_profiles *dir,
 		seccomp = own_seccomp(config, &which);
 		/* The container's creator's own text: its errors may quote it. */
 		text = json_object_to_json_string_ext(seccomp, JSON_C_TO_STRING_PLAIN);
-		compile_profile(which, text, strlen(text), caps, false, out);
+		compile_profile(which, text, strlen(text), caps, false, lenient, out);
 		return;
 	}
 	buf = read_profile(dir, name, &len);
@@ -189,7 +195,7 @@ void hook_compile(struct json_object *config, const struct hook_profiles *dir,
 	/* JSON or a filter: a raw filter's first code byte is never '{' and
 	 * no text form starts with one. */
 	if (buf[strspn(buf, " \t\r\n")] == '{')
-		compile_profile(what, buf, len, caps, true, out);
+		compile_profile(what, buf, len, caps, true, lenient, out);
 	else
 		load_classic(name, buf, len, out);
 	free(buf);

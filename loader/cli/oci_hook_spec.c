@@ -312,7 +312,8 @@ static int choose(struct json_object *ann, const char *key, unsigned int *flags,
  * without a word. */
 static int check_names(struct json_object *ann, char *why, size_t wsize)
 {
-	static const char *const known[] = { ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM };
+	static const char *const known[] = { ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM,
+					     ANN_LENIENT };
 	size_t i, n = sizeof(known) / sizeof(known[0]);
 
 	if (!ann)
@@ -324,8 +325,8 @@ static int check_names(struct json_object *ann, char *why, size_t wsize)
 		for (i = 0; i < n && strcmp(name, known[i]); i++)
 			;
 		if (i == n) {
-			snprintf(why, wsize, "%s: unknown annotation (known: %s, %s, %s, %s)",
-				 name, ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM);
+			snprintf(why, wsize, "%s: unknown annotation (known: %s, %s, %s, %s, %s)",
+				 name, ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM, ANN_LENIENT);
 			return -EINVAL;
 		}
 	}
@@ -355,7 +356,7 @@ static bool is_sandbox(struct json_object *ann)
 
 int oci_ask_read(struct json_object *ann, struct oci_ask *ask, char *why, size_t wsize)
 {
-	unsigned int take, mode, arm;
+	unsigned int take, mode, arm, lenient;
 	int r;
 
 	memset(ask, 0, sizeof(*ask));
@@ -377,8 +378,10 @@ int oci_ask_read(struct json_object *ann, struct oci_ask *ask, char *why, size_t
 		return -EINVAL;
 	}
 	if ((r = choose(ann, ANN_MODE, &mode, why, wsize)) ||
-	    (r = choose(ann, ANN_ARM, &arm, why, wsize)))
+	    (r = choose(ann, ANN_ARM, &arm, why, wsize)) ||
+	    (r = choose(ann, ANN_LENIENT, &lenient, why, wsize)))
 		return r;
 	ask->flags = mode | arm;
+	ask->lenient = lenient;
 	return 0;
 }

@@ -26,6 +26,9 @@ struct json_object;
 #define ANN_TAKE    ANN_PREFIX "take-seccomp"
 #define ANN_MODE    ANN_PREFIX "mode"
 #define ANN_ARM     ANN_PREFIX "arm"
+/* "true": the profile read as runc reads it (unknown and repeated keys
+ * ignored), not refused (libsfprofile's sf_profile_opts.lenient). */
+#define ANN_LENIENT ANN_PREFIX "profile-lenient"
 
 /*
  * A member of config.json itself (not an annotation): the container's
@@ -92,17 +95,18 @@ int oci_open_profile(int dirfd, const char *dir, const char *name, char *why, si
 struct oci_ask {
 	const char *profile;  /* io.sfilter.profile, or NULL */
 	bool take;            /* io.sfilter.take-seccomp=true */
+	bool lenient;         /* io.sfilter.profile-lenient=true */
 	bool sandbox;         /* a Kubernetes pod's sandbox (pause) container */
 	unsigned int flags;   /* SF_FLAG_SHADOW, _COMPLAIN, _AT_EXEC of mode and arm */
 };
 
 /*
  * The annotations ann (an object, or NULL) read into ask. A name under
- * io.sfilter. that is none of the four, or a value that is not one the
+ * io.sfilter. that is none of the five, or a value that is not one the
  * annotation takes, is -EINVAL ("io.sfilter.profle: unknown annotation
  * (known: ...)"). A container that asks for nothing (neither a profile
  * nor take-seccomp), or a pod's sandbox, returns 0 before mode and arm
- * are read: it is left alone.
+ * and profile-lenient are read: it is left alone.
  */
 int oci_ask_read(struct json_object *ann, struct oci_ask *ask, char *why, size_t wsize);
 /* Whether value is one that annotation key (mode, arm, take-seccomp)

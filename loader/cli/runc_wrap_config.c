@@ -222,7 +222,7 @@ static struct json_object *gate_of(struct job *j, const char *what, const char *
 				   size_t len, bool quiet)
 {
 	const struct wrap *w = j->w;
-	struct sf_profile_opts opts = { 0 };
+	struct sf_profile_opts opts = { .lenient = j->ask.lenient };
 	struct sf_profile_error err;
 	struct sf_profile_gate g;
 	struct json_object *o;

@@ -91,6 +91,8 @@ static void usage(FILE *out, int code)
 		"          --gate [-o G.json]     or its gate: the OCI linux.seccomp object for\n"
 		"                                 runc/crun, passing what the profile allows and\n"
 		"                                 notifying this socket's sfilterd of the rest\n"
+		"          [--lenient]            (and attach --profile) unknown and repeated\n"
+		"                                 keys warned and ignored, as runc does\n"
 		"  log [--follow]                 events (a non-admin sees its own uid's)\n"
 		"  log --summary [--log FILE|-]   the calls they stand for, per process,\n"
 		"                                 syscall and outcome, most first\n"
@@ -419,6 +421,7 @@ static const struct option opts[] = {
 	{ "start", required_argument, NULL, 'T' },
 	{ "exec-id", required_argument, NULL, 'x' },
 	{ "gate", no_argument, NULL, 'g' },
+	{ "lenient", no_argument, NULL, 'L' }, /* profiles: runc's reading (long only) */
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -491,6 +494,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'H': a->hits = true; break;
 		case 'Y': a->summary = true; break;
 		case 'g': a->gate = true; break;
+		case 'L': profile_lenient = true; break; /* --lenient (profiles) */
 		case 'u':
 			a->pick.uid_set = true;
 			a->pick.uid = (uint32_t)number_u64(optarg, "--uid", UINT32_MAX);

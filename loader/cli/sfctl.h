@@ -18,6 +18,7 @@ struct sock_filter;
 #define AUDIT_I386   0x40000003U
 
 extern bool json_out; /* --json */
+extern bool profile_lenient; /* --lenient: a profile read as runc reads it (sfctl_profile.c) */
 
 /* The connection to sfilterd (sfctl.c): connect (exit 3 when it cannot),
  * send one request, read one reply (false at end of file; exit 3 on a

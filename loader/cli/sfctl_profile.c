@@ -25,10 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
+bool profile_lenient;
+
 /* Compiles path or dies (exit 2), printing its warnings. */
 static void compile_or_die(const char *path, const char *caps, pid_t pid, struct sf_profile *p)
 {
-	struct sf_profile_opts opts = { .caps = caps, .caps_pid = pid };
+	struct sf_profile_opts opts = { .caps = caps, .caps_pid = pid,
+					.lenient = profile_lenient };
 	struct sf_profile_error err;
 	size_t i;
 
@@ -65,7 +68,8 @@ int cmd_compile(const char *profile, const char *caps, const char *out)
 int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 		     const char *socket)
 {
-	struct sf_profile_opts opts = { .caps = caps ? caps : "none" };
+	struct sf_profile_opts opts = { .caps = caps ? caps : "none",
+					.lenient = profile_lenient };
 	struct sf_profile_gate g;
 	struct sf_profile_error err;
 	char agent[108];

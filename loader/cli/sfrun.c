@@ -2,7 +2,7 @@
 /*
  * sfrun: run a command under sfilter filters.
  *
- *   sfrun [--filter FILE]... [--profile JSON] [--fallback kill|log] [--tsync]
+ *   sfrun [--filter FILE]... [--profile JSON [--lenient]] [--fallback kill|log] [--tsync]
  *         [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]
  *
  * Loads every FILE (raw struct sock_filter[] or the text form) and checks
@@ -92,18 +92,21 @@ struct opts {
 	unsigned int flags;
 	unsigned int route;
 	const char *profile_path;
+	bool lenient;              /* --lenient: the profile read as runc reads it */
 	struct sf_profile profile;
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sfrun [--filter FILE]... [--profile JSON] [--fallback kill|log] [--tsync]\n"
-		"             [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]\n"
+		"usage: sfrun [--filter FILE]... [--profile JSON [--lenient]] [--fallback kill|log]\n"
+		"             [--tsync] [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]\n"
 		"  --filter FILE    a classic seccomp filter: raw .bpf bytes or the text\n"
 		"                   form; repeatable, attached in order (last = newest)\n"
 		"  --profile JSON   a container seccomp profile (OCI, Docker, Podman), its\n"
 		"                   caps conditions judged against sfrun's own; attached last\n"
+		"  --lenient        the profile's unknown and repeated keys are warned and\n"
+		"                   ignored (as runc does), not refused\n"
 		"  --fallback MODE  actions this kernel cannot reproduce: kill (default) or log\n"
 		"  --tsync          attach to every thread (SECCOMP_FILTER_FLAG_TSYNC)\n"
 		"  --log            log every action but ALLOW (SECCOMP_FILTER_FLAG_LOG)\n"
@@ -144,6 +147,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "prctl", no_argument, NULL, 'P' },
 		{ "take-seccomp", no_argument, NULL, 'S' },
 		{ "no-gate", no_argument, NULL, 'G' },
+		{ "lenient", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,6 +161,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		switch (opt) {
 		case 'f': o->filters[o->n++].path = optarg; break;
 		case 'p': o->profile_path = optarg; break;
+		case 'L': o->lenient = true; break;
 		case 'F':
 			if (strcmp(optarg, "kill") == 0)
 				o->flags &= ~SF_ATTACH_FALLBACK_LOG;
@@ -193,7 +198,7 @@ static int parse(int argc, char **argv, struct opts *o)
 /* Compiles --profile against sfrun's own capabilities (0: this thread). */
 static void load_profile(struct opts *o)
 {
-	struct sf_profile_opts popts = { .caps_pid = 0 };
+	struct sf_profile_opts popts = { .caps_pid = 0, .lenient = o->lenient };
 	struct sf_profile_error err;
 	size_t i;
 

@@ -359,13 +359,17 @@ static int names_of(struct pf *c, struct json_object *obj, const char *path,
 	if ((r = pf_field(c, obj, path, "names", json_type_array, names)) ||
 	    (r = pf_field(c, obj, path, "name", json_type_string, name)))
 		return r;
+	pf_path(p, sizeof(p), "%s.names", path);
+	/* runc refuses an entry without names; moby's older "name" may
+	 * stand beside an empty list, which a lenient read allows. */
+	if (*names && !json_object_array_length(*names) && !c->lenient)
+		return pf_fail(c, p, "empty: an entry needs at least one syscall name");
 	if (*names && !json_object_array_length(*names))
 		*names = NULL;
 	if (*name && !json_object_get_string_len(*name))
 		*name = NULL;
 	if (*names && *name)
 		return pf_fail(c, path, "name and names are both given: use one or the other");
-	pf_path(p, sizeof(p), "%s.names", path);
 	if (!*names && !*name)
 		return pf_fail(c, p, "missing (at least one syscall name)");
 	for (i = 0; *names && i < json_object_array_length(*names); i++) {
@@ -648,8 +652,9 @@ int pf_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
 
 	memset(out, 0, sizeof(*out));
 	memset(c.err, 0, sizeof(*c.err));
+	c.lenient = opts && opts->lenient;
 	root = parse_json(&c, json, len, &r);
-	if (root)
+	if (root && !(r = pf_scan_text(&c, json, len)) && !(r = pf_check_keys(&c, root)))
 		r = compile(&c, root, opts);
 	if (c.ctx)
 		seccomp_release(c.ctx);

@@ -18,17 +18,40 @@
 #include <string.h>
 #include <linux/seccomp.h>
 
-int pf_fail(struct pf *c, const char *path, const char *fmt, ...)
+/* "path: why" as c's error (-EINVAL), or as a warning of c->out (0 or
+ * -ENOMEM). */
+static int report(struct pf *c, bool warn, const char *path, const char *fmt, va_list ap)
 {
 	char why[256];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
+	if (warn)
+		return pf_append(&c->out->warnings, &c->out->n_warnings, "%s: %s", path, why);
 	snprintf(c->err->path, sizeof(c->err->path), "%s", path);
 	snprintf(c->err->msg, sizeof(c->err->msg), "%s%s%s", path, path[0] ? ": " : "", why);
 	return -EINVAL;
+}
+
+int pf_fail(struct pf *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = report(c, false, path, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+int pf_refuse(struct pf *c, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = report(c, c->lenient, path, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 void pf_path(char *out, size_t size, const char *fmt, ...)
@@ -60,13 +83,13 @@ int pf_append(char ***list, size_t *n, const char *fmt, ...)
 
 int pf_warn(struct pf *c, const char *path, const char *fmt, ...)
 {
-	char why[256];
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
+	r = report(c, true, path, fmt, ap);
 	va_end(ap);
-	return pf_append(&c->out->warnings, &c->out->n_warnings, "%s: %s", path, why);
+	return r;
 }
 
 static const char *type_name(enum json_type t)

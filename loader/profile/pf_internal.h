@@ -3,6 +3,8 @@
  * Shared by libsfprofile's files only. Module order (which may call which):
  *   gate.c (sf_profile_gate: a profile's gate for a runtime's seccomp agent)
  *     -> compile.c (the document, its syscalls, libseccomp, the export)
+ *     -> strict.c (the keys a profile may hold; repeated keys and integers
+ *                  out of range, from the text)
  *     -> fields.c (typed JSON fields with their paths; the names of actions,
  *                  operators, architectures, flags and errnos)
  *     -> caps.c (capability sets, the kernel release, the tier text)
@@ -50,6 +52,7 @@ struct pf {
 	bool *gap;
 	size_t n_names;
 	bool gate;                  /* opts->gate: SCMP_ACT_NOTIFY, listenerPath read */
+	bool lenient;               /* opts->lenient: unknown and repeated keys warned */
 	struct pf_rec *rec;         /* NULL, or what to record */
 };
 
@@ -61,6 +64,17 @@ int pf_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
 int pf_read_file(const char *path, char **buf, size_t *len, struct sf_profile_error *err);
 /* Frees n lines and the list. */
 void pf_free_lines(char **list, size_t n);
+
+/* The text's repeated keys and integers out of range (root: the document
+ * json-c made of it, an object): 0, or -EINVAL naming the path (repeated
+ * keys are warnings when c->lenient). */
+int pf_scan_text(struct pf *c, const char *json, size_t len);
+/* Keys that are in no object's list of sf_profile_keys(): -EINVAL naming
+ * the first, or a warning each when c->lenient. */
+int pf_check_keys(struct pf *c, struct json_object *root);
+/* pf_fail(), or with c->lenient, pf_warn() and 0. */
+int pf_refuse(struct pf *c, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Records "path: why" in c->err; returns -EINVAL. */
 int pf_fail(struct pf *c, const char *path, const char *fmt, ...)

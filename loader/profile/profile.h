@@ -29,6 +29,15 @@
  *   includes/excludes.minKernel  uname()'s release (major.minor), unless
  *                              opts->kernel gives one
  * Unknown syscall names are skipped with a warning (as runc does).
+ *
+ * A profile is read strictly: a key none of the formats defines
+ * (sf_profile_keys()), a key given twice in one object, an integer out of
+ * range (2^64 or more, negative, a fraction, a string) and an empty
+ * "names" are errors naming the JSON path ("syscalls[3].nmaes: unknown
+ * key; did you mean \"names\"?"). opts->lenient reads it as runc does
+ * instead: unknown keys are ignored and a repeated key's last value is
+ * taken, each with a warning; numbers out of range are errors still (runc
+ * refuses them too).
  */
 #ifndef SF_PROFILE_H
 #define SF_PROFILE_H
@@ -50,7 +59,24 @@ struct sf_profile_opts {
 	 * output): SCMP_ACT_NOTIFY and listenerPath are taken, not refused.
 	 * Such a filter is for the kernel, never for an sfilter chain. */
 	int gate;
+	/* Unknown keys and repeated keys: a warning each, not an error. */
+	int lenient;
 };
+
+/*
+ * Every key a profile may hold, where, which format defines it, and what
+ * sfilter does with it (the man page prints this table). object is
+ * "(profile)", "syscalls[]", "syscalls[].args[]", "syscalls[].includes",
+ * "syscalls[].excludes" or "archMap[]".
+ */
+struct sf_profile_key {
+	const char *object;
+	const char *key;
+	const char *from;   /* "runtime-spec, moby, containers/common" */
+	const char *use;    /* "used: ..." or "accepted, ignored: ..." */
+};
+/* The table and its length. */
+const struct sf_profile_key *sf_profile_keys(size_t *n);
 
 /* The profile's "flags", as seccomp(2)'s flag values; sfilter's
  * SF_ATTACH_TSYNC and SF_ATTACH_LOG are these. */
