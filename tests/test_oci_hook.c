@@ -150,6 +150,10 @@ static const char broken_profile[] =
 static const char caps_profile[] =
 	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"getppid\"],"
 	"\"action\":\"SCMP_ACT_KILL_PROCESS\",\"includes\":{\"caps\":[\"CAP_SYS_ADMIN\"]}}]}";
+/* A mistyped key: refused, unless io.sfilter.profile-lenient=true. */
+static const char typo_profile[] =
+	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"getppid\"],"
+	"\"action\":\"SCMP_ACT_KILL_PROCESS\",\"comments\":\"x\"}]}";
 static const char plain_config[] = "{\"ociVersion\":\"1.2.0\",\"process\":{\"args\":[\"sh\"]}}";
 
 /* Writes len bytes of text to the bundle's file name. */
@@ -248,7 +252,8 @@ static bool setup(struct fixture *f)
 			   put_file(f, "profiles/secret.bpf", SECRET "\n") &&
 			   put_file(f, "profiles/p.json", KILL_GETPPID_PROFILE) &&
 			   put_file(f, "profiles/bad.json", broken_profile) &&
-			   put_file(f, "profiles/caps.json", caps_profile) && put_big(f),
+			   put_file(f, "profiles/caps.json", caps_profile) &&
+			   put_file(f, "profiles/typo.json", typo_profile) && put_big(f),
 			   "write the bundle's files");
 }
 
@@ -445,6 +450,13 @@ static const struct refusal refusals[] = {
 	  "\"io.sfilter.profile\":\"bad.json\"",
 	  "io.sfilter.profile: bad.json: syscalls[1].action: not a profile sfilter takes "
 	  "(sfctl compile --profile FILE -o /dev/null says why)" },
+	{ "a profile with a mistyped key: its JSON path", ANNOTATIONS,
+	  "\"io.sfilter.profile\":\"typo.json\"",
+	  "io.sfilter.profile: typo.json: syscalls[0].comments: not a profile sfilter takes "
+	  "(sfctl compile --profile FILE -o /dev/null says why)" },
+	{ "profile-lenient that is not true or false", ANNOTATIONS,
+	  "\"io.sfilter.profile\":\"typo.json\",\"io.sfilter.profile-lenient\":\"yes\"",
+	  "io.sfilter.profile-lenient: \"yes\": not true or false" },
 	{ "both a profile and take-seccomp", ANNOTATIONS,
 	  "\"io.sfilter.profile\":\"p.json\",\"io.sfilter.take-seccomp\":\"true\"",
 	  "io.sfilter.profile and io.sfilter.take-seccomp=true: set one of them, not both" },
@@ -601,6 +613,9 @@ static const struct attach attaches[] = {
 	{ "a profile named by its path in the directory", NULL,
 	  "\"io.sfilter.profile\":\"{profiles}/p.json\",\"io.sfilter.arm\":\"now\"", false, true,
 	  KILLED_ON_GETPPID, false },
+	{ "a profile with a mistyped key, read leniently", NULL,
+	  "\"io.sfilter.profile\":\"typo.json\",\"io.sfilter.profile-lenient\":\"true\","
+	  "\"io.sfilter.arm\":\"now\"", false, true, KILLED_ON_GETPPID, false },
 	{ "a classic filter file", NULL, "\"io.sfilter.profile\":\"kill_getppid.bpf\","
 	  "\"io.sfilter.arm\":\"now\"", false, true, KILLED_ON_GETPPID, false },
 	{ "the container's linux.seccomp",
