@@ -8,7 +8,12 @@
  *   - on an error nothing is produced and the message is a printable,
  *     terminated string;
  *   - on success the filter is 1 to 4096 instructions that seccomp(2)
- *     would take (c2e_validate()), and its warnings are strings.
+ *     would take (c2e_validate()), and its warnings are strings;
+ *   - an error names a path that is in the document json-c reads from the
+ *     input, or the document itself (""), or, for a member "missing", a
+ *     key of an object that is there;
+ *   - read leniently (unknown and repeated keys warned), the same holds
+ *     but for the path.
  * Caps and the kernel are fixed options, so a run does not depend on the
  * machine.
  *
@@ -21,9 +26,11 @@
 #include "c2e.h"
 #include "fuzzseed.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 
 static const char *const seeds[] = {
 	"{\"defaultAction\":\"SCMP_ACT_ALLOW\"}",
@@ -43,6 +50,21 @@ static const char *const seeds[] = {
 	"\"arches\":[\"amd64\"],\"caps\":[\"CAP_SYS_ADMIN\"]}},{\"names\":[\"kill\"],"
 	"\"action\":\"SCMP_ACT_LOG\",\"args\":[{\"index\":1,\"value\":18446744073709551615,"
 	"\"op\":\"SCMP_CMP_LE\"}]}]}",
+	/* What a strict read refuses: unknown keys, a repeated key (one
+	 * escaped), numbers beyond 64 bits, empty names. */
+	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"sycalls\":[],\"syscalls\":[{\"nmaes\":[\"read\"],"
+	"\"action\":\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":0,\"value\":1,\"op\":\"SCMP_CMP_EQ\","
+	"\"valeuTwo\":0}],\"includes\":{\"cap\":[]},\"excludes\":{\"minkernel\":\"4.8\"}}],"
+	"\"archMap\":[{\"architecture\":\"SCMP_ARCH_X86_64\",\"subArches\":[]}]}",
+	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"def\\u0061ultAction\":\"SCMP_ACT_LOG\",\"syscalls\":"
+	"[{\"names\":[\"getpid\"],\"action\":\"SCMP_ACT_ERRNO\",\"action\":\"SCMP_ACT_KILL\"}]}",
+	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"read\"],\"action\":"
+	"\"SCMP_ACT_ERRNO\",\"errnoRet\":18446744073709551616,\"args\":[{\"index\":-1,\"value\":"
+	"-9223372036854775809,\"valueTwo\":1.5,\"op\":\"SCMP_CMP_EQ\"}]},{\"names\":[],\"name\":"
+	"\"getpid\",\"action\":\"SCMP_ACT_LOG\",\"errnoRet\":\"5\"}]}",
+	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"read\"],\"action\":"
+	"\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":0,\"value\":99999999999999999999,\"op\":"
+	"\"SCMP_CMP_EQ\"}]}],\"syscalls\":[]}",
 };
 
 static void write_seeds(const char *dir)
@@ -78,9 +100,56 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Whether path (a.b[2].c; keys may hold dots) is in o; with missing, a
+ * last step that is a key an object there lacks counts too. */
+static bool has_path(struct json_object *o, const char *path, bool root, bool missing)
+{
+	char *end;
+	unsigned long i;
+
+	if (!*path)
+		return true;
+	if (json_object_get_type(o) == json_type_array) {
+		if (*path != '[')
+			return false;
+		i = strtoul(path + 1, &end, 10);
+		return *end == ']' && i < json_object_array_length(o) &&
+		       has_path(json_object_array_get_idx(o, i), end + 1, false, missing);
+	}
+	if (json_object_get_type(o) != json_type_object)
+		return false;
+	if (!root && *path++ != '.')
+		return false;
+	json_object_object_foreach(o, key, v) {
+		size_t n = strlen(key);
+
+		if (!strncmp(path, key, n) && strchr(".[", path[n]) &&
+		    has_path(v, path + n, false, missing))
+			return true;
+	}
+	return missing && !strpbrk(path, ".[");
+}
+
+/* The error's path against the document json-c reads. */
+static void check_path(const uint8_t *data, size_t size, const struct sf_profile_error *err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *doc;
+
+	if (!tok)
+		return;
+	doc = size <= INT32_MAX ? json_tokener_parse_ex(tok, (const char *)data, (int)size) : NULL;
+	if (err->path[0] && (!doc || !has_path(doc, err->path, true,
+					       strstr(err->msg, ": missing") != NULL)))
+		abort();
+	json_object_put(doc);
+	json_tokener_free(tok);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sf_profile_opts opts = { .caps = "CAP_SYS_ADMIN,CAP_AUDIT_WRITE", .kernel = "6.1" };
+	int lenient;
 	struct c2e_error cerr = { 0 };
 	struct sf_profile_error err;
 	struct sf_profile p;
@@ -91,14 +160,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	r = sf_profile_compile(copy, size, &opts, &p, &err);
-	free(copy);
-	if (r < 0) {
+	for (lenient = 0; lenient < 2; lenient++) {
+		opts.lenient = lenient;
+		r = sf_profile_compile(copy, size, &opts, &p, &err);
+		if (r >= 0)
+			break;
 		if (p.insns || p.len || p.warnings || p.n_warnings ||
 		    strnlen(err.msg, sizeof(err.msg)) == sizeof(err.msg) || !err.msg[0])
 			abort();
-		return 0;
+		/* Leniently, a number's path may be in a repeated key's value
+		 * that json-c dropped. */
+		if (!lenient)
+			check_path(data, size, &err);
 	}
+	free(copy);
+	if (r < 0)
+		return 0;
 	if (r != 0 || !p.insns || p.len < 1 || p.len > C2E_MAX_INSNS ||
 	    c2e_validate(p.insns, p.len, &cerr) < 0)
 		abort();

@@ -232,6 +232,7 @@ struct scan {
 	struct pf *c;
 	struct frame st[SCAN_DEPTH];
 	int top;              /* -1: outside the document */
+	bool numbers;         /* this pass: numbers (else keys) */
 };
 
 static void pop(struct scan *s)
@@ -395,7 +396,13 @@ static int scan_token(struct scan *s, const char *json, size_t len, size_t *at)
 	case '\'':
 		n = string_end(t, rest);
 		*at += n - 1;
-		return f && f->obj && f->want_key ? scan_key(s, t, n) : 0;
+		if (!f || !f->obj || !f->want_key)
+			return 0;
+		if (!s->numbers)
+			return scan_key(s, t, n);
+		f->want_key = false;
+		free(f->key);
+		return (f->key = decode_key(t, n)) ? 0 : -ENOMEM;
 	default:
 		break;
 	}
@@ -404,18 +411,24 @@ static int scan_token(struct scan *s, const char *json, size_t len, size_t *at)
 	for (n = 1; n < rest && (isalnum((unsigned char)t[n]) || strchr(".+-", t[n])); n++)
 		;
 	*at += n - 1;
-	return scan_number(s, t, n);
+	return s->numbers ? scan_number(s, t, n) : 0;
 }
 
+/* Repeated keys first: a number's path then names what json-c kept. */
 int pf_scan_text(struct pf *c, const char *json, size_t len)
 {
 	struct scan s = { .c = c, .top = -1 };
-	size_t at = 0;
-	int r = 0;
+	size_t at;
+	int r, pass;
 
-	while (!r && at < len && json[at])
-		r = scan_token(&s, json, len, &at);
-	while (s.top >= 0)
-		pop(&s);
-	return r < 0 ? r : 0;
+	for (pass = 0; pass < 2; pass++) {
+		s.numbers = pass == 1;
+		for (at = 0, r = 0; !r && at < len && json[at];)
+			r = scan_token(&s, json, len, &at);
+		while (s.top >= 0)
+			pop(&s);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
