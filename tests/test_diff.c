@@ -456,3 +456,85 @@ TEST(diff_of_a_copy_with_one_rule_widened_is_exactly_that_rule)
 	}
 	free(base);
 }
+
+/* ---- Podman's default profile against Docker's ------------------------- */
+
+/* Docker's profile is read from $SF_DOCKER_PROFILE when set (a copy taken
+ * from the source package), else where Debian installs it. */
+static const char *docker_profile(void)
+{
+	const char *p = getenv("SF_DOCKER_PROFILE");
+
+	return p && *p ? p : BENCH_DOCKER_PROFILE;
+}
+
+static bool compile(const char *path, const char *caps, struct sf_profile *p)
+{
+	struct sf_profile_opts opts = { .caps = caps };
+	struct sf_profile_error err;
+
+	return ASSERT_OK(sf_profile_compile_file(path, &opts, p, &err), err.msg);
+}
+
+TEST(diff_of_podman_profile_against_docker_default_names_their_known_differences)
+{
+	const char *docker = docker_profile();
+	struct sf_profile pod = { 0 }, dock = { 0 };
+	struct sock_fprog fa, fb;
+	struct progs_rng rng;
+	struct c2e_diff d;
+	const struct c2e_diff_region *r;
+	long sm = 0;
+	size_t i, widen = 0;
+
+	if (access(BENCH_PODMAN_PROFILE, R_OK)) {
+		test_skip("%s: not readable (package golang-github-containers-common)",
+			  BENCH_PODMAN_PROFILE);
+		return;
+	}
+	if (access(docker, R_OK)) {
+		test_skip("%s: not readable (package golang-github-docker-docker-dev, or "
+			  "SF_DOCKER_PROFILE)", docker);
+		return;
+	}
+	if (!compile(BENCH_PODMAN_PROFILE, BENCH_PODMAN_CAPS, &pod) ||
+	    !compile(docker, BENCH_DOCKER_CAPS, &dock))
+		goto out;
+	fa = prog(pod.insns, pod.len);
+	fb = prog(dock.insns, dock.len);
+	if (!ASSERT_OK(c2e_diff_chains(&fa, 1, &fb, 1, &d, NULL), "diff"))
+		goto out;
+	ASSERT_EQ(check_witnesses(&fa, 1, &fb, 1, &d, "podman vs docker"), 0, "witnesses");
+	progs_seed(&rng, 0xd1ff0003);
+	ASSERT_EQ(check_random_calls(&fa, 1, &fb, 1, &d, &rng, "podman vs docker", &sm), 0,
+		  "differences the diff missed");
+	ASSERT_EQ(d.n_unproven, 0, "nothing only sampled");
+	for (i = 0; i < d.n; i++) {
+		ASSERT_FALSE(d.regions[i].sampled, "every region proven");
+		widen += c2e_verdict_allows(d.regions[i].b) && !c2e_verdict_allows(d.regions[i].a);
+	}
+	/* platform.md: Docker refuses clone with namespace flags (mask
+	 * 0x7E020000) and clone3 (ENOSYS, for glibc's fallback); Podman's
+	 * profile allows both. */
+	r = find_region(&d, C2E_AUDIT_ARCH_X86_64, SYS_clone, SECCOMP_RET_ALLOW,
+			SECCOMP_RET_ERRNO | EPERM);
+	if (ASSERT_TRUE(r != NULL, "clone with namespace flags"))
+		ASSERT_STREQ(r->where, "args[0] & 0x7e020000 != 0", "clone's region");
+	r = find_region(&d, C2E_AUDIT_ARCH_X86_64, SYS_clone3, SECCOMP_RET_ALLOW,
+			SECCOMP_RET_ERRNO | ENOSYS);
+	if (ASSERT_TRUE(r != NULL, "clone3"))
+		ASSERT_STREQ(r->where, "", "clone3, whatever its arguments");
+	/* Docker's AUDIT_WRITE lets a container open a netlink audit socket. */
+	r = find_region(&d, C2E_AUDIT_ARCH_X86_64, SYS_socket, SECCOMP_RET_ERRNO | EINVAL,
+			SECCOMP_RET_ALLOW);
+	if (ASSERT_TRUE(r != NULL, "socket(AF_NETLINK, ..., NETLINK_AUDIT)"))
+		ASSERT_TRUE(strstr(r->where, "args[0] == 0x10") &&
+			    strstr(r->where, "args[2] == 0x9"), r->where);
+	test_log("podman vs docker: %zu of %zu numbers differ, %zu by their arguments, %zu "
+		 "regions, %zu where Docker allows what Podman refuses, %zu calls run\n",
+		 d.differ, d.numbers, d.with_args, d.n, widen, d.points);
+	c2e_diff_free(&d);
+out:
+	sf_profile_free(&pod);
+	sf_profile_free(&dock);
+}
