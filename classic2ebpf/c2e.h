@@ -392,6 +392,8 @@ struct c2e_diff {
 	size_t numbers;     /* (arch, nr) pairs compared */
 	size_t differ;      /* of them, with a difference */
 	size_t with_args;   /* of those, where the arguments decide */
+	size_t classed;     /* numbers not constant on both sides: run on the
+			       classes of their arguments */
 	size_t points;      /* seccomp_data run through both chains */
 };
 /* Fills *out (c2e_diff_free() it, also after an error). 0, or -EINVAL with

@@ -420,6 +420,7 @@ static int diff_number(struct run *run, uint32_t arch, uint32_t nr, struct c2e_d
 		out->differ++;
 		return push_region(out, cap, &reg);
 	}
+	out->classed++;
 	memset(run->c, 0, sizeof(*run->c));
 	run->c->arch = arch;
 	run->c->nr = nr;

@@ -265,8 +265,8 @@ TEST(sfctl_diff_pid_is_the_chain_sfilterd_enforces)
 	close(go[0]);
 	snprintf(pid, sizeof(pid), "pid:%d", (int)victim);
 	/* Not confined yet: refused with the reason. */
-	ASSERT_EQ(sfctl_run(sfctl, dm.sock, "diff", pid, file, NULL, out, sizeof(out)), 1,
-		  "an unconfined pid is refused");
+	ASSERT_EQ(sfctl_run(sfctl, dm.sock, "diff", pid, file, NULL, out, sizeof(out)), 2,
+		  "an unconfined pid is refused as bad input");
 	attach(sfctl, dm.sock, victim, file);
 	ASSERT_EQ(sfctl_run(sfctl, dm.sock, "diff", pid, file, NULL, out, sizeof(out)), 0,
 		  "the chain is the file attached");

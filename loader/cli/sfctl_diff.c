@@ -13,8 +13,9 @@
  *
  * Exit status: 0 no difference (--subset: B allows nothing A refuses);
  * 1 a difference (--subset: a widening, each with a witness call); 2 bad
- * input; 3 sfilterd unreachable (pid:); 4 none found, but some numbers
- * were only sampled, so none is not proven.
+ * input (a pid: that sfilterd does not confine too: sfilterd cannot see
+ * its kernel filters, if any); 3 sfilterd unreachable (pid:); 4 none
+ * found, but some numbers were only sampled, so none is not proven.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -116,7 +117,7 @@ static struct json_object *thread_filters(struct json_object *tasks, long pid, b
 			continue;
 		if (!json_object_object_get_ex(t, "filters", &ids) ||
 		    (int64_t)json_object_array_length(ids) != get_int(t, "n_filters", 0))
-			die(1, "pid:%ld: sfilterd lists %" PRId64 " filters of it but sends fewer ids",
+			die(2, "pid:%ld: sfilterd lists %" PRId64 " filters of it but sends fewer ids",
 			    pid, get_int(t, "n_filters", 0));
 		*at_exec = get_int(t, "at_exec", 0) != 0;
 		return ids;
@@ -154,14 +155,14 @@ static void add_shown(struct side *s, long pid, struct json_object *f, const str
 	if (abi != C2E_ABI_SECCOMP) {
 		memset(&err, 0, sizeof(err));
 		if (c2e_rfc_to_seccomp(abi, insns, len, &twin, &tlen, &err) < 0)
-			die(1, "pid:%ld: filter %" PRId64 " (%s) has no seccomp_data twin: %s",
+			die(2, "pid:%ld: filter %" PRId64 " (%s) has no seccomp_data twin: %s",
 			    pid, get_int(f, "filter", 0), c2e_abi_name(abi), err.msg);
 		free(insns);
 		insns = twin;
 		len = tlen;
 	}
 	if (c2e_validate(insns, len, &err) < 0)
-		die(1, "pid:%ld: filter %" PRId64 " does not validate: %s", pid,
+		die(2, "pid:%ld: filter %" PRId64 " does not validate: %s", pid,
 		    get_int(f, "filter", 0), err.msg);
 	add_filter(s, insns, len);
 }
@@ -208,7 +209,7 @@ static void load_pid(struct side *s, const char *num)
 	close(fd);
 	ids = thread_filters(tasks, pid, &at_exec);
 	if (!ids)
-		die(1, "pid:%ld: no thread %ld is confined by sfilterd at this socket (or it is "
+		die(2, "pid:%ld: no thread %ld is confined by sfilterd at this socket (or it is "
 		    "another user's)", pid, pid);
 	for (i = 0; i < json_object_array_length(ids); i++) {
 		int64_t id = json_object_get_int64(json_object_array_get_idx(ids, i));
@@ -216,7 +217,7 @@ static void load_pid(struct side *s, const char *num)
 		for (k = 0; k < nshown && get_int(shown[k], "filter", 0) != id; k++)
 			;
 		if (k == nshown || reps[k].data_len < 8)
-			die(1, "pid:%ld: sfilterd did not send filter %" PRId64 "'s program", pid, id);
+			die(2, "pid:%ld: sfilterd did not send filter %" PRId64 "'s program", pid, id);
 		if (has_flag(shown[k], "complain") || has_flag(shown[k], "shadow")) {
 			skipped++;
 			continue;
