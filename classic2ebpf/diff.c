@@ -22,6 +22,12 @@
 #define SAMPLE_POINTS 2048       /* random points of a bigger one */
 #define MAX_REGIONS 256          /* per number, before merging; past it the
 				    number counts as sampled */
+#define HASH_SLOTS 1024          /* regions of a number by their class */
+/* Calls run in one diff before every further number is sampled with
+ * SAMPLE_POINTS_SPENT calls: a bound on what a pair of arbitrary filters
+ * costs (libseccomp's profiles need a few thousand). */
+#define POINT_BUDGET 4000000
+#define SAMPLE_POINTS_SPENT 256
 
 static const uint32_t arch_audit[3] = { C2E_AUDIT_ARCH_X86_64, C2E_AUDIT_ARCH_I386,
 					C2E_AUDIT_ARCH_X86_64 };
@@ -70,6 +76,8 @@ struct run {
 	size_t n;
 	bool truncated;
 	size_t points;
+	size_t budget;              /* calls left before POINT_BUDGET is spent */
+	uint16_t slot[HASH_SLOTS];  /* 1 + a region's index, by its hash */
 };
 
 static void set_word(struct seccomp_data *d, unsigned int word, uint32_t v)
@@ -107,6 +115,7 @@ static void run_point(struct run *run, const struct seccomp_data *d)
 {
 	uint32_t ra = c2e_verdict_canon(c2e_stack_eval(run->a, run->na, d));
 	uint32_t rb = c2e_verdict_canon(c2e_stack_eval(run->b, run->nb, d));
+	uint64_t h = (uint64_t)ra * 0x9e3779b97f4a7c15ULL ^ rb;
 	struct rg g;
 	size_t i;
 
@@ -132,14 +141,16 @@ static void run_point(struct run *run, const struct seccomp_data *d)
 			g.care[w] = dw->np >= 64 ? ~0ULL : (1ULL << dw->np) - 1;
 			g.val[w] = cls;
 		}
+		h = (h ^ cls ^ w) * 0xbf58476d1ce4e5b9ULL;
 	}
-	for (i = 0; i < run->n; i++)
-		if (same_class(run, &run->r[i], &g))
+	for (i = (h >> 40) % HASH_SLOTS; run->slot[i]; i = (i + 1) % HASH_SLOTS)
+		if (same_class(run, &run->r[run->slot[i] - 1], &g))
 			return;
 	if (run->n == MAX_REGIONS) {
 		run->truncated = true;
 		return;
 	}
+	run->slot[i] = (uint16_t)(run->n + 1);
 	run->r[run->n++] = g;
 }
 
@@ -192,6 +203,24 @@ static void merge_all(struct run *run)
 	}
 }
 
+/* A number whose calls were only sampled and fell into too many classes
+ * to list: one region per verdict pair, shown by its witness. */
+static void collapse(struct run *run)
+{
+	size_t i, j, w;
+
+	for (i = 0; i < run->n; i++) {
+		struct rg *g = &run->r[i];
+
+		for (j = 0; j < i && !g->dead; j++)
+			g->dead = !run->r[j].dead && run->r[j].a == g->a && run->r[j].b == g->b;
+		for (w = 0; w < C2E_DIFF_WORDS; w++) {
+			memset(g->set[w], 0xff, sizeof(g->set[w]));
+			g->care[w] = g->val[w] = 0;
+		}
+	}
+}
+
 static int push_region(struct c2e_diff *out, size_t *cap, const struct c2e_diff_region *r)
 {
 	if (out->n == *cap) {
@@ -238,7 +267,7 @@ static bool run_product(struct run *run, uint64_t seed)
 		exact &= w->kind != W_SAMPLED;
 		set_word(&d, run->words[i], w->reps[0]);
 	}
-	if (product <= MAX_EXACT_POINTS) {
+	if (product <= MAX_EXACT_POINTS && product <= (double)run->budget) {
 		for (;;) {
 			for (i = 0; i < run->nw; i++)
 				set_word(&d, run->words[i],
@@ -262,7 +291,8 @@ static bool run_product(struct run *run, uint64_t seed)
 			run_point(run, &e);
 		}
 	}
-	for (k = 0; k < SAMPLE_POINTS; k++) {
+	for (k = 0; k < (run->budget >= SAMPLE_POINTS ? SAMPLE_POINTS : SAMPLE_POINTS_SPENT);
+	     k++) {
 		for (i = 0; i < run->nw; i++) {
 			const struct diff_word *w = &run->c->w[run->words[i]];
 
@@ -292,8 +322,12 @@ static int diff_args(struct run *run, struct c2e_diff *out, size_t *cap)
 			run->words[run->nw++] = (unsigned int)i;
 	run->n = 0;
 	run->truncated = false;
+	memset(run->slot, 0, sizeof(run->slot));
 	exact = run_product(run, seed) && !run->truncated;
-	merge_all(run);
+	if (run->truncated || (!exact && run->n > 32))
+		collapse(run);
+	else
+		merge_all(run);
 	for (i = 0; i < run->n; i++) {
 		struct c2e_diff_region reg;
 		const struct rg *g = &run->r[i];
@@ -429,6 +463,7 @@ static int diff_number(struct run *run, uint32_t arch, uint32_t nr, struct c2e_d
 		int r = diff_args(run, out, cap);
 
 		out->points += run->points;
+		run->budget -= run->points < run->budget ? run->points : run->budget;
 		return r;
 	}
 }
@@ -437,7 +472,7 @@ int c2e_diff_chains(const struct sock_fprog *a, size_t na,
 		    const struct sock_fprog *b, size_t nb,
 		    struct c2e_diff *out, struct c2e_error *err)
 {
-	struct run run = { .a = a, .b = b, .na = na, .nb = nb };
+	struct run run = { .a = a, .b = b, .na = na, .nb = nb, .budget = POINT_BUDGET };
 	uint32_t *extra = NULL;
 	size_t cap = 0, nextra = 0, i;
 	unsigned int ai;

@@ -309,42 +309,102 @@ static void put_subsets(uint32_t *v, size_t *n, uint32_t mask)
 	} while (s);
 }
 
+/* The class starts of the raw predicates (mask all ones): 0, and where
+ * each compare's outcome changes. */
+static void raw_cuts(struct diff_word *w)
+{
+	unsigned int i;
+
+	w->ncuts = 0;
+	put(w->cuts, &w->ncuts, 0);
+	for (i = 0; i < w->np; i++) {
+		uint32_t k = w->p[i].k;
+
+		if (w->p[i].mask != ~0u)
+			continue;
+		if (w->p[i].op == P_SET) {
+			put(w->cuts, &w->ncuts, 1);
+			continue;
+		}
+		if (w->p[i].op != P_GT)
+			put(w->cuts, &w->ncuts, k);
+		if (w->p[i].op != P_GE && k != ~0u)
+			put(w->cuts, &w->ncuts, k + 1);
+	}
+	w->ncuts = uniq(w->cuts, w->ncuts);
+}
+
+/* The low bits of x deposited, in order, at the set bits of mask. */
+static uint32_t deposit(uint64_t x, uint32_t mask)
+{
+	uint32_t r = 0;
+
+	for (; mask; mask &= mask - 1, x >>= 1)
+		if (x & 1)
+			r |= mask & -mask;
+	return r;
+}
+
+/* The smallest v >= from with v & mask == bits (bits within mask), or
+ * 2^32 when there is none: the values with those bits, in order, are
+ * bits | deposit(i, ~mask) for i = 0, 1, ... */
+static uint64_t next_with(uint32_t from, uint32_t mask, uint32_t bits)
+{
+	uint64_t lo = 0, hi = 1ULL << __builtin_popcount(~mask), n = hi;
+
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+
+		if ((bits | deposit(mid, ~mask)) >= from)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo == n ? 1ULL << 32 : bits | deposit(lo, ~mask);
+}
+
 static void finish_word(struct diff_word *w, bool gave_up, uint64_t *rng)
 {
-	uint32_t all = 0;
-	bool raw = true;
+	uint32_t all = 0, masks = 0;
+	bool raw = true, exact = !gave_up && !w->tainted && !w->overflow;
 	unsigned int i;
 
 	for (i = 0; i < w->np; i++) {
 		all |= w->p[i].mask;
 		raw &= w->p[i].mask == ~0u;
+		if (w->p[i].mask != ~0u)
+			masks |= w->p[i].mask;
 	}
 	w->nreps = w->ncuts = 0;
-	if (!gave_up && !w->tainted && !w->overflow && raw) {
+	if (exact && raw) {
 		w->kind = W_INTERVAL;
-		put(w->cuts, &w->ncuts, 0);
-		for (i = 0; i < w->np; i++) {
-			uint32_t k = w->p[i].k;
-
-			if (w->p[i].op == P_SET) {
-				put(w->cuts, &w->ncuts, 1);
-				continue;
-			}
-			if (w->p[i].op != P_GT)
-				put(w->cuts, &w->ncuts, k);
-			if (w->p[i].op != P_GE && k != ~0u)
-				put(w->cuts, &w->ncuts, k + 1);
-		}
-		w->ncuts = uniq(w->cuts, w->ncuts);
+		raw_cuts(w);
 		memcpy(w->reps, w->cuts, w->ncuts * sizeof(w->reps[0]));
 		w->nreps = w->ncuts;
 		return;
 	}
-	if (!gave_up && !w->tainted && !w->overflow && __builtin_popcount(all) <= BITS_ENUM_MAX) {
-		w->kind = W_BITS;
-		put_subsets(w->reps, &w->nreps, all);
-		w->nreps = uniq(w->reps, w->nreps);
-		return;
+	if (exact && __builtin_popcount(masks) <= BITS_ENUM_MAX) {
+		raw_cuts(w);
+		if ((w->ncuts << __builtin_popcount(masks)) <= DIFF_MAX_REPS) {
+			/* Every predicate's outcome is fixed by the interval
+			 * of the raw compares and the bits under the masks:
+			 * the first value of each such pair. */
+			w->kind = W_BITS;
+			for (i = 0; i < w->ncuts; i++) {
+				uint64_t end = i + 1 < w->ncuts ? w->cuts[i + 1] : 1ULL << 32;
+				uint32_t bits = 0;
+
+				do {
+					uint64_t v = next_with(w->cuts[i], masks, bits);
+
+					if (v < end)
+						put(w->reps, &w->nreps, (uint32_t)v);
+					bits = (bits - masks) & masks;
+				} while (bits);
+			}
+			w->nreps = uniq(w->reps, w->nreps);
+			return;
+		}
 	}
 	w->kind = W_SAMPLED;
 	put(w->reps, &w->nreps, 0);

@@ -27,8 +27,9 @@ struct diff_pred {
  * How a word's values are classed:
  *   W_INTERVAL  only raw compares: the classes are the intervals between
  *               the cut points, one value each (exact);
- *   W_BITS      every predicate looks at the bits of a small mask: every
- *               value of those bits (exact);
+ *   W_BITS      masked predicates over a few bits, with raw compares or
+ *               not: one value of every (interval, bits under the masks)
+ *               pair (exact);
  *   W_SAMPLED   anything else: boundaries and random values.
  */
 enum { W_INTERVAL, W_BITS, W_SAMPLED };
