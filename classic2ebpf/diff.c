@@ -351,7 +351,7 @@ static int diff_args(struct run *run, struct c2e_diff *out, size_t *cap)
 			if (strlen(reg.where) != before || !exact)
 				reg.words |= (uint16_t)(1u << w);
 		}
-		args |= reg.where[0] != 0;
+		args |= reg.where[0] != 0 || !exact;
 		if ((r = push_region(out, cap, &reg)))
 			return r;
 	}

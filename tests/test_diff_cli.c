@@ -56,6 +56,12 @@ static const struct sock_filter narrow[] = {
 	HEAD, OPENAT(JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0)),
 };
 
+/* ERRNO for getpid when args[0] + 1 == 5: arithmetic the diff cannot
+ * class, so it samples (and finds args[0] == 4 among its boundaries). */
+static const char alu[] =
+	"ld nr\njeq #39, L2, L1\nL2:\nld args[0]\nadd #1\njeq #5, L3, L1\nL3:\n"
+	"ret #0x00050001\nL1:\nret #0x7fff0000\n";
+
 static const char profile[] =
 	"{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"defaultErrnoRet\":1,"
 	"\"architectures\":[\"SCMP_ARCH_X86_64\"],\"syscalls\":["
@@ -87,6 +93,10 @@ static const struct diff_case {
 	{ "profile_and_its_filter", { "diff", "@p.json", "@p.bpf" }, 0, "0 of", NULL },
 	{ "profile_against_base", { "diff", "--subset", "@base.bpf", "@p.json" }, 1,
 	  "personality (135): args[0] == 0x8 && args[0].hi == 0: A=ERRNO(1) B=ALLOW", NULL },
+	{ "sampled", { "diff", "@all.s", "@alu.s" }, 1,
+	  "x86_64 getpid (39): some calls: A=ALLOW B=ERRNO(1)  (sampled, not proven)", NULL },
+	{ "subset_not_proven", { "diff", "--subset", "@all.s", "@alu.s" }, 4,
+	  "subset not proven", NULL },
 	{ "missing_file", { "diff", "@base.bpf", "@nothing.bpf" }, 2, "",
 	  "nothing.bpf: No such file or directory" },
 	{ "one_operand", { "diff", "@base.bpf" }, 2, "", "two policies" },
@@ -137,6 +147,10 @@ static bool make_files(const char *dir)
 	sf_profile_free(&p);
 	snprintf(path, sizeof(path), "%s/bad.json", dir);
 	ok = ok && write_file(path, "{\"defaultAction\": \"SCMP_ACT_NOPE\"}");
+	snprintf(path, sizeof(path), "%s/alu.s", dir);
+	ok = ok && write_file(path, alu);
+	snprintf(path, sizeof(path), "%s/all.s", dir);
+	ok = ok && write_file(path, "ret #0x7fff0000\n");
 	snprintf(path, sizeof(path), "%s/bad.s", dir);
 	return ok && write_file(path, "jeqq #1\n");
 }

@@ -330,8 +330,11 @@ static void print_region(const struct c2e_diff_region *r, bool full_witness)
 	int i;
 
 	syscall_name(r->arch, r->nr, name, sizeof(name), true);
+	/* A sampled region's text covers only what was classed: never
+	 * "every call". */
 	printf("  %s %s: %s%sA=%s B=%s%s\n", arch_name(r->arch, r->nr), name,
-	       r->where, r->where[0] ? ": " : "",
+	       r->where[0] || !r->sampled ? r->where : "some calls",
+	       r->where[0] || r->sampled ? ": " : "",
 	       verdict(r->a, va, sizeof(va)), verdict(r->b, vb, sizeof(vb)),
 	       r->sampled ? "  (sampled, not proven)" : "");
 	if (full_witness) {
@@ -385,8 +388,10 @@ static size_t print_run(const struct c2e_diff *d, size_t i, bool subset)
 }
 
 /* Numbers with a difference (regions are grouped by number): named
- * ones, or (allows) those where one side allows and the other refuses. */
-static size_t count_numbers(const struct c2e_diff *d, bool allows)
+ * ones, those where one side allows and the other refuses, or those that
+ * were only sampled. */
+enum { COUNT_NAMED, COUNT_ALLOWS, COUNT_SAMPLED };
+static size_t count_numbers(const struct c2e_diff *d, int what)
 {
 	size_t i, n = 0;
 	bool counted = false;
@@ -396,8 +401,9 @@ static size_t count_numbers(const struct c2e_diff *d, bool allows)
 
 		if (i && (r->arch != r[-1].arch || r->nr != r[-1].nr))
 			counted = false;
-		if (counted || (allows ? c2e_verdict_allows(r->a) == c2e_verdict_allows(r->b) :
-				unnamed(r)))
+		if (counted || (what == COUNT_ALLOWS ?
+				c2e_verdict_allows(r->a) == c2e_verdict_allows(r->b) :
+				what == COUNT_NAMED ? unnamed(r) : !r->sampled))
 			continue;
 		counted = true;
 		n++;
@@ -501,8 +507,8 @@ int cmd_diff(int argc, char **argv)
 		printf("%zu of %zu (arch, syscall) numbers differ (%zu named, %zu where one "
 		       "allows and the other refuses), %zu of them by their arguments; %zu "
 		       "sampled, not proven; %zu calls run\n", d.differ, d.numbers,
-		       count_numbers(&d, false), count_numbers(&d, true), d.with_args,
-		       d.n_unproven, d.points);
+		       count_numbers(&d, COUNT_NAMED), count_numbers(&d, COUNT_ALLOWS),
+		       d.with_args, d.n_unproven + count_numbers(&d, COUNT_SAMPLED), d.points);
 		if (subset)
 			printf("%s\n", status == 0 ? "subset: B allows nothing that A refuses" :
 			       status == 1 ? "not a subset: B allows calls that A refuses" :
