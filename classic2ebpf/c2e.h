@@ -338,6 +338,72 @@ int c2e_const_verdict_winner(const struct sock_fprog *chain, size_t n,
 			     size_t *winner);
 /* ---- end constant verdicts ---- */
 
+/* ---- differences between two chains (diff.c, diff_class.c) ---------------
+ * Where two chains (attach order, as above; n may be 0: no filter, every
+ * call allowed) give different verdicts, for every (arch, nr) of x86: the
+ * numbers 0..1023 of x86_64, i386 and x32 (the x32 bit set), and every
+ * constant k either chain compares with (k and k + 1, filed under x32 when
+ * k has the bit): where nr is only compared with constants, as libseccomp
+ * compiles it, these are one number of every class of numbers.
+ *
+ * Verdicts are compared as the kernel acts on them (c2e_verdict_canon()).
+ * Where a number's verdict depends on its arguments, each seccomp_data word
+ * the filters test splits into the classes of the predicates on it: raw
+ * compares with constants give intervals, masked compares (and, jset) give
+ * the outcomes over the masks' bits; one value of every class, on the
+ * product of the tested words, is run through the interpreter (both
+ * chains). A word that goes through other arithmetic, or a product too big
+ * to run whole, is sampled (boundaries and random values) and the number is
+ * then "sampled, not proven": its regions are real differences but others
+ * may exist.
+ */
+/* The verdict as the kernel acts on it: the action (an unknown one is
+ * KILL_PROCESS), with its data only for ERRNO (capped at 4095, as
+ * seccomp does), TRAP and TRACE. */
+uint32_t c2e_verdict_canon(uint32_t ret);
+/* 1 when the call runs: ALLOW or LOG. */
+int c2e_verdict_allows(uint32_t ret);
+
+/* seccomp_data's words, 4 bytes each: 0 nr, 1 arch, 2-3 the instruction
+ * pointer (low, high), 4 + 2i and 5 + 2i args[i] (low, high). */
+#define C2E_DIFF_WORDS 16
+/* "nr", "arch", "ip", "ip.hi", "args[2]" (the low 32 bits), "args[2].hi". */
+const char *c2e_diff_word_name(unsigned int word, char *buf, size_t size);
+
+struct c2e_diff_region {
+	uint32_t arch;              /* C2E_AUDIT_ARCH_* */
+	uint32_t nr;                /* as seccomp_data.nr (x32 bit included) */
+	uint32_t a, b;              /* the two verdicts (c2e_verdict_canon()) */
+	struct seccomp_data witness;/* one call of the region */
+	uint16_t words;             /* bit i: the region constrains word i */
+	int sampled;                /* this number was sampled, not proven */
+	char where[480];            /* "args[0] & 0x7e020000 != 0 && args[0].hi == 0";
+				       "" for every call of the number */
+};
+struct c2e_diff_number {
+	uint32_t arch, nr;
+};
+struct c2e_diff {
+	struct c2e_diff_region *regions;   /* by arch (x86_64, i386, x32), nr */
+	size_t n;
+	/* Numbers where no difference was found but that were sampled. */
+	struct c2e_diff_number *unproven;
+	size_t n_unproven;
+	size_t numbers;     /* (arch, nr) pairs compared */
+	size_t differ;      /* of them, with a difference */
+	size_t with_args;   /* of those, where the arguments decide */
+	size_t classed;     /* numbers not constant on both sides: run on the
+			       classes of their arguments */
+	size_t points;      /* seccomp_data run through both chains */
+};
+/* Fills *out (c2e_diff_free() it, also after an error). 0, or -EINVAL with
+ * *err filled for an invalid filter ("A filter 1: insn ..."), -ENOMEM. */
+int c2e_diff_chains(const struct sock_fprog *a, size_t na,
+		    const struct sock_fprog *b, size_t nb,
+		    struct c2e_diff *out, struct c2e_error *err);
+void c2e_diff_free(struct c2e_diff *d);
+/* ---- end differences ---- */
+
 /* ---- the gate (gate.c) -------------------------------------------------
  * One classic seccomp filter for a chain (attach order, as above) that
  * returns SECCOMP_RET_ALLOW wherever the chain's stacked action is ALLOW or

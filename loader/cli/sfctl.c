@@ -15,6 +15,8 @@
  *   sfctl policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS]
  *                         [--exec-id N]] [--default ACTION] [-o PREFIX]
  *                         [--format classic|oci]
+ *   sfctl diff [--subset] [--caps LIST | --caps-a LIST --caps-b LIST] A B
+ *                         (sfctl_diff.c; A, B: FILE or pid:PID)
  *
  * The daemon decides what a peer may do: attach, detach and replace need
  * uid 0 or CAP_SYS_ADMIN (else EPERM); ps, show and log show a non-admin
@@ -104,6 +106,13 @@ static void usage(FILE *out, int code)
 		"                                 --pid: of one process that had PID (refused,\n"
 		"                                 listing them, when it was several: pick one\n"
 		"                                 by its uid, start_ns or exec_id)\n"
+		"  diff [--subset] [--caps LIST | --caps-a LIST --caps-b LIST] A B\n"
+		"                                 where two policies' verdicts differ, by arch,\n"
+		"                                 syscall and argument region; A, B: a filter\n"
+		"                                 file, a profile (JSON) or pid:PID (its chain);\n"
+		"                                 --subset: exit 0 only when B allows (ALLOW,\n"
+		"                                 LOG) nothing that A refuses, else 1 with a\n"
+		"                                 witness call per widening (4: not proven)\n"
 		"The socket: --socket, else $%s, else %s.\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET);
 	exit(code);
@@ -537,6 +546,8 @@ int main(int argc, char **argv)
 	cmd = argv[first];
 	argc -= first;
 	argv += first;
+	if (strcmp(cmd, "diff") == 0)
+		return cmd_diff(argc, argv);
 	command_options(argc, argv, &a);
 	/* "--log FILE" as two words. */
 	if (a.log_flag && !a.log && optind < argc &&

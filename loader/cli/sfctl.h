@@ -41,6 +41,9 @@ void refused(const char *what, const struct reply *r) __attribute__((noreturn));
 int cmd_status(void);
 int cmd_ps(void);
 int cmd_show(pid_t pid, bool hits);
+/* Every task of a (multi-reply) PS or SHOW in one array; *last is the
+ * reply that ended the list (SHOW's filters follow it while it has MORE). */
+struct json_object *read_tasks(int fd, const char *what, struct reply *last);
 
 /* Prints "sfctl: ..." and exits with code. */
 void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -106,5 +109,9 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 		     const char *socket);
 int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const char *caps,
 		       uint32_t flags);
+
+/* sfctl diff [--subset] [--caps LIST] A B (sfctl_diff.c): argv[0] is
+ * "diff"; it reads its own options. Exit status. */
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -131,7 +131,7 @@ int cmd_status(void)
 }
 
 /* Collects every task of a (multi-reply) PS or SHOW into one array. */
-static struct json_object *read_tasks(int fd, const char *what, struct reply *last)
+struct json_object *read_tasks(int fd, const char *what, struct reply *last)
 {
 	struct json_object *all = json_object_new_array(), *o, *arr;
 	struct reply r;
