@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make test`: the suite on the host, the fuzzers for a short while on the
-# host, and the suite again inside Debian's 6.1 kernel (tests/guest/run.sh).
+# host, and, at the same time, the suite again inside Debian's 6.1 kernel
+# (tests/guest/run.sh), whose lines come after the host's.
 # Prints every per-test line ("host: PASS x", "guest-6.1: SKIP y: why"),
 # then the bypass suite's total of each kernel ("# host: bypass: N cases,
 # ..."; the per-case lines are in each part's output) and, last, one line
@@ -42,7 +43,7 @@ tail_from() {
 run_part() {
 	local label=$1 has_closing=$2
 	shift 2
-	local line rc=255 closed=0 p=0 f=0 s=0 cp=0 cf=0 cs=0 start=$SECONDS
+	local line rc=255 closed=0 p=0 f=0 s=0 cp=0 cf=0 cs=0 start=${PART_START:-$SECONDS}
 	local re_close='^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
 	local detail=()
 
@@ -116,18 +117,16 @@ if ! tests/seed/build-examples.sh \
 	failures+=("host: FAIL seed-examples: tests/seed/build-examples.sh failed")
 fi
 
-run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
-# Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
-# not for whatever python3 comes first on PATH.
-run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
 only=()
 [[ -n ${SF_TESTS:-} ]] && only=(-t "$SF_TESTS")
-run_part "host: " 1 "$sftest" ${only[@]+"${only[@]}"} -p "host: "
 
-if [[ $# -gt 0 ]]; then
-	run_part "host: " 0 env SF_PREFIX="host: " \
-		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-15}" "$@"
-fi
+kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null
+}
 
 if [[ ${SF_NO_GUEST:-0} == 1 ]]; then
 	echo "${guest_prefix}SKIP boot: SF_NO_GUEST=1"
@@ -161,8 +160,43 @@ else
 	for f in demo/demo.sh demo/*.s; do
 		extra+=(-f "$f:/sf/$f")
 	done
-	run_part "$guest_prefix" 1 tests/guest/run.sh ${extra[@]+"${extra[@]}"} \
-		"$sftest" ${only[@]+"${only[@]}"} -p "$guest_prefix"
+	# The guest runs beside the host's part: an emulated CPU keeps one
+	# core busy for most of the run, and the host's tests and fuzzers
+	# take the other; one after the other they would take the sum. Its
+	# output is shown once it is done (guest_report).
+	guest_out=build/guest/run-all.out
+	mkdir -p build/guest
+	guest_start=$SECONDS
+	( tests/guest/run.sh ${extra[@]+"${extra[@]}"} "$sftest" ${only[@]+"${only[@]}"} \
+		-p "$guest_prefix" >"$guest_out" 2>&1 </dev/null
+	  echo $? >"$guest_out.rc" ) &
+	guest_pid=$!
+	# A run that is stopped takes its guest with it.
+	trap 'kill_tree "$guest_pid"' EXIT
+fi
+
+# The guest's output, as if it had run here, its status as its own.
+guest_replay() {
+	cat "$guest_out"
+	return "$(cat "$guest_out.rc" 2>/dev/null || echo 255)"
+}
+
+
+run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
+# Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
+# not for whatever python3 comes first on PATH.
+run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
+run_part "host: " 1 "$sftest" ${only[@]+"${only[@]}"} -p "host: "
+
+if [[ $# -gt 0 ]]; then
+	run_part "host: " 0 env SF_PREFIX="host: " \
+		tests/run-fuzz.sh "${FUZZ_SHORT_SECONDS:-15}" "$@"
+fi
+
+if [[ -n ${guest_pid:-} ]]; then
+	wait "$guest_pid"
+	trap - EXIT
+	PART_START=$guest_start run_part "$guest_prefix" 1 guest_replay
 fi
 
 if [[ ${#failures[@]} -gt 0 ]]; then
