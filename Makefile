@@ -56,6 +56,10 @@ DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
 # The engines and fleet tools the tests start for real, and `make image`
 # (the block "image" below).
 DEB_PKGS += podman buildah docker.io containerd prometheus
+# Docker's default seccomp profile (moby's profiles/seccomp/default.json),
+# which Debian ships only in the source package: tests and benches compare
+# against it.
+DEB_PKGS += golang-github-docker-docker-dev
 
 # Each layer's include path: its own headers and those below it.
 C2E_INC     := -Iclassic2ebpf

@@ -154,6 +154,9 @@ else
 	# (package golang-github-containers-common).
 	[[ -r /usr/share/containers/seccomp.json ]] &&
 		extra+=(-f /usr/share/containers/seccomp.json:/usr/share/containers/seccomp.json)
+	# and Docker's (golang-github-docker-docker-dev), which tests diff against.
+	docker_profile=/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json
+	[[ -r $docker_profile ]] && extra+=(-f "$docker_profile:$docker_profile")
 	for f in build/seed/example32* build/seed/example64* build/seed/SKIP-*; do
 		[[ -e $f && $f != *.c ]] && extra+=(-f "$f:/sf/seed/${f##*/}")
 	done
