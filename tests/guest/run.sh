@@ -10,7 +10,7 @@
 #                   /sf/BASENAME); repeatable. A dynamically linked SRC
 #                   brings its shared libraries (ldd) at the same paths
 #   -e VAR=VALUE    set an environment variable for BINARY; repeatable
-#   -t SECONDS      give up after SECONDS (default $SF_GUEST_TIMEOUT or 1800)
+#   -t SECONDS      give up after SECONDS (default $SF_GUEST_TIMEOUT or 2100)
 #
 # The binary runs as root in /tmp with proc, sysfs, devtmpfs, bpffs,
 # securityfs, tracefs, debugfs, cgroup2 and a tmpfs /tmp mounted, and
@@ -35,7 +35,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 dir=${SF_GUEST_DIR:-$root/build/guest}
-timeout_s=${SF_GUEST_TIMEOUT:-1800}
+# make test has 40 minutes: the build takes up to 5, and the guest runs
+# beside the host's part (tests/run-all.sh), so it may take the rest.
+timeout_s=${SF_GUEST_TIMEOUT:-2100}
 log=${SF_GUEST_LOG:-$dir/console.log}
 files=()
 envs=()
