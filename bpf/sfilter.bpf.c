@@ -574,18 +574,22 @@ static __always_inline bool event_admitted(struct who *w, __u16 taken)
 	return true;
 }
 
-/* What folding makes of a call (bpf/sfilter.h, struct sf_agg_key): false
- * when it only counts; true when it makes an event, which then carries
- * *total and *first (0 and 0: not folded, as when there is no entry to be
- * had). Of the calls after an interval, the one that moves next_ns on
- * (compare-and-swap) makes the event; the others meanwhile only count. */
+/* Whether a call makes an event (bpf/sfilter.h, struct sf_agg_key): false
+ * when it only counts or its event is not admitted (event_admitted());
+ * true when it makes one, which then carries *total and *first (0 and 0:
+ * not folded, as when there is no entry to be had). Of the calls after an
+ * interval, the one that moves next_ns on (compare-and-swap) makes the
+ * event; the others meanwhile only count. A key is made only for an
+ * admitted event: sf_agg is shared, and an account past its budget must
+ * not evict other accounts' keys (and the calls they hold that no event
+ * carried yet) faster than its budget lets it make events. */
 struct agg_what {
 	__u32 ret, filter_id;
 	__u16 flags, taken, err;
 	__u8 sig;
 };
 
-static __always_inline bool agg_count(struct task_struct *t, struct who *w, long id,
+static __always_inline bool agg_admit(struct task_struct *t, struct who *w, long id,
 				      __u32 arch, const struct agg_what *a,
 				      __u64 *total, __u64 *first)
 {
@@ -596,7 +600,7 @@ static __always_inline bool agg_count(struct task_struct *t, struct who *w, long
 	*total = 0;
 	*first = 0;
 	if (!interval || !SF_AGG_FOLDS(a->taken))
-		return true;
+		return event_admitted(w, a->taken);
 	k.start_ns = BPF_CORE_READ(t, group_leader, start_boottime);
 	k.tgid = t->tgid;
 	k.filter_id = a->filter_id;
@@ -608,6 +612,9 @@ static __always_inline bool agg_count(struct task_struct *t, struct who *w, long
 	v = bpf_map_lookup_elem(&sf_agg, &k);
 	if (!v) {
 		struct sf_agg_val nv = {};
+
+		if (!event_admitted(w, a->taken))
+			return false;
 
 		nv.next_ns = now + interval;
 		nv.total = 1;
@@ -624,10 +631,14 @@ static __always_inline bool agg_count(struct task_struct *t, struct who *w, long
 			*first = now;
 			return true;
 		}
-		/* Another CPU made it first. */
+		/* Another CPU made it first: this admitted event is its
+		 * key's, or stands for itself. */
 		v = bpf_map_lookup_elem(&sf_agg, &k);
 		if (!v)
 			return true;
+		*total = __sync_add_and_fetch(&v->total, 1);
+		*first = v->first_ns;
+		return true;
 	}
 	*total = __sync_add_and_fetch(&v->total, 1);
 	*first = v->first_ns;
@@ -637,7 +648,7 @@ static __always_inline bool agg_count(struct task_struct *t, struct who *w, long
 		__sync_fetch_and_add(&sf_agg_folded, 1);
 		return false;
 	}
-	return true;
+	return event_admitted(w, a->taken);
 }
 
 /* bench/syscall_cost only: the sf_stats update made twice, to time one. */
@@ -676,7 +687,7 @@ static __always_inline void emit_event_v(struct task_struct *t,
 			__sync_fetch_and_add(c, 1);
 	}
 	/* Folded calls take no budget: only the events made do. */
-	if (!agg_count(t, w, id, arch, &aw, &total, &first) || !event_admitted(w, taken))
+	if (!agg_admit(t, w, id, arch, &aw, &total, &first))
 		return;
 	e = bpf_ringbuf_reserve(&sf_events, sizeof(*e), 0);
 	if (!e) {

@@ -10,11 +10,13 @@
  */
 #define _GNU_SOURCE
 #include "harness.h"
+#include "bypass.h"
 #include "daemon.h"
 #include "progs.h"
 #include "sfclient.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@ struct tally {
 	long long first_count;
 };
 
+/* pid -1: any process's. */
 static void tally_log(const struct sfd *dm, pid_t pid, const char *syscall, struct tally *t)
 {
 	FILE *f = fopen(dm->log, "re");
@@ -52,7 +55,8 @@ static void tally_log(const struct sfd *dm, pid_t pid, const char *syscall, stru
 
 		if (!o)
 			continue;
-		if (json_object_object_get_ex(o, "pid", &v) && json_object_get_int(v) == pid &&
+		if (json_object_object_get_ex(o, "pid", &v) &&
+		    (pid < 0 || json_object_get_int(v) == pid) &&
 		    json_object_object_get_ex(o, "syscall", &v) &&
 		    !strcmp(json_object_get_string(v), syscall)) {
 			t->lines++;
@@ -351,4 +355,62 @@ TEST(a_bad_repeat_interval_is_refused_in_one_line)
 		ASSERT_TRUE(strstr(out, "--repeat-interval") && strchr(out, '\n') ==
 			    out + strlen(out) - 1, "in one line that names the option");
 	}
+}
+
+/* uid 65534 logs every call and makes calls of numbers no syscall has, a
+ * new key each time, until *stop. */
+static void key_flooder(volatile int *running, volatile int *stop)
+{
+	static struct sock_filter log_all[] = { BPF_STMT(BPF_RET | BPF_K, 0x7ffc0000U) };
+	struct sock_fprog prog = { .len = 1, .filter = log_all };
+	long i = 0;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (setgroups(0, NULL) || setgid(65534) || setuid(65534) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		_exit(10);
+	setenv("SFILTER_GATE", "0", 1);
+	if (sf_attach(&prog, 0))
+		_exit(11);
+	*running = 1;
+	while (!*stop)
+		syscall(100000 + (i++ % 1000000));
+	_exit(0);
+}
+
+TEST(bypass_another_users_flood_of_new_keys_never_takes_a_users_folded_counts)
+{
+	static const char *const args[] = { "--repeat-interval", "3", NULL };
+	volatile int *board = bp_shared(2 * sizeof(int));
+	struct tally t;
+	pid_t fl, pid;
+	int st;
+	SFD_AUTO;
+
+	if (!board || !sfd_start_for_users(&dm, args))
+		return;
+	fl = fork();
+	if (fl == 0)
+		key_flooder(&board[0], &board[1]);
+	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods new keys"))
+		goto out;
+	/* uid 65533's loop: its calls after the first fold under one key,
+	 * which holds them until its interval is over, while the flood goes
+	 * on making keys in the map every user shares. */
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(65533) || setuid(65533))
+			_exit(12);
+		_exit(reaped_ok(logger(3000, false, 0)) ? 0 : 13);
+	}
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "uid 65533's logger made its calls");
+	usleep(test_is_emulated() ? 6000000 : 3500000);
+	ASSERT_TRUE(tally_wait(&dm, -1, "getppid", 3000, &t),
+		    "uid 65533's counts add up to its 3000 calls while the flood goes on");
+	test_log("uid 65533: %d events for %lld calls\n", t.lines, t.calls);
+out:
+	board[1] = 1;
+	if (fl > 0)
+		bp_wait(fl, 30);
 }
