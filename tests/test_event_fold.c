@@ -409,6 +409,13 @@ TEST(bypass_another_users_flood_of_new_keys_never_takes_a_users_folded_counts)
 	ASSERT_TRUE(tally_wait(&dm, -1, "getppid", 3000, &t),
 		    "uid 65533's counts add up to its 3000 calls while the flood goes on");
 	test_log("uid 65533: %d events for %lld calls\n", t.lines, t.calls);
+	{
+		static char status[65536];
+
+		if (sfd_status(&dm, status) == 0)
+			test_log("uid 65534 dropped %lld events over its budget\n",
+				 sfd_status_drops(status, 65534, "budget"));
+	}
 out:
 	board[1] = 1;
 	if (fl > 0)
