@@ -45,8 +45,10 @@
  * 11: counters for metrics (sf_stats, struct sf_stat_key).
  * 12: repeats folded in the kernel (sf_agg, struct sf_agg_key/val, .bss
  *    sf_agg_interval_ns and sf_agg_folded; sf_event.repeat, count,
- *    agg_total, agg_first); .bss sf_bench_stats_twice (bench/syscall_cost). */
-#define SF_ABI_VERSION  12
+ *    agg_total, agg_first); .bss sf_bench_stats_twice (bench/syscall_cost).
+ * 13: events made in user space charged to the budgets (sf_charge, struct
+ *    sf_charge). */
+#define SF_ABI_VERSION  13
 
 /* How far above the cgroup a task enters the BPF side looks for an
  * attached one (a bounded loop); user space walks the same depth. */
@@ -319,6 +321,18 @@ struct sf_acct {
 	__u64 budget_dropped[SF_EV_CLASSES]; /* events over the budget */
 	__u64 ring_dropped[SF_EV_CLASSES];   /* events within it that found no
 						room in the ring buffer */
+};
+
+/* Events sfilterd makes itself (repeat events, the gate's events) take
+ * from the same budgets: the program sf_charge, run by BPF_PROG_TEST_RUN
+ * with this as its context, charges n events of class cls to account and
+ * returns how many fit. With drop, the rest are counted lost over the
+ * budget, as the kernel's own; without, they are left for later. */
+struct sf_charge {
+	__u32 account;
+	__u32 cls;   /* SF_EV_* */
+	__u32 n;
+	__u32 drop;
 };
 
 /* Counters for metrics: every call that makes or would make an event (a

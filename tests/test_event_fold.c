@@ -357,9 +357,9 @@ TEST(a_bad_repeat_interval_is_refused_in_one_line)
 	}
 }
 
-/* uid 65534 logs every call and makes calls of numbers no syscall has, a
- * new key each time, until *stop. */
-static void key_flooder(volatile int *running, volatile int *stop)
+/* uid 65534 logs every call and makes calls of numbers no syscall has,
+ * keys numbers of them in turn, until *stop. */
+static void key_flooder(volatile int *running, volatile int *stop, long keys)
 {
 	static struct sock_filter log_all[] = { BPF_STMT(BPF_RET | BPF_K, 0x7ffc0000U) };
 	struct sock_fprog prog = { .len = 1, .filter = log_all };
@@ -374,7 +374,7 @@ static void key_flooder(volatile int *running, volatile int *stop)
 		_exit(11);
 	*running = 1;
 	while (!*stop)
-		syscall(100000 + (i++ % 1000000));
+		syscall(100000 + (i++ % keys));
 	_exit(0);
 }
 
@@ -391,7 +391,7 @@ TEST(bypass_another_users_flood_of_new_keys_never_takes_a_users_folded_counts)
 		return;
 	fl = fork();
 	if (fl == 0)
-		key_flooder(&board[0], &board[1]);
+		key_flooder(&board[0], &board[1], 1000000);
 	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods new keys"))
 		goto out;
 	/* uid 65533's loop: its calls after the first fold under one key,
@@ -416,6 +416,64 @@ TEST(bypass_another_users_flood_of_new_keys_never_takes_a_users_folded_counts)
 			test_log("uid 65534 dropped %lld events over its budget\n",
 				 sfd_status_drops(status, 65534, "budget"));
 	}
+out:
+	board[1] = 1;
+	if (fl > 0)
+		bp_wait(fl, 30);
+}
+
+/* Lines of the log from uid's processes' calls (not sfilterd's own). */
+static long lines_of_uid(const struct sfd *dm, uid_t uid, bool repeats_only)
+{
+	FILE *f = fopen(dm->log, "re");
+	char needle[32], *line = NULL;
+	size_t cap = 0;
+	long n = 0;
+
+	snprintf(needle, sizeof(needle), "\"uid\":%u,", uid);
+	while (f && getline(&line, &cap, f) > 0)
+		n += strstr(line, needle) && !strstr(line, "\"sfilterd\":") &&
+		     (!repeats_only || strstr(line, "\"repeat\":true"));
+	free(line);
+	if (f)
+		fclose(f);
+	return n;
+}
+
+TEST(bypass_a_flood_of_keys_gets_repeat_events_only_within_its_budget)
+{
+	/* 300 keys in turn: each key's calls after its interval are due a
+	 * repeat event at every walk, five a second. */
+	static const char *const args[] = { "--repeat-interval", "0.2", "--event-rate", "50",
+					    "--event-burst", "100", NULL };
+	volatile int *board = bp_shared(2 * sizeof(int));
+	long lines, repeats, bound;
+	double t0, secs;
+	pid_t fl;
+	SFD_AUTO;
+
+	if (!board || !sfd_start_for_users(&dm, args))
+		return;
+	fl = fork();
+	if (fl == 0)
+		key_flooder(&board[0], &board[1], 300);
+	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods 300 keys"))
+		goto out;
+	t0 = bp_now();
+	sleep(test_is_emulated() ? 4 : 2);
+	/* Stopped while the flood goes on: its budget is spent at the stop's
+	 * last walk too. */
+	ASSERT_TRUE(sfd_stop(&dm), "sfilterd stops cleanly during the flood");
+	secs = bp_now() - t0;
+	lines = lines_of_uid(&dm, 65534, false);
+	repeats = lines_of_uid(&dm, 65534, true);
+	/* The budget, and an event per CPU racing for its last room. */
+	bound = 100 + (long)(50 * (secs + 1)) + 64;
+	test_log("%.1f s of flood: %ld events of uid 65534, %ld of them repeat events "
+		 "(budget: %ld)\n", secs, lines, repeats, bound);
+	ASSERT_TRUE(lines <= bound, "its events, repeat events with them, stay within its budget");
+	ASSERT_TRUE(sfd_file_has(dm.log, "{\"sfilterd\":\"repeats_withheld\",\"uid\":65534,"),
+		    "at stop, the log says how many of its calls had no repeat event");
 out:
 	board[1] = 1;
 	if (fl > 0)

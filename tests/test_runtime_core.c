@@ -12,7 +12,8 @@
  *     and 32-bit argument registers (a skipped part where the kernel
  *     refuses int $0x80);
  *   - ERRNO: refused side effect on the lsm tier, the documented fallback
- *     on the tracepoint tier.
+ *     on the tracepoint tier;
+ *   - events made in user space are charged to the kernel's budgets.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -549,5 +550,34 @@ TEST(runtime_core)
 		step_int80_is_i386(rt);
 	test_log("-- ERRNO on this tier\n");
 	step_errno_per_tier(rt);
+	sf_runtime_close(rt);
+}
+
+TEST(events_made_in_user_space_take_from_the_same_budget_as_the_kernels)
+{
+	struct sf_runtime *rt = open_rt();
+	struct sf_event_drops dr;
+	uint32_t acct = 4242420;   /* no user's: its entry is made here */
+
+	if (!rt)
+		return;
+	/* 2 a second (one each 500 ms), 20 at once. */
+	ASSERT_OK(sf_runtime_set_event_budget(rt, 2, 20), "a budget of 2/s, 20 at once");
+	ASSERT_EQ(sf_runtime_charge_events(rt, acct, SF_EV_LOGGED, 30, false), 20,
+		  "30 logged events at once: the burst's 20 fit");
+	ASSERT_EQ(sf_runtime_charge_events(rt, acct, SF_EV_LOGGED, 5, true), 0,
+		  "5 more at once: none fit");
+	if (ASSERT_OK(sf_runtime_event_drops_of(rt, acct, &dr), "the account's drops")) {
+		ASSERT_EQ(dr.budget[SF_EV_LOGGED], 5, "the 5 charged with drop count as lost");
+		ASSERT_EQ(dr.budget[SF_EV_ENFORCED], 0, "none of another class");
+	}
+	ASSERT_EQ(sf_runtime_charge_events(rt, acct, SF_EV_ENFORCED, 3, false), 3,
+		  "denials have a budget of their own");
+	usleep(1100000);
+	ASSERT_TRUE(sf_runtime_charge_events(rt, acct, SF_EV_LOGGED, 10, false) >= 2,
+		    "1.1 s later, 2 more fit");
+	ASSERT_OK(sf_runtime_set_event_budget(rt, 0, 0), "no budget");
+	ASSERT_EQ(sf_runtime_charge_events(rt, acct, SF_EV_LOGGED, 1000, false), 1000,
+		  "without a budget every event fits");
 	sf_runtime_close(rt);
 }

@@ -279,52 +279,151 @@ uint64_t eventagg_folded(void)
 	return cnt.folded + g;
 }
 
+/* A key a repeat event is due for: its entry in the walk. */
+struct due {
+	uint32_t account;
+	uint32_t cls;
+	size_t i;
+};
+
+static int by_account(const void *a, const void *b)
+{
+	const struct due *x = a, *y = b;
+
+	if (x->account != y->account)
+		return x->account < y->account ? -1 : 1;
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
 /*
- * One walk of sf_agg and the gate's keys: the table rebuilt from the keys the map holds, and
- * a repeat event for every key whose interval is over (all of them with
- * every) and whose calls no event carried. take_stock: nothing is
- * reported, what the map holds counts as carried.
+ * Repeat events are events of their account: they take from its budget
+ * with the kernel's own (sf_runtime_charge_events()), one charge for each
+ * account and class. A flood of keys over its budget would otherwise make
+ * a repeat event for every key it holds each interval. ok[i]: due[i] may
+ * be made; a key refused keeps its calls, for its next event or a later
+ * walk's repeat.
+ */
+static void charge_due(struct due *due, size_t n, bool *ok)
+{
+	size_t i = 0, j, k;
+	int fit;
+
+	qsort(due, n, sizeof(*due), by_account);
+	while (i < n) {
+		for (j = i; j < n && due[j].account == due[i].account && due[j].cls == due[i].cls; j++)
+			;
+		fit = sf_runtime_charge_events(d.rt, due[i].account, (int)due[i].cls,
+					       (uint32_t)(j - i), false);
+		/* A charge that failed leaves the events unbudgeted, as the
+		 * kernel does for an account it has no entry for. */
+		if (fit < 0)
+			fit = (int)(j - i);
+		for (k = i; k < j; k++)
+			ok[due[k].i] = (int)(k - i) < fit;
+		i = j;
+	}
+}
+
+/* What the budget kept from the last walk at stop: per account, one line. */
+static void withheld_lines(const struct sf_agg *all, const struct due *due, size_t n,
+			   const bool *ok, const uint64_t *carried)
+{
+	size_t i = 0, j;
+
+	while (i < n) {
+		unsigned long long keys = 0, calls = 0;
+		char line[200];
+
+		for (j = i; j < n && due[j].account == due[i].account; j++) {
+			if (ok[due[j].i])
+				continue;
+			keys++;
+			calls += all[due[j].i].val.total - carried[due[j].i];
+		}
+		if (keys) {
+			snprintf(line, sizeof(line), "{\"sfilterd\":\"repeats_withheld\","
+				 "\"uid\":%u,\"keys\":%llu,\"calls\":%llu}",
+				 due[i].account, keys, calls);
+			log_line(line);
+			diag("uid %u: %llu calls of %llu keys had no repeat event: over its "
+			     "event budget at stop", due[i].account, calls, keys);
+		}
+		i = j;
+	}
+}
+
+/*
+ * One walk of sf_agg and the gate's keys: the table rebuilt from the keys
+ * the map holds, and a repeat event for every key whose interval is over
+ * (all of them with every, at stop) and whose calls no event carried, as
+ * far as its account's budget allows. take_stock: nothing is reported,
+ * what the map holds counts as carried.
  */
 static void walk_agg(bool every, bool take_stock)
 {
-	uint64_t now = mono_ns(CLOCK_MONOTONIC);
-	struct table nt;
+	uint64_t now = mono_ns(CLOCK_MONOTONIC), *carried = NULL;
+	struct table nt = { 0 };
 	struct sf_agg *all;
-	size_t n, i;
+	struct due *due = NULL;
+	size_t n, i, ndue = 0;
+	bool *ok = NULL;
 
 	if (sf_runtime_agg(d.rt, &all, &n) < 0 || gate_entries(&all, &n) < 0)
 		return;
-	if (table_init(&nt, n) < 0) {
-		free(all);
-		return;
-	}
+	carried = calloc(n ? n : 1, sizeof(*carried));
+	due = calloc(n ? n : 1, sizeof(*due));
+	ok = calloc(n ? n : 1, sizeof(*ok));
+	if (!carried || !due || !ok || table_init(&nt, n) < 0)
+		goto out;
 	walk.pending = false;
 	for (i = 0; i < n; i++) {
 		const struct sf_agg *a = &all[i];
-		struct seen *old = tab.s ? slot(&tab, &a->key) : NULL, *s;
-		uint64_t carried = old && old->used && old->first == a->val.first_ns ?
-				   old->total : 0;
+		struct seen *old = tab.s ? slot(&tab, &a->key) : NULL;
 
-		if (take_stock)
-			carried = a->val.total;
-		if (a->val.total > carried) {
-			if (every || now >= a->val.next_ns) {
-				repeat_event(a, a->val.total - carried);
-				carried = a->val.total;
-			} else {
-				walk.pending = true;
-			}
+		carried[i] = old && old->used && old->first == a->val.first_ns ? old->total : 0;
+		if (take_stock || a->val.total <= carried[i]) {
+			carried[i] = a->val.total;
+		} else if (every || now >= a->val.next_ns) {
+			due[ndue++] = (struct due){ .account = a->val.account,
+						    .cls = SF_EV_CLASS(a->key.taken), .i = i };
+		} else {
+			walk.pending = true;
 		}
-		if (!carried)
+	}
+	charge_due(due, ndue, ok);
+	for (i = 0; i < ndue; i++) {
+		size_t k = due[i].i;
+
+		if (ok[k]) {
+			repeat_event(&all[k], all[k].val.total - carried[k]);
+			carried[k] = all[k].val.total;
+		} else {
+			walk.pending = true;
+		}
+	}
+	if (every)
+		withheld_lines(all, due, ndue, ok, carried);
+	for (i = 0; i < n; i++) {
+		struct seen *s;
+
+		if (!carried[i])
 			continue;
-		s = slot(&nt, &a->key);
-		*s = (struct seen){ .key = a->key, .first = a->val.first_ns, .total = carried,
-				    .used = true };
+		s = slot(&nt, &all[i].key);
+		*s = (struct seen){ .key = all[i].key, .first = all[i].val.first_ns,
+				    .total = carried[i], .used = true };
 		nt.n++;
 	}
-	free(all);
 	free(tab.s);
 	tab = nt;
+	nt.s = NULL;
+out:
+	free(nt.s);
+	free(ok);
+	free(due);
+	free(carried);
+	free(all);
 }
 
 static void prune(void)

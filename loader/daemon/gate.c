@@ -50,39 +50,21 @@ int gate_watch(int fd, uint32_t events, struct gate_tag *tag)
 
 /* ---- events, for the loop's log ----------------------------------------- */
 
-/* Each login user (the BPF side's account, struct sf_acct) may have
- * d.event_rate gate events a second logged, d.event_burst at once: a task
+/* Each login user (the BPF side's account, struct sf_acct) may have as
+ * many gate events logged as the kernel's own, from the same budget: a task
  * that makes denied calls in a loop must not flood the log, whatever uids
- * its user's namespaces give it. Accounts share a bucket when their hashes
- * collide, which only makes both stricter: a bucket is never refilled for
- * being another account's. */
-#define BUCKETS 1024
-static struct bucket { double tokens; uint64_t at_ms; bool used; } buckets[BUCKETS];
-
-static bool within_budget(uint32_t account)
+ * its user's namespaces give it. What the budget refuses is counted lost for
+ * the account, as the kernel's drops are. */
+static bool within_budget(const struct sf_event *ev)
 {
-	struct bucket *b = &buckets[(account * 2654435761u) % BUCKETS];
-	uint64_t now = gate_now_ms();
-
-	if (!d.event_rate)
-		return true;
-	if (!b->used)
-		*b = (struct bucket){ .tokens = d.event_burst, .at_ms = now, .used = true };
-	b->tokens += (double)(now - b->at_ms) * d.event_rate / 1000.0;
-	if (b->tokens > d.event_burst)
-		b->tokens = d.event_burst;
-	b->at_ms = now;
-	if (b->tokens < 1)
-		return false;
-	b->tokens -= 1;
-	return true;
+	return sf_runtime_charge_events(d.rt, ev->account, SF_EV_CLASS(ev->taken), 1, true) != 0;
 }
 
 static void queue_event(const struct sf_event *ev)
 {
 	uint64_t one = 1;
 
-	if (!within_budget(ev->account)) {
+	if (!within_budget(ev)) {
 		__atomic_add_fetch(&g.st.events_dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}

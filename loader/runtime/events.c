@@ -93,6 +93,21 @@ int sf_runtime_set_event_budget(struct sf_runtime *rt, uint32_t rate, uint32_t b
 	return 0;
 }
 
+int sf_runtime_charge_events(struct sf_runtime *rt, uint32_t account, int cls, uint32_t n,
+			     bool drop)
+{
+	struct sf_charge c = { .account = account, .cls = (uint32_t)cls, .n = n, .drop = drop };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .ctx_in = &c, .ctx_size_in = sizeof(c));
+
+	if (!n)
+		return 0;
+	if (n > INT32_MAX)
+		return -EINVAL;
+	if (bpf_prog_test_run_opts(rt->fd_charge, &o))
+		return -errno;
+	return (int)o.retval;
+}
+
 int sf_runtime_set_repeat_interval(struct sf_runtime *rt, uint64_t ns)
 {
 	__atomic_store_n(&rt->bss->sf_agg_interval_ns, ns, __ATOMIC_RELEASE);

@@ -157,7 +157,7 @@ struct sf_runtime {
 	/* What the runtime uses, from the skeleton or from the pins. */
 	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
 	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync, fd_hits;
-	int fd_accounts, fd_stats, fd_agg;
+	int fd_accounts, fd_stats, fd_agg, fd_charge;
 	bool own_fds;                /* adopted: the fds above are ours */
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	int fd_dispatch;             /* the dispatcher's link, when this runtime

@@ -135,6 +135,7 @@ static void take_skel_fds(struct sf_runtime *rt)
 	rt->fd_accounts = bpf_map__fd(k->maps.sf_accounts);
 	rt->fd_stats = bpf_map__fd(k->maps.sf_stats);
 	rt->fd_agg = bpf_map__fd(k->maps.sf_agg);
+	rt->fd_charge = bpf_program__fd(k->progs.sf_charge);
 	rt->fd_bss = bpf_map__fd(k->maps.bss);
 	rt->fd_iter = bpf_program__fd(k->progs.sf_iter);
 	rt->bss = k->bss;
@@ -145,6 +146,13 @@ int sf_rt_load_fresh(struct sf_runtime *rt, const struct sf_runtime_opts *opts)
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int err = -ENOSYS;
 
+	/* sf_charge: the events sfilterd makes take from the kernel's budgets. */
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) != 1) {
+		fprintf(stderr, "sfilter: this kernel runs no BPF syscall programs: "
+			"sfilter needs Linux 5.14 or later\n");
+		btf__free(vmlinux);
+		return -EOPNOTSUPP;
+	}
 	if (opts && opts->force_tracepoint) {
 		snprintf(rt->tier_why, sizeof(rt->tier_why), "asked for the tracepoint tier");
 	} else if (sf_rt_lsm_programs_run(vmlinux, rt->tier_why, sizeof(rt->tier_why))) {
@@ -251,7 +259,7 @@ static void close_fds(struct sf_runtime *rt)
 	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
 		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
 		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync, &rt->fd_hits,
-		       &rt->fd_accounts, &rt->fd_stats, &rt->fd_agg };
+		       &rt->fd_accounts, &rt->fd_stats, &rt->fd_agg, &rt->fd_charge };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -240,6 +240,7 @@ static int adopt(struct sf_runtime *rt)
 		{ &rt->fd_agg, "map", "sf_agg" },
 		{ &rt->fd_bss, "map", "bss" },
 		{ &rt->fd_iter, "prog", "sf_iter" },
+		{ &rt->fd_charge, "prog", "sf_charge" },
 	};
 	size_t i;
 	void *m;

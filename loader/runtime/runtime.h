@@ -167,6 +167,12 @@ int sf_runtime_drain_events(struct sf_runtime *rt, int max, sf_event_fn fn, void
 #define SF_EVENT_RATE_DEFAULT  1000
 #define SF_EVENT_BURST_DEFAULT 5000
 int sf_runtime_set_event_budget(struct sf_runtime *rt, uint32_t rate, uint32_t burst);
+/* n events made in user space, of class cls (SF_EV_*), charged to account's
+ * budget with the kernel's own (struct sf_charge): how many of them fit, or
+ * -errno. With drop, the rest count as lost over the budget. Safe from any
+ * thread. */
+int sf_runtime_charge_events(struct sf_runtime *rt, uint32_t account, int cls, uint32_t n,
+			     bool drop);
 /* Repeats folded in the kernel (bpf/sfilter.h, struct sf_agg_key): for ns
  * after an event of a key, that key's calls only count; 0 (a fresh
  * load's): every call makes its event. The consumer then owes each event
