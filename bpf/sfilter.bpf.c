@@ -59,6 +59,9 @@ const volatile __u32 sf_tier = SF_BPF_TIER_TRACEPOINT;
 __u32 sf_iter_tid;   /* visit only this tid (0: any) */
 __u32 sf_iter_tgid;  /* visit only this thread group (0: any) */
 __u32 sf_iter_all;   /* report tasks that have no chain too */
+/* sf_iter_listeners: the process whose files it reads, and its pass. */
+__u32 sf_listeners_tgid;
+__u32 sf_listeners_gen;
 
 /* SF_ABI_VERSION, written by the runtime that loaded these programs and
  * read by one that adopts their pins. */
@@ -221,6 +224,15 @@ struct {
 	__type(key, struct sf_agg_key);
 	__type(value, struct sf_agg_val);
 } sf_agg SEC(".maps");
+
+/* The filters of the listeners sfilterd holds (SF_GATED_OURS): each the
+ * generation (sf_listeners_gen) of the last pass that saw it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SF_GATE_FILTERS_MAX);
+	__type(key, __u64);
+	__type(value, __u32);
+} sf_gate_filters SEC(".maps");
 
 /* Counters for metrics (struct sf_stat_key). */
 struct {

@@ -47,7 +47,8 @@
  *    sf_agg_interval_ns and sf_agg_folded; sf_event.repeat, count,
  *    agg_total, agg_first); .bss sf_bench_stats_twice (bench/syscall_cost).
  * 13: events made in user space charged to the budgets (sf_charge, struct
- *    sf_charge). */
+ *    sf_charge); the listeners sfilterd holds (sf_gate_filters,
+ *    sf_iter_listeners, .bss sf_listeners_*), sf_iter_rec.gated SF_GATED_*. */
 #define SF_ABI_VERSION  13
 
 /* How far above the cgroup a task enters the BPF side looks for an
@@ -379,11 +380,20 @@ struct sf_iter_rec {
 	__s32 armed_fd;   /* armed (old != 0): the socket whose recv still
 			     runs under old (struct sf_task.armed_fd) */
 	__u64 leader_boot;/* its leader's start_boottime (sf_event.start_ns) */
-	__u32 gated;      /* under a kernel seccomp filter with a listener (as
-			     a gate is; another supervisor's would count too) */
+	__u32 gated;      /* SF_GATED_*: under a kernel seccomp filter with a
+			     listener, sfilterd's or another's */
 	__u32 uid;        /* its real uid (sf_event.uid) */
 	__u32 account;    /* its login user (sf_event.account, account_of()) */
 };
+
+/* sf_iter_rec.gated. sfilterd's listeners are told from another
+ * supervisor's by their filter: sf_iter_listeners, run over sfilterd's own
+ * files, puts the filter of each listener it holds (the listener file's
+ * private_data, a struct seccomp_filter) in sf_gate_filters. */
+#define SF_GATED_NONE  0
+#define SF_GATED_OURS  1
+#define SF_GATED_OTHER 2
+#define SF_GATE_FILTERS_MAX 16384
 
 /* A pending change, keyed by tid: applied by the iterator only when the
  * task's chain is still expect (compare and set). */

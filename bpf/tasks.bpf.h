@@ -333,19 +333,59 @@ static __always_inline void apply_pending(struct sf_task *s, const struct sf_pen
 	rec->applied = 1;
 }
 
-/* Whether t's kernel seccomp stack has a filter with a listener: each
- * filter, newest first, through its prev (a stack only ever grows on top,
- * and t is held by the iterator). */
+/* Whether t's kernel seccomp stack has a filter with a listener, and
+ * whose (SF_GATED_*): each filter, newest first, through its prev (a stack
+ * only ever grows on top, and t is held by the iterator). The kernel
+ * allows one listener on a stack (has_duplicate_listener()). */
 static __always_inline __u32 under_listener(struct task_struct *t)
 {
 	struct seccomp_filter *f = BPF_CORE_READ(t, seccomp.filter);
 	int i;
 
 	for (i = 0; i < 64 && f; i++) {
-		if (BPF_CORE_READ(f, notif))
-			return 1;
+		if (BPF_CORE_READ(f, notif)) {
+			__u64 key = (__u64)f;
+
+			return bpf_map_lookup_elem(&sf_gate_filters, &key) ? SF_GATED_OURS
+									    : SF_GATED_OTHER;
+		}
 		f = BPF_CORE_READ(f, prev);
 	}
+	return SF_GATED_NONE;
+}
+
+#define SF_ANON_INODE_FS_MAGIC 0x09041934
+#define SF_NOTIFY_NAME "seccomp notify"
+
+/* Over one process's files (sf_listeners_tgid's): every seccomp listener
+ * among them, a file of the anonymous inode filesystem named as
+ * init_listener() names it (seccomp_notify_ops is static, so not a symbol
+ * to compare f_op with), puts its filter in sf_gate_filters with this
+ * pass's generation. */
+SEC("iter/task_file")
+int sf_iter_listeners(struct bpf_iter__task_file *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct file *f = ctx->file;
+	char name[sizeof(SF_NOTIFY_NAME)];
+	__u32 gen = sf_listeners_gen;
+	__u64 key;
+	int i;
+
+	if (!t || !f || (__u32)t->tgid != sf_listeners_tgid)
+		return 0;
+	if (BPF_CORE_READ(f, f_inode, i_sb, s_magic) != SF_ANON_INODE_FS_MAGIC)
+		return 0;
+	if (bpf_probe_read_kernel_str(name, sizeof(name),
+				      BPF_CORE_READ(f, f_path.dentry, d_name.name)) !=
+	    sizeof(name))
+		return 0;
+	for (i = 0; i < sizeof(name); i++)
+		if (name[i] != SF_NOTIFY_NAME[i])
+			return 0;
+	key = (__u64)BPF_CORE_READ(f, private_data);
+	if (key)
+		bpf_map_update_elem(&sf_gate_filters, &key, &gen, BPF_ANY);
 	return 0;
 }
 

@@ -414,3 +414,71 @@ TEST(a_listener_handed_in_for_another_users_process_marks_nothing_of_it)
 	close(go[1]);
 	close(rep[0]);
 }
+
+/* A child confined by sf_attach() (ERRNO on getppid), over a USER_NOTIF
+ * filter of its own first when own_listener: the kernel then takes no
+ * gate for it (one listener on a stack). Tells its pid through out, then
+ * waits to be killed. */
+static void confined_child(bool own_listener, int out)
+{
+	struct sock_filter deny[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	/* Notifies a call it never makes: a listener, and nothing to answer. */
+	struct sock_filter notif[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vhangup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { 4, deny }, n = { 4, notif };
+	pid_t me = getpid();
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    (own_listener &&
+	     syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &n) < 0) ||
+	    sf_attach(&p, 0))
+		me = -1;
+	(void)!write(out, &me, sizeof(me));
+	pause();
+	_exit(0);
+}
+
+TEST(ps_calls_a_task_gated_only_under_sfilterds_own_gate_not_another_supervisors)
+{
+	pid_t kid[2] = { -1, -1 }, got[2] = { -1, -1 };
+	char obj[2][512];
+	int p[2], i;
+	SFD_AUTO;
+
+	if (!sfd_start_sfilterd(&dm, false) || !ASSERT_OK(pipe(p), "pipe"))
+		return;
+	for (i = 0; i < 2; i++) {
+		fflush(stdout);
+		kid[i] = fork();
+		if (kid[i] == 0)
+			confined_child(i == 1, p[1]);
+		if (!ASSERT_TRUE(kid[i] > 0 && read(p[0], &got[i], sizeof(got[i])) ==
+				 sizeof(got[i]) && got[i] == kid[i], "the child is confined"))
+			goto out;
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_TRUE(sfd_ps_task(dm.sock, kid[i], obj[i], sizeof(obj[i])), "PS lists it");
+	test_log("under sfilterd's gate: %s\nunder its own listener: %s\n", obj[0], obj[1]);
+	ASSERT_TRUE(strstr(obj[0], "\"gated\":true") != NULL, "sfilterd's gate: gated");
+	ASSERT_TRUE(strstr(obj[0], "\"user_notif\"") == NULL, "and no other listener");
+	ASSERT_TRUE(strstr(obj[1], "\"gated\"") == NULL, "another supervisor's listener: not gated");
+	ASSERT_TRUE(strstr(obj[1], "\"user_notif\":true") != NULL, "but said to be under one");
+out:
+	for (i = 0; i < 2; i++)
+		if (kid[i] > 0) {
+			kill(kid[i], SIGKILL);
+			waitpid(kid[i], NULL, 0);
+		}
+	close(p[0]);
+	close(p[1]);
+}

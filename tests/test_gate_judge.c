@@ -13,6 +13,7 @@
 #include "c2e.h"
 #include "sfilter.h"
 #include "gatehand.h"
+#include "fdpass.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <linux/audit.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -265,7 +267,10 @@ out:
 		sf_runtime_close(rt);
 }
 
-struct gated_ctx { pid_t gated, child, plain; int seen_gated, seen_child, seen_plain; };
+struct gated_ctx {
+	pid_t gated, child, plain, other;
+	int seen_gated, seen_child, seen_plain, seen_other, other_notif;
+};
 
 static int note_gated(void *ctx, const struct sf_task_info *t)
 {
@@ -277,40 +282,62 @@ static int note_gated(void *ctx, const struct sf_task_info *t)
 		g->seen_child = t->gated ? 1 : -1;
 	if (t->tid == g->plain)
 		g->seen_plain = t->gated ? 1 : -1;
+	if (t->tid == g->other) {
+		g->seen_other = t->gated ? 1 : -1;
+		g->other_notif = t->user_notif ? 1 : -1;
+	}
 	return 0;
 }
 
-/* A task under a filter with a listener is reported gated, and so is a
- * child it forked (which inherits the filter); a confined task without
- * one is not. */
+/* A task under a filter whose listener this process holds is reported
+ * gated, and so is a child it forked (which inherits the filter); a
+ * confined task without one is not, nor one whose listener another
+ * process holds (reported under another supervisor's). */
 TEST(the_task_walk_says_which_tasks_are_under_a_gate)
 {
 	struct sf_runtime *rt = open_rt();
 	struct sock_filter k[4];
 	struct sock_fprog f = progs_kill_on(k, 4, SYS_getppid);
 	struct gated_ctx g = { 0 };
-	int p[2], i;
-	pid_t pids[2] = { 0, 0 };
+	int p[2], sp[2] = { -1, -1 }, held = -1, i;
+	pid_t pids[3] = { 0, 0, 0 }, none;
 
-	if (!rt || !ASSERT_OK(pipe(p), "pipe"))
+	if (!rt || !ASSERT_OK(pipe(p), "pipe") ||
+	    !ASSERT_OK(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp), "socketpair"))
 		goto out;
-	pids[0] = fork();
-	if (pids[0] == 0) {
-		pid_t c;
-		int l;
+	fflush(stdout);
+	for (i = 0; i < 3; i += 2) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			pid_t c = 0;
+			int l;
 
-		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		l = gatehand_gate(&f, 1, NULL);
-		c = fork();
-		if (c == 0) {
+			prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+			l = gatehand_gate(&f, 1, NULL);
+			if (i == 0) {
+				/* Handed to the test, as to sfilterd. */
+				if (l < 0 || fdpass_send(sp[0], l))
+					_exit(1);
+				close(l);
+				c = fork();
+				if (c == 0) {
+					for (;;)
+						pause();
+				}
+			}
+			/* Else kept: another supervisor's. The test process never
+			 * answers: nothing is notified. */
+			(void)!write(p[1], &c, sizeof(c));
 			for (;;)
 				pause();
 		}
-		(void)!write(p[1], &c, sizeof(c));
-		(void)l; /* the test process never answers: nothing is notified */
-		for (;;)
-			pause();
+		if (!ASSERT_TRUE(read(p[0], i ? &none : &g.child, sizeof(pid_t)) == sizeof(pid_t),
+				 "the child"))
+			goto out;
 	}
+	held = fdpass_recv(sp[1]);
+	if (!ASSERT_GE(held, 0, "the listener is handed in"))
+		goto out;
 	pids[1] = fork();
 	if (pids[1] == 0) {
 		for (;;)
@@ -318,9 +345,8 @@ TEST(the_task_walk_says_which_tasks_are_under_a_gate)
 	}
 	g.gated = pids[0];
 	g.plain = pids[1];
-	if (!ASSERT_TRUE(read(p[0], &g.child, sizeof(g.child)) == sizeof(g.child), "the child"))
-		goto out;
-	for (i = 0; i < 2; i++) {
+	g.other = pids[2];
+	for (i = 0; i < 3; i++) {
 		struct c2e_error e;
 		uint32_t id;
 
@@ -333,17 +359,24 @@ TEST(the_task_walk_says_which_tasks_are_under_a_gate)
 		ASSERT_OK(sf_runtime_attach(rt, g.child, &f, 0, &id, &e), "attach the child");
 	}
 	ASSERT_OK(sf_runtime_for_each_task(rt, note_gated, &g), "the walk");
-	ASSERT_EQ(g.seen_gated, 1, "the task with a listener's filter is gated");
+	ASSERT_EQ(g.seen_gated, 1, "the task whose listener this process holds is gated");
 	ASSERT_EQ(g.seen_child, 1, "so is its child");
 	ASSERT_EQ(g.seen_plain, -1, "a confined task without one is not");
+	ASSERT_EQ(g.seen_other, -1, "nor one whose listener another process holds");
+	ASSERT_EQ(g.other_notif, 1, "which is said to be under another supervisor's");
 out:
 	if (g.child > 0)
 		kill(g.child, SIGKILL);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		if (pids[i] > 0) {
 			kill(pids[i], SIGKILL);
 			waitpid(pids[i], NULL, 0);
 		}
+	if (held >= 0)
+		close(held);
+	for (i = 0; i < 2; i++)
+		if (sp[i] >= 0)
+			close(sp[i]);
 	if (rt)
 		sf_runtime_close(rt);
 }

@@ -184,6 +184,8 @@ static void print_task(struct json_object *t)
 		printf(" (from its next execve)");
 	if (get_int(t, "gated", 0))
 		printf(" (gated)");
+	if (get_int(t, "user_notif", 0))
+		printf(" (under another supervisor's USER_NOTIF listener)");
 	putchar('\n');
 }
 

@@ -61,6 +61,8 @@ static struct json_object *task_json(const struct sf_task_info *t, const char *c
 		json_object_object_add(o, "at_exec", json_object_new_boolean(1));
 	if (t->gated)
 		json_object_object_add(o, "gated", json_object_new_boolean(1));
+	if (t->user_notif)
+		json_object_object_add(o, "user_notif", json_object_new_boolean(1));
 	if (container)
 		json_object_object_add(o, "container", json_object_new_string(container));
 	return o;

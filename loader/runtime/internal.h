@@ -157,7 +157,7 @@ struct sf_runtime {
 	/* What the runtime uses, from the skeleton or from the pins. */
 	int fd_tasks, fd_progs, fd_table, fd_pending, fd_events;
 	int fd_cgroups, fd_cgapp, fd_cgpend, fd_iter, fd_bss, fd_tsync, fd_hits;
-	int fd_accounts, fd_stats, fd_agg, fd_charge;
+	int fd_accounts, fd_stats, fd_agg, fd_charge, fd_gate_filters, fd_iter_listeners;
 	bool own_fds;                /* adopted: the fds above are ours */
 	int fd_sync, fd_sync_inner;  /* sf_rt_quiesce()'s map-in-map */
 	int fd_dispatch;             /* the dispatcher's link, when this runtime
@@ -263,6 +263,10 @@ int sf_rt_iter_find(struct sf_runtime *rt, pid_t tid, struct sf_rt_recs *out);
 bool sf_rt_iter_can_filter(struct sf_runtime *rt);
 /* Closes the iterator links kept for walks of one tid. */
 void sf_rt_iter_links_close(struct sf_runtime *rt);
+/* sf_gate_filters made to hold the filters of the listeners this process
+ * holds, and only those (sf_iter_listeners over its files). The caller
+ * holds rt->lock. 0 or -errno. */
+int sf_rt_gate_filters_refresh(struct sf_runtime *rt);
 /* Returns once every run of a BPF program (sys_enter dispatcher, chain,
  * LSM hook) that began before the call has ended. 0 or -errno. */
 int sf_rt_quiesce(struct sf_runtime *rt);

@@ -49,10 +49,13 @@ int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t
 int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 {
 	struct sf_rt_recs r;
+	bool known;
 	size_t i;
 	int err;
 
 	pthread_mutex_lock(&rt->lock);
+	/* Without it, any listener reads as a gate, as it may be one. */
+	known = sf_rt_gate_filters_refresh(rt) == 0;
 	err = sf_rt_iter_run(rt, 0, false, &r);
 	if (err) {
 		pthread_mutex_unlock(&rt->lock);
@@ -69,7 +72,8 @@ int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx)
 			continue;
 		memcpy(t.comm, r.r[i].comm, sizeof(t.comm));
 		t.at_exec = r.r[i].at_exec != 0;
-		t.gated = r.r[i].gated != 0;
+		t.gated = r.r[i].gated == SF_GATED_OURS || (!known && r.r[i].gated);
+		t.user_notif = known && r.r[i].gated == SF_GATED_OTHER;
 		t.n_filters = n ? n->depth : 0;
 		/* Oldest first: the root of the path at index 0. */
 		for (w = n; w; w = w->parent) {

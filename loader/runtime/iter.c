@@ -266,3 +266,52 @@ void sf_rt_stop_enforcing(struct sf_runtime *rt)
 		fprintf(stderr, "sfilter: waiting for running BPF programs: %s\n",
 			strerror(-err));
 }
+
+int sf_rt_gate_filters_refresh(struct sf_runtime *rt)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, o);
+	union bpf_iter_link_info li = {};
+	uint32_t gen, v;
+	uint64_t key, next;
+	char buf[64];
+	int lfd, fd, more, err = 0;
+	ssize_t got;
+
+	gen = __atomic_load_n(&rt->bss->sf_listeners_gen, __ATOMIC_RELAXED) + 1;
+	__atomic_store_n(&rt->bss->sf_listeners_tgid, (uint32_t)getpid(), __ATOMIC_RELAXED);
+	__atomic_store_n(&rt->bss->sf_listeners_gen, gen, __ATOMIC_RELEASE);
+	if (rt->iter_filter) {
+		/* Only this process's files (6.1 on); sf_iter_listeners checks
+		 * the tgid itself where every task's are walked. */
+		li.task.pid = (uint32_t)getpid();
+		o.iter_info = &li;
+		o.iter_info_len = sizeof(li);
+	}
+	lfd = bpf_link_create(rt->fd_iter_listeners, 0, BPF_TRACE_ITER, &o);
+	if (lfd < 0)
+		return -errno;
+	fd = bpf_iter_create(lfd);
+	if (fd < 0) {
+		err = -errno;
+		close(lfd);
+		return err;
+	}
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (got < 0)
+		err = -errno;
+	close(fd);
+	close(lfd);
+	if (err)
+		return err;
+	/* What an earlier pass saw and this one did not: a listener closed
+	 * since, whose filter's memory may be another's now. */
+	more = !bpf_map_get_next_key(rt->fd_gate_filters, NULL, &key);
+	while (more) {
+		more = !bpf_map_get_next_key(rt->fd_gate_filters, &key, &next);
+		if (!bpf_map_lookup_elem(rt->fd_gate_filters, &key, &v) && v != gen)
+			bpf_map_delete_elem(rt->fd_gate_filters, &key);
+		key = next;
+	}
+	return 0;
+}

@@ -78,6 +78,7 @@ static int load_skel(struct sf_runtime *rt, bool with_lsm, const struct btf *vml
 			bpf_program__set_autoload(p, false);
 	}
 	bpf_program__set_autoattach(skel->progs.sf_iter, false);
+	bpf_program__set_autoattach(skel->progs.sf_iter_listeners, false);
 	/* Attached with the first chain (dispatch.c). */
 	bpf_program__set_autoattach(skel->progs.sf_dispatch, false);
 	/* Reached by tail call only: attached, it would act on stale verdicts. */
@@ -136,6 +137,8 @@ static void take_skel_fds(struct sf_runtime *rt)
 	rt->fd_stats = bpf_map__fd(k->maps.sf_stats);
 	rt->fd_agg = bpf_map__fd(k->maps.sf_agg);
 	rt->fd_charge = bpf_program__fd(k->progs.sf_charge);
+	rt->fd_gate_filters = bpf_map__fd(k->maps.sf_gate_filters);
+	rt->fd_iter_listeners = bpf_program__fd(k->progs.sf_iter_listeners);
 	rt->fd_bss = bpf_map__fd(k->maps.bss);
 	rt->fd_iter = bpf_program__fd(k->progs.sf_iter);
 	rt->bss = k->bss;
@@ -259,7 +262,8 @@ static void close_fds(struct sf_runtime *rt)
 	int *fds[] = { &rt->fd_tasks, &rt->fd_progs, &rt->fd_table, &rt->fd_pending,
 		       &rt->fd_events, &rt->fd_cgroups, &rt->fd_cgapp, &rt->fd_cgpend,
 		       &rt->fd_iter, &rt->fd_bss, &rt->fd_tsync, &rt->fd_hits,
-		       &rt->fd_accounts, &rt->fd_stats, &rt->fd_agg, &rt->fd_charge };
+		       &rt->fd_accounts, &rt->fd_stats, &rt->fd_agg, &rt->fd_charge,
+		       &rt->fd_gate_filters, &rt->fd_iter_listeners };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -241,6 +241,8 @@ static int adopt(struct sf_runtime *rt)
 		{ &rt->fd_bss, "map", "bss" },
 		{ &rt->fd_iter, "prog", "sf_iter" },
 		{ &rt->fd_charge, "prog", "sf_charge" },
+		{ &rt->fd_gate_filters, "map", "sf_gate_filters" },
+		{ &rt->fd_iter_listeners, "prog", "sf_iter_listeners" },
 	};
 	size_t i;
 	void *m;

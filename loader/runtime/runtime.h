@@ -454,8 +454,10 @@ struct sf_task_info {
 	uid_t uid;
 	char comm[16];
 	bool at_exec;              /* its filters wait for its next execve */
-	bool gated;                /* under a kernel seccomp filter with a
-				      listener, as a gate is */
+	bool gated;                /* under a gate whose listener this
+				      process holds */
+	bool user_notif;           /* under another supervisor's listener
+				      (SECCOMP_RET_USER_NOTIF not ours) */
 	uint32_t n_filters;        /* chain length, oldest first below */
 	uint32_t filter_ids[64];   /* first 64 */
 };

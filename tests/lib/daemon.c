@@ -622,6 +622,36 @@ bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id)
 	return f.found;
 }
 
+struct ps_task { pid_t tid; char *out; size_t size; bool found; };
+
+static void ps_task_each(void *ctx, const struct sf_reply *r, const char *text)
+{
+	struct ps_task *f = ctx;
+	char needle[32];
+	const char *p, *fl, *end;
+
+	(void)r;
+	snprintf(needle, sizeof(needle), "\"tid\":%d,", f->tid);
+	p = strstr(text, needle);
+	fl = p ? strstr(p, "\"filters\":[") : NULL;
+	end = fl ? strchr(fl, '}') : NULL;
+	if (!end || f->found)
+		return;
+	snprintf(f->out, f->size, "%.*s", (int)(end + 1 - p), p);
+	f->found = true;
+}
+
+bool sfd_ps_task(const char *sock, pid_t tid, char *out, size_t size)
+{
+	struct sf_msg_hdr h;
+	struct ps_task f = { tid, out, size, false };
+
+	out[0] = '\0';
+	if (sfd_request(sock, &h, SF_MSG_PS, sizeof(h), ps_task_each, &f) != 0)
+		return false;
+	return f.found;
+}
+
 bool sfd_file_has(const char *path, const char *needle)
 {
 	static char buf[65536];

@@ -151,5 +151,8 @@ long long sfd_status_drops(const char *status, unsigned int uid, const char *fie
 
 /* Whether tid is listed by PS with filter id (id 0: with any filter). */
 bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id);
+/* PS's object for tid (from its "tid" to its closing brace) into out:
+ * false when PS does not list tid. */
+bool sfd_ps_task(const char *sock, pid_t tid, char *out, size_t size);
 
 #endif
