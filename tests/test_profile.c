@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "profile.h"
 #include "c2e.h"
+#include "profeval.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,197 +28,6 @@
 #include <seccomp.h>
 
 #define PODMAN "/usr/share/containers/seccomp.json"
-#define MAX_VECS 64
-
-/* ---- the independent evaluator --------------------------------------------- */
-
-static bool in_list(struct json_object *a, const char *s)
-{
-	size_t i;
-
-	for (i = 0; a && i < json_object_array_length(a); i++)
-		if (!strcmp(json_object_get_string(json_object_array_get_idx(a, i)), s))
-			return true;
-	return false;
-}
-
-static bool has_cap(struct json_object *a, size_t i, uint64_t caps)
-{
-	const char *s = json_object_get_string(json_object_array_get_idx(a, i));
-	static const char *const some[] = { "CAP_DAC_READ_SEARCH", "CAP_SYS_ADMIN",
-		"CAP_SYS_CHROOT", "CAP_SYS_MODULE", "CAP_SYS_PACCT", "CAP_SYS_PTRACE",
-		"CAP_SYS_RAWIO", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_AUDIT_WRITE" };
-	static const int nums[] = { 2, 21, 18, 16, 20, 19, 17, 25, 26, 29 };
-	size_t k;
-
-	for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
-		if (!strcmp(s, some[k]))
-			return caps >> nums[k] & 1;
-	return false;
-}
-
-/* moby: includes needs all its caps and the native arch; an excludes
- * cap or arch skips. (Podman's profile sets no minKernel.) */
-static bool applies(struct json_object *e, uint64_t caps)
-{
-	struct json_object *inc = NULL, *exc = NULL, *a;
-	size_t i;
-
-	json_object_object_get_ex(e, "includes", &inc);
-	json_object_object_get_ex(e, "excludes", &exc);
-	if (inc && json_object_object_get_ex(inc, "caps", &a))
-		for (i = 0; i < json_object_array_length(a); i++)
-			if (!has_cap(a, i, caps))
-				return false;
-	if (inc && json_object_object_get_ex(inc, "arches", &a) &&
-	    json_object_array_length(a) && !in_list(a, "amd64"))
-		return false;
-	if (exc && json_object_object_get_ex(exc, "caps", &a))
-		for (i = 0; i < json_object_array_length(a); i++)
-			if (has_cap(a, i, caps))
-				return false;
-	if (exc && json_object_object_get_ex(exc, "arches", &a) && in_list(a, "amd64"))
-		return false;
-	return true;
-}
-
-static uint64_t jget(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_uint64(v) : 0;
-}
-
-static bool cmp(const char *op, uint64_t arg, uint64_t v, uint64_t v2)
-{
-	if (!strcmp(op, "SCMP_CMP_EQ")) return arg == v;
-	if (!strcmp(op, "SCMP_CMP_NE")) return arg != v;
-	if (!strcmp(op, "SCMP_CMP_LT")) return arg < v;
-	if (!strcmp(op, "SCMP_CMP_LE")) return arg <= v;
-	if (!strcmp(op, "SCMP_CMP_GT")) return arg > v;
-	if (!strcmp(op, "SCMP_CMP_GE")) return arg >= v;
-	return (arg & v) == v2; /* MASKED_EQ: value is the mask */
-}
-
-/* runc: args on distinct indexes must all match; when two share an
- * index, any one matching is enough. */
-static bool args_match(struct json_object *args, const uint64_t *a)
-{
-	size_t i, n = args ? json_object_array_length(args) : 0;
-	unsigned int seen = 0;
-	bool shared = false, all = true, any = false;
-
-	for (i = 0; i < n; i++) {
-		struct json_object *c = json_object_array_get_idx(args, i), *op;
-		unsigned int idx = (unsigned int)jget(c, "index");
-		bool m;
-
-		json_object_object_get_ex(c, "op", &op);
-		m = cmp(json_object_get_string(op), a[idx], jget(c, "value"), jget(c, "valueTwo"));
-		shared |= seen >> idx & 1;
-		seen |= 1U << idx;
-		all &= m;
-		any |= m;
-	}
-	return n == 0 || (shared ? any : all);
-}
-
-static uint32_t action_value(struct json_object *e, const char *key, const char *ekey)
-{
-	struct json_object *v;
-	const char *s = json_object_object_get_ex(e, key, &v) ? json_object_get_string(v) : "";
-	uint32_t err = json_object_object_get_ex(e, ekey, &v) ? (uint32_t)json_object_get_int(v) : 1;
-
-	if (!strcmp(s, "SCMP_ACT_ALLOW")) return SECCOMP_RET_ALLOW;
-	if (!strcmp(s, "SCMP_ACT_ERRNO")) return SECCOMP_RET_ERRNO | err;
-	if (!strcmp(s, "SCMP_ACT_KILL_PROCESS")) return SECCOMP_RET_KILL_PROCESS;
-	if (!strcmp(s, "SCMP_ACT_LOG")) return SECCOMP_RET_LOG;
-	return SECCOMP_RET_KILL_THREAD;
-}
-
-/* What the profile says for name with args a. libseccomp keeps the first
- * of two unconditional rules for one syscall (Podman's profile allows
- * setns for everyone, then refuses it without CAP_SYS_ADMIN: allowed).
- * *overlap when conditional rules with different actions match, or one
- * that differs from an unconditional rule: the evaluator would guess. */
-static uint32_t expected(struct json_object *prof, const char *name, const uint64_t *a,
-			 uint64_t caps, bool *overlap)
-{
-	struct json_object *calls;
-	uint32_t dflt = action_value(prof, "defaultAction", "defaultErrnoRet"), got = dflt;
-	uint32_t uncond = 0;
-	bool found = false, have_uncond = false;
-	size_t i;
-
-	*overlap = false;
-	if (!name || !json_object_object_get_ex(prof, "syscalls", &calls))
-		return dflt;
-	for (i = 0; i < json_object_array_length(calls); i++) {
-		struct json_object *e = json_object_array_get_idx(calls, i), *names, *args = NULL;
-		uint32_t act = action_value(e, "action", "errnoRet");
-
-		json_object_object_get_ex(e, "names", &names);
-		json_object_object_get_ex(e, "args", &args);
-		if (!in_list(names, name) || !applies(e, caps) || act == dflt ||
-		    !args_match(args, a))
-			continue;
-		if (!args || !json_object_array_length(args)) {
-			if (!have_uncond)
-				uncond = act;
-			have_uncond = true;
-			continue;
-		}
-		if (found && act != got)
-			*overlap = true;
-		found = true;
-		got = act;
-	}
-	if (have_uncond && found && got != uncond)
-		*overlap = true;
-	return have_uncond ? uncond : got;
-}
-
-/* Argument vectors for name: zeros, each condition's value and its
- * neighbours alone, and every entry's values at once with each varied. */
-static size_t vectors(struct json_object *prof, const char *name, uint64_t v[][6], bool arg32)
-{
-	struct json_object *calls;
-	size_t n = 1, i, j, k;
-
-	memset(v, 0, sizeof(uint64_t) * 6 * MAX_VECS);
-	if (!name || !json_object_object_get_ex(prof, "syscalls", &calls))
-		return n;
-	for (i = 0; i < json_object_array_length(calls); i++) {
-		struct json_object *e = json_object_array_get_idx(calls, i), *names, *args;
-		uint64_t base[6] = { 0 };
-
-		json_object_object_get_ex(e, "names", &names);
-		if (!in_list(names, name) || !json_object_object_get_ex(e, "args", &args) || !args)
-			continue;
-		for (j = 0; j < json_object_array_length(args); j++) {
-			struct json_object *c = json_object_array_get_idx(args, j);
-
-			base[jget(c, "index")] = jget(c, "value");
-		}
-		for (j = 0; j < json_object_array_length(args) && n + 8 <= MAX_VECS; j++) {
-			struct json_object *c = json_object_array_get_idx(args, j);
-			unsigned int idx = (unsigned int)jget(c, "index");
-			uint64_t val = jget(c, "value"), two = jget(c, "valueTwo");
-			uint64_t alts[] = { val - 1, val, val + 1, val | two, val & ~two, two };
-
-			for (k = 0; k < 6; k++) {
-				memcpy(v[n], base, sizeof(base));
-				v[n++][idx] = alts[k];
-			}
-			memset(v[n], 0, sizeof(base));
-			v[n++][idx] = val;
-		}
-	}
-	for (i = 0; arg32 && i < n; i++)
-		for (j = 0; j < 6; j++)
-			v[i][j] &= 0xffffffffULL;
-	return n;
-}
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -230,11 +40,6 @@ static struct json_object *load_json(const char *path)
 	return o;
 }
 
-static const struct { const char *name; uint32_t audit; uint32_t scmp; uint32_t nr_bit; } arches[] = {
-	{ "x86_64", C2E_AUDIT_ARCH_X86_64, SCMP_ARCH_X86_64, 0 },
-	{ "i386", C2E_AUDIT_ARCH_I386, SCMP_ARCH_X86, 0 },
-	{ "x32", C2E_AUDIT_ARCH_X86_64, SCMP_ARCH_X32, C2E_X32_SYSCALL_BIT },
-};
 
 /* Every (arch, nr 0-500, args) of the profile, interpreted; the number
  * of inputs checked, or -1 after a failure. */
@@ -248,21 +53,21 @@ static long check_verdicts(struct json_object *prof, const struct sf_profile *p,
 
 	for (a = 0; a < 3; a++)
 		for (nr = 0; nr <= 500; nr++) {
-			uint32_t num = (uint32_t)nr | arches[a].nr_bit;
-			char *name = seccomp_syscall_resolve_num_arch(arches[a].scmp, (int)num);
+			uint32_t num = (uint32_t)nr | pe_arches[a].nr_bit;
+			char *name = seccomp_syscall_resolve_num_arch(pe_arches[a].scmp, (int)num);
 
 			/* libseccomp compares the low 32 bits on i386 and x32. */
-			n = vectors(prof, name, v, a != 0);
+			n = pe_vectors(prof, name, v, a != 0);
 			for (i = 0; i < n; i++) {
-				struct seccomp_data d = { .nr = (int)num, .arch = arches[a].audit };
+				struct seccomp_data d = { .nr = (int)num, .arch = pe_arches[a].audit };
 				bool overlap;
-				uint32_t want = expected(prof, name, v[i], caps, &overlap), got;
+				uint32_t want = pe_expected(prof, name, v[i], caps, &overlap), got;
 				char m[160];
 
 				memcpy(d.args, v[i], sizeof(d.args));
 				got = c2e_interpret(p->insns, p->len, &d);
 				snprintf(m, sizeof(m), "%s: %s nr %d (%s) args %llx,%llx,%llx", what,
-					 arches[a].name, nr, name ? name : "-",
+					 pe_arches[a].name, nr, name ? name : "-",
 					 (unsigned long long)d.args[0], (unsigned long long)d.args[1],
 					 (unsigned long long)d.args[2]);
 				if (!ASSERT_FALSE(overlap, m) || !ASSERT_EQ(got, want, m)) {
@@ -364,7 +169,7 @@ TEST(podman_default_profile_runs_through_classic2ebpf_run_inputs)
 
 			snprintf(m, sizeof(m), "x86_64 nr %d (%s): %s", nr, name ? name : "-", line);
 			if (!ASSERT_EQ(strtoul(line, NULL, 16),
-				       expected(prof, name, zero, 0, &overlap), m)) {
+				       pe_expected(prof, name, zero, 0, &overlap), m)) {
 				free(name);
 				break;
 			}

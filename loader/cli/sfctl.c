@@ -113,6 +113,11 @@ static void usage(FILE *out, int code)
 		"                                 --subset: exit 0 only when B allows (ALLOW,\n"
 		"                                 LOG) nothing that A refuses, else 1 with a\n"
 		"                                 witness call per widening (4: not proven)\n"
+		"  explain --profile JSON [--caps LIST] [--kernel X.Y] [--arch ARCH]\n"
+		"          --nr NAME|N [--args A0,A1,...]   the profile's rule that decides\n"
+		"                                 the call (its JSON path, action, conditions),\n"
+		"          or --log [FILE|-] [--filter ID]  every event of a log (the daemon's\n"
+		"                                 without FILE) printed with its \"rule\"\n"
 		"The socket: --socket, else $%s, else %s.\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET);
 	exit(code);
@@ -548,6 +553,8 @@ int main(int argc, char **argv)
 	argv += first;
 	if (strcmp(cmd, "diff") == 0)
 		return cmd_diff(argc, argv);
+	if (strcmp(cmd, "explain") == 0)
+		return cmd_explain(argc, argv);
 	command_options(argc, argv, &a);
 	/* "--log FILE" as two words. */
 	if (a.log_flag && !a.log && optind < argc &&

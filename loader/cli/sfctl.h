@@ -113,5 +113,8 @@ int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const
 /* sfctl diff [--subset] [--caps LIST] A B (sfctl_diff.c): argv[0] is
  * "diff"; it reads its own options. Exit status. */
 int cmd_diff(int argc, char **argv);
+/* sfctl explain --profile JSON (--nr NAME [--args ...] | --log [FILE])
+ * (sfctl_explain.c): argv[0] is "explain"; it reads its own options. */
+int cmd_explain(int argc, char **argv);
 
 #endif

@@ -405,9 +405,10 @@ static int note_rule(struct pf *c, const char *name, uint32_t act)
 	return 0;
 }
 
-/* One rule as libseccomp was given it, for the gate. */
-static int record(struct pf *c, size_t entry, const char *name, uint32_t act,
-		  const struct scmp_arg_cmp *conds, size_t n)
+/* One rule as libseccomp was given it (or, as_default, would have been
+ * were its action not the default's). */
+static int record(struct pf *c, size_t entry, const char *path, const char *name,
+		  uint32_t act, const struct scmp_arg_cmp *conds, size_t n, bool as_default)
 {
 	struct pf_rule *r = realloc(c->rec->rules, (c->rec->n_rules + 1) * sizeof(*r));
 
@@ -419,8 +420,11 @@ static int record(struct pf *c, size_t entry, const char *name, uint32_t act,
 	r->entry = entry;
 	r->act = act;
 	r->n = n;
-	if (!(r->name = strdup(name)) || (n && !(r->conds = calloc(n, sizeof(*conds))))) {
+	r->as_default = as_default;
+	if (!(r->name = strdup(name)) || !(r->path = strdup(path)) ||
+	    (n && !(r->conds = calloc(n, sizeof(*conds))))) {
 		free(r->name);
+		free(r->path);
 		return -ENOMEM;
 	}
 	if (n)
@@ -435,6 +439,7 @@ void pf_rec_free(struct pf_rec *rec)
 
 	for (i = 0; i < rec->n_rules; i++) {
 		free(rec->rules[i].name);
+		free(rec->rules[i].path);
 		free(rec->rules[i].conds);
 	}
 	for (i = 0; i < rec->n_arches; i++)
@@ -449,10 +454,20 @@ static int add_rules(struct pf *c, size_t entry, const char *path, const char *n
 		     uint32_t act, const struct scmp_arg_cmp *conds, size_t n, bool shared)
 {
 	int nr = seccomp_syscall_resolve_name(name), r = 0;
+	bool as_default = act == c->dflt;
 	size_t i;
 
 	if (nr == __NR_SCMP_ERROR)
 		return pf_warn(c, path, "unknown syscall \"%s\" skipped", name);
+	if (as_default) {
+		/* Only recorded, for the explanation: libseccomp refuses a
+		 * rule of the default's action. */
+		if (!shared)
+			r = record(c, entry, path, name, act, conds, n, true);
+		for (i = 0; shared && i < n && !r; i++)
+			r = record(c, entry, path, name, act, &conds[i], 1, true);
+		return r;
+	}
 	if (!shared)
 		r = seccomp_rule_add_array(c->ctx, act, nr, (unsigned int)n, conds);
 	for (i = 0; shared && i < n && !r; i++)
@@ -461,9 +476,9 @@ static int add_rules(struct pf *c, size_t entry, const char *path, const char *n
 		return pf_fail(c, path, "libseccomp refused the rule for \"%s\": %s", name,
 			       strerror(-r));
 	if (c->rec && !shared)
-		r = record(c, entry, name, act, conds, n);
+		r = record(c, entry, path, name, act, conds, n, false);
 	for (i = 0; c->rec && shared && i < n && !r; i++)
-		r = record(c, entry, name, act, &conds[i], 1);
+		r = record(c, entry, path, name, act, &conds[i], 1, false);
 	if (r)
 		return r;
 	return note_rule(c, name, act);
@@ -489,7 +504,7 @@ static int entry(struct pf *c, struct json_object *e, size_t idx)
 	    (r = conditions(c, e, path, "excludes", &exc_all, &exc_any)) ||
 	    (r = args_of(c, e, path, &conds, &n, &shared)))
 		goto out;
-	if (!inc_all || exc_any || act == c->dflt)
+	if (!inc_all || exc_any || (act == c->dflt && !(c->rec && c->rec->with_default)))
 		goto out;
 	if (name) {
 		pf_path(np, sizeof(np), "%s.name", path);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by libsfprofile's files only. Module order (which may call which):
- *   gate.c (sf_profile_gate: a profile's gate for a runtime's seccomp agent)
+ *   gate.c (sf_profile_gate: a profile's gate for a runtime's seccomp agent),
+ *   explain.c (which rule decides a call)
  *     -> compile.c (the document, its syscalls, libseccomp, the export)
  *     -> strict.c (the keys a profile may hold; repeated keys and integers
  *                  out of range, from the text)
@@ -18,17 +19,23 @@
 #include <json-c/json.h>
 #include <seccomp.h>
 
-/* What a compilation applied, for sf_profile_gate() (gate.c): each rule
- * given to libseccomp (after includes/excludes, rules equal to the
- * default and unknown names left out), and the architectures added. */
+/* What a compilation applied, for sf_profile_gate() (gate.c) and
+ * sf_profile_rules_explain() (explain.c): each rule given to libseccomp
+ * (after includes/excludes, and unknown names left out; rules equal to the
+ * default too, with as_default, only when with_default asks), and the
+ * architectures added. */
 struct pf_rule {
 	size_t entry;               /* syscalls[entry] */
 	char *name;
+	char *path;                 /* the name's: "syscalls[3].names[1]" */
 	uint32_t act;
 	struct scmp_arg_cmp *conds;
 	size_t n;
+	bool as_default;            /* its action is the default's: libseccomp
+				       was not given it */
 };
 struct pf_rec {
+	bool with_default;          /* record rules equal to the default too */
 	struct pf_rule *rules;
 	size_t n_rules;
 	char **arches;              /* the names as the profile gives them */

@@ -42,10 +42,12 @@
 #ifndef SF_PROFILE_H
 #define SF_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/filter.h> /* struct sock_filter */
+#include <linux/seccomp.h> /* struct seccomp_data */
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,6 +158,44 @@ int sf_profile_gate_file(const char *path, const struct sf_profile_opts *opts,
 			 const char *listener_path, struct sf_profile_gate *out,
 			 struct sf_profile_error *err);
 void sf_profile_gate_free(struct sf_profile_gate *g);
+
+/*
+ * Which rule of a profile decides a call (sfctl explain).
+ * sf_profile_rules_open() compiles the profile at path as
+ * sf_profile_compile() does (for opts' caps and kernel) and keeps its
+ * rules. sf_profile_rules_explain() takes the call's verdict (seen: what
+ * an event saw; NULL: the filter's, from classic2ebpf's reference
+ * interpreter) and names the rule that gives it: the first entry of
+ * "syscalls", in the file's order, that applies (includes, excludes),
+ * names the call's syscall on its architecture, has the verdict's action
+ * and whose conditions the arguments meet (unchecked when !args_known: a
+ * repeat event has none); a rule whose action is the default's is named
+ * too (as_default: libseccomp is never given it). Else "defaultAction"
+ * when the verdict is the default's. Anything else (exact false: an
+ * architecture the profile does not list, or a call libseccomp makes
+ * rules of itself, as i386's socketcall) is said, never guessed.
+ */
+struct sf_profile_rules;
+struct sf_profile_why {
+	uint32_t verdict;       /* SECCOMP_RET_* | data */
+	long entry;             /* syscalls[entry]; -1: none (defaultAction) */
+	char path[40];          /* "syscalls[12]", "defaultAction", or "" */
+	char name_path[64];     /* the name it matched: "syscalls[12].names[3]" */
+	char syscall[40];       /* the call's name on its architecture, or "" */
+	char action[48];        /* as the profile writes it: "SCMP_ACT_ERRNO(1)" */
+	char conds[320];        /* the rule's conditions, "" for none:
+				   "args index 0 SCMP_CMP_MASKED_EQ 0x7e020000 0x0" */
+	bool exact;             /* a rule or the default gives the verdict */
+	bool as_default;        /* the rule's action is the default's */
+	bool args_unknown;      /* its conditions were not checked */
+};
+int sf_profile_rules_open(const char *path, const struct sf_profile_opts *opts,
+			  struct sf_profile_rules **out, struct sf_profile_error *err);
+int sf_profile_rules_explain(const struct sf_profile_rules *r, const struct seccomp_data *call,
+			     const uint32_t *seen, bool args_known, struct sf_profile_why *out);
+/* The compiled filter (what sf_profile_compile() makes). */
+const struct sf_profile *sf_profile_rules_filter(const struct sf_profile_rules *r);
+void sf_profile_rules_close(struct sf_profile_rules *r);
 
 /* The capability set a caps option names ("all", "none", or a comma list
  * of CAP_ names, case-insensitive, "CAP_" optional): 0 or -EINVAL. */
