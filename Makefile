@@ -286,7 +286,7 @@ $(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFP
 	$(Q)$(link_static)
 
 # The OCI runtime hook: a createRuntime hook that attaches through sfilterd.
-$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
+$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS) loader/cli/learned.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # --- cli: libsfprctl, the interposer sfrun --prctl / --take-seccomp preloads ----

@@ -465,7 +465,20 @@ static const struct refusal refusals[] = {
 	  "io.sfilter.mode: \"audit\": not enforce, shadow or complain" },
 	{ "a misspelt sfilter annotation", ANNOTATIONS, "\"io.sfilter.profle\":\"p.json\"",
 	  "io.sfilter.profle: unknown annotation (known: io.sfilter.profile, "
-	  "io.sfilter.take-seccomp, io.sfilter.mode, io.sfilter.arm, io.sfilter.profile-lenient)" },
+	  "io.sfilter.take-seccomp, io.sfilter.mode, io.sfilter.arm, io.sfilter.profile-lenient, "
+	  "io.sfilter.record, io.sfilter.record-merge)" },
+	/* A recording names a file of the record directory, and enforces
+	 * nothing. */
+	{ "a recording to a path", ANNOTATIONS, "\"io.sfilter.record\":\"../../etc/cron.d/x\"",
+	  "io.sfilter.record: a file name in the record directory (up to 200 letters, digits, "
+	  "'.', '_' and '-', not starting with '.')" },
+	{ "a recording to a hidden file", ANNOTATIONS, "\"io.sfilter.record\":\".sfilter-x.json\"",
+	  "io.sfilter.record: a file name in the record directory (up to 200 letters, digits, "
+	  "'.', '_' and '-', not starting with '.')" },
+	{ "a recording in a mode", ANNOTATIONS,
+	  "\"io.sfilter.record\":\"r.json\",\"io.sfilter.mode\":\"complain\"",
+	  "io.sfilter.record runs the container with nothing enforced: not with "
+	  "io.sfilter.profile, io.sfilter.take-seccomp or io.sfilter.mode" },
 	/* The filter goes to the container's cgroup: never to one that holds
 	 * anything else. */
 	{ "a container in the runtime's cgroup", HOOKS_CGROUP, PROFILE_NOW,

@@ -209,3 +209,32 @@ TEST(a_learned_policy_never_defaults_to_allow)
 	ASSERT_FALSE(exists(d.prefix, ".s"), "nothing written");
 	rm_tmp(&d);
 }
+
+/* One container's policy: its filter's events alone (every container has
+ * its cgroup's filter, so --filter picks one container out of a log of
+ * many). */
+TEST(policy_from_log_learns_from_one_filters_events_alone)
+{
+	static const char log[] =
+		"{\"nr\":39,\"arch\":\"x86_64\",\"syscall\":\"getpid\",\"filter\":1}\n"
+		"{\"nr\":0,\"arch\":\"x86_64\",\"syscall\":\"read\",\"filter\":2}\n"
+		"{\"nr\":1,\"arch\":\"x86_64\",\"syscall\":\"write\",\"filter\":2}\n";
+	char out[2048], path[128];
+	struct dir d;
+	int st;
+
+	if (!ASSERT_TRUE(mkdir_tmp(&d), "a temporary directory"))
+		return;
+	st = learn(&d, log, "--filter", "2", out, sizeof(out));
+	test_log("%s", out);
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the policy is learned");
+	ASSERT_TRUE(strstr(out, "2 syscalls from 2 events") != NULL, "2 pairs from filter 2's 2 events");
+	snprintf(path, sizeof(path), "%s.s", d.prefix);
+	ASSERT_TRUE(sfd_file_has(path, "; read (1 calls)") && sfd_file_has(path, "; write") &&
+		    !sfd_file_has(path, "; getpid"), "read and write, not filter 1's getpid");
+	st = learn(&d, log, "--filter", "3", out, sizeof(out));
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 1 &&
+		    strstr(out, "no syscall events of that filter"), "a filter with no events: "
+		    "nothing learned, and said");
+	rm_tmp(&d);
+}

@@ -321,7 +321,7 @@ static const struct refusal refusals[] = {
 	{ "a misspelt annotation", "\"io.sfilter.profle\": \"errno-mkdir.json\"", NULL, { NULL },
 	  "config.json: annotations: io.sfilter.profle: unknown annotation (known: "
 	  "io.sfilter.profile, io.sfilter.take-seccomp, io.sfilter.mode, io.sfilter.arm, "
-	  "io.sfilter.profile-lenient)" },
+	  "io.sfilter.profile-lenient, io.sfilter.record, io.sfilter.record-merge)" },
 	{ "an annotation the runtime's options decide otherwise",
 	  "\"io.sfilter.mode\": \"shadow\"", NULL, { "--sfilter-profile=errno-mkdir.json" },
 	  "config.json: annotations.io.sfilter.mode: \"shadow\": this runtime's options decide "

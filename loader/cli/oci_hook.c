@@ -141,9 +141,8 @@ static int pidfd_of(pid_t pid)
 	return fd;
 }
 
-/* The admin attach to the container's cgroup. */
-static void attach(const char *id, const char *cgroup, const struct hook_policy *p,
-		   unsigned int flags, bool verbose)
+uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_policy *p,
+		     unsigned int flags, bool verbose)
 {
 	const char *sock = sf_client_socket_path();
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
@@ -160,33 +159,43 @@ static void attach(const char *id, const char *cgroup, const struct hook_policy 
 	if (verbose)
 		fprintf(stderr, "sfilter-oci-hook: container %s: %s\n", id ? id : "(no id)",
 			rep->message);
+	r = (int)rep->filter;
 	free(rep);
+	return (uint32_t)r;
 }
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: sfilter-oci-hook [-v|--verbose] [--profile-dir DIR] < STATE\n"
-		"An OCI createRuntime hook: STATE is the container's state (JSON). The\n"
-		"container's annotations choose what is attached through sfilterd to the\n"
-		"container's cgroup (its process's, and every process that joins it):\n"
+		"usage: sfilter-oci-hook [-v|--verbose] [--profile-dir DIR] [--record-dir RDIR]\n"
+		"       < STATE\n"
+		"An OCI createRuntime (and poststop) hook: STATE is the container's state\n"
+		"(JSON). The container's annotations choose what is attached through\n"
+		"sfilterd to the container's cgroup (its process's, and every process\n"
+		"that joins it):\n"
 		"  %-24s a seccomp profile (JSON) or a classic filter file, named in\n"
 		"  %-24s DIR (default %s)\n"
 		"  %-24s true: config.json's linux.seccomp\n"
 		"  %-24s enforce (default), shadow or complain\n"
 		"  %-24s exec (default: from each process's next execve) or now\n"
-		"With neither of the first two, nothing is done. The socket: $%s, else %s.\n"
+		"  %-24s NAME: run with nothing enforced; at poststop, the profile its\n"
+		"  %-24s calls make is written to RDIR/NAME (default %s)\n"
+		"  %-24s true: merged with what RDIR/NAME allowed before\n"
+		"With none of profile, take-seccomp and record, nothing is done.\n"
+		"The socket: $%s, else %s.\n"
 		"-v, or %s=1: the daemon's note on stderr.\n",
 		ANN_PROFILE, "", HOOK_PROFILE_DIR, ANN_TAKE, ANN_MODE, ANN_ARM,
+		ANN_RECORD, "", HOOK_RECORD_DIR, ANN_RECORD_MERGE,
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, "SFILTER_HOOK_VERBOSE");
 }
 
-/* The options: whether to be verbose, and the profile directory. */
-static bool options(int argc, char **argv, const char **profile_dir)
+/* The options: whether to be verbose, the profile and record directories. */
+static bool options(int argc, char **argv, const char **profile_dir, const char **record_dir)
 {
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "profile-dir", required_argument, NULL, 'p' },
+		{ "record-dir", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,6 +204,7 @@ static bool options(int argc, char **argv, const char **profile_dir)
 	int o;
 
 	*profile_dir = HOOK_PROFILE_DIR;
+	*record_dir = HOOK_RECORD_DIR;
 	opterr = 0;
 	while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		if (o == 'v') {
@@ -203,6 +213,10 @@ static bool options(int argc, char **argv, const char **profile_dir)
 			if (optarg[0] != '/')
 				hook_fail("--profile-dir %s: not an absolute path", optarg);
 			*profile_dir = optarg;
+		} else if (o == 'r') {
+			if (optarg[0] != '/')
+				hook_fail("--record-dir %s: not an absolute path", optarg);
+			*record_dir = optarg;
 		} else if (o == 'h') {
 			usage(stdout);
 			exit(0);
@@ -224,20 +238,31 @@ int main(int argc, char **argv)
 	struct hook_policy policy;
 	struct oci_ask ask;
 	char cgroup[PATH_MAX], why[512];
-	bool verbose = options(argc, argv, &dir.path);
+	const char *record_dir;
+	bool verbose = options(argc, argv, &dir.path, &record_dir);
 	pid_t pid;
 	int pidfd;
 
 	signal(SIGPIPE, SIG_IGN);
 	state = hook_read_object("stdin", NULL, STATE_MAX);
+	/* poststop: a recording, if this container is one, is written. */
+	if (state_string(state, "status") && !strcmp(state_string(state, "status"), "stopped"))
+		return hook_record_finish(state_string(state, "id"), record_dir);
 	ann = annotations_of(state, &config);
 	if (oci_ask_read(ann, &ask, why, sizeof(why)))
 		hook_fail("%s", why);
-	if ((!ask.profile && !ask.take) || ask.sandbox)
+	if ((!ask.profile && !ask.take && !ask.record) || ask.sandbox)
 		return 0; /* not asked: this container is not the hook's */
 	pid = pid_of(state);
 	pidfd = pidfd_of(pid);
 	hook_cgroup(pid, pidfd, cgroup, sizeof(cgroup));
+	if (ask.record) {
+		hook_record_start(state_string(state, "id"), cgroup, &ask, record_dir, verbose);
+		close(pidfd);
+		json_object_put(config);
+		json_object_put(state);
+		return 0;
+	}
 	if (!config)
 		config = hook_read_config(bundle_of(state));
 	if (ask.profile) {
@@ -248,7 +273,7 @@ int main(int argc, char **argv)
 	}
 	hook_compile(config, &dir, ask.profile, ask.take, ask.lenient, &policy);
 	/* A profile's TSYNC means nothing here: the cgroup is every thread. */
-	attach(state_string(state, "id"), cgroup, &policy,
+	hook_attach(state_string(state, "id"), cgroup, &policy,
 	       (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
 	if (dir.fd >= 0)
 		close(dir.fd);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <linux/filter.h>
 
@@ -44,6 +45,20 @@ struct hook_profiles {
 	int fd;
 };
 #define HOOK_PROFILE_DIR "/etc/sfilter/profiles"
+/* Where recordings are written (--record-dir). */
+#define HOOK_RECORD_DIR "/var/lib/sfilter/records"
+
+/* The admin attach of p to the container's cgroup: the filter's id. Fails
+ * the hook on any error. */
+uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_policy *p,
+		     unsigned int flags, bool verbose);
+
+/* io.sfilter.record (oci_hook_record.c): at createRuntime, the complain
+ * filter attached to cgroup and its recording begun; at poststop, the
+ * profile written (0; a container that was no recording: 0 too). */
+void hook_record_start(const char *id, const char *cgroup, const struct oci_ask *ask,
+		       const char *dirpath, bool verbose);
+int hook_record_finish(const char *id, const char *dirpath);
 
 /* The policy an annotation names: the file name in dir (or a path in
  * it), a container seccomp profile when its first byte that is not a

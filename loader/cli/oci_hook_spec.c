@@ -313,7 +313,7 @@ static int choose(struct json_object *ann, const char *key, unsigned int *flags,
 static int check_names(struct json_object *ann, char *why, size_t wsize)
 {
 	static const char *const known[] = { ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM,
-					     ANN_LENIENT };
+					     ANN_LENIENT, ANN_RECORD, ANN_RECORD_MERGE };
 	size_t i, n = sizeof(known) / sizeof(known[0]);
 
 	if (!ann)
@@ -325,8 +325,9 @@ static int check_names(struct json_object *ann, char *why, size_t wsize)
 		for (i = 0; i < n && strcmp(name, known[i]); i++)
 			;
 		if (i == n) {
-			snprintf(why, wsize, "%s: unknown annotation (known: %s, %s, %s, %s, %s)",
-				 name, ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM, ANN_LENIENT);
+			snprintf(why, wsize, "%s: unknown annotation (known: %s, %s, %s, %s, %s, "
+				 "%s, %s)", name, ANN_PROFILE, ANN_TAKE, ANN_MODE, ANN_ARM,
+				 ANN_LENIENT, ANN_RECORD, ANN_RECORD_MERGE);
 			return -EINVAL;
 		}
 	}
@@ -354,6 +355,34 @@ static bool is_sandbox(struct json_object *ann)
 	return false;
 }
 
+/* io.sfilter.record: a file name of the record directory, on its own. */
+static int read_record(struct json_object *ann, struct oci_ask *ask, char *why, size_t wsize)
+{
+	unsigned int merge;
+	const char *mode, *p;
+	int r;
+
+	if ((r = choose(ann, ANN_RECORD_MERGE, &merge, why, wsize)) ||
+	    (r = annotation(ann, ANN_MODE, &mode, why, wsize)))
+		return r;
+	ask->record_merge = merge;
+	if (ask->profile || ask->take || mode) {
+		snprintf(why, wsize, "%s runs the container with nothing enforced: not with %s, "
+			 "%s or %s", ANN_RECORD, ANN_PROFILE, ANN_TAKE, ANN_MODE);
+		return -EINVAL;
+	}
+	for (p = ask->record; *p; p++)
+		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
+		    !(*p >= '0' && *p <= '9') && *p != '.' && *p != '_' && *p != '-')
+			break;
+	if (*p || !ask->record[0] || ask->record[0] == '.' || p - ask->record > 200) {
+		snprintf(why, wsize, "%s: a file name in the record directory (up to 200 letters, "
+			 "digits, '.', '_' and '-', not starting with '.')", ANN_RECORD);
+		return -EINVAL;
+	}
+	return choose(ann, ANN_ARM, &ask->flags, why, wsize);
+}
+
 int oci_ask_read(struct json_object *ann, struct oci_ask *ask, char *why, size_t wsize)
 {
 	unsigned int take, mode, arm, lenient;
@@ -362,11 +391,16 @@ int oci_ask_read(struct json_object *ann, struct oci_ask *ask, char *why, size_t
 	memset(ask, 0, sizeof(*ask));
 	if ((r = check_names(ann, why, wsize)) ||
 	    (r = annotation(ann, ANN_PROFILE, &ask->profile, why, wsize)) ||
-	    (r = choose(ann, ANN_TAKE, &take, why, wsize)))
+	    (r = choose(ann, ANN_TAKE, &take, why, wsize)) ||
+	    (r = annotation(ann, ANN_RECORD, &ask->record, why, wsize)))
 		return r;
 	ask->take = take;
 	ask->sandbox = is_sandbox(ann);
-	if ((!ask->profile && !ask->take) || ask->sandbox)
+	if (ask->sandbox)
+		return 0;
+	if (ask->record)
+		return read_record(ann, ask, why, wsize);
+	if (!ask->profile && !ask->take)
 		return 0;
 	if (ask->profile && ask->take) {
 		snprintf(why, wsize, "%s and %s=true: set one of them, not both", ANN_PROFILE,

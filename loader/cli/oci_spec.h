@@ -29,6 +29,12 @@ struct json_object;
 /* "true": the profile read as runc reads it (unknown and repeated keys
  * ignored), not refused (libsfprofile's sf_profile_opts.lenient). */
 #define ANN_LENIENT ANN_PREFIX "profile-lenient"
+/* A recording: the container runs with nothing enforced (a complain
+ * filter on its cgroup), and when it stops the hook writes the profile
+ * its calls make to this file name in the record directory; with
+ * record-merge "true", merged with what the file allows already. */
+#define ANN_RECORD  ANN_PREFIX "record"
+#define ANN_RECORD_MERGE ANN_PREFIX "record-merge"
 
 /*
  * A member of config.json itself (not an annotation): the container's
@@ -97,16 +103,21 @@ struct oci_ask {
 	bool take;            /* io.sfilter.take-seccomp=true */
 	bool lenient;         /* io.sfilter.profile-lenient=true */
 	bool sandbox;         /* a Kubernetes pod's sandbox (pause) container */
+	const char *record;   /* io.sfilter.record: a file name, or NULL */
+	bool record_merge;    /* io.sfilter.record-merge=true */
 	unsigned int flags;   /* SF_FLAG_SHADOW, _COMPLAIN, _AT_EXEC of mode and arm */
 };
 
 /*
  * The annotations ann (an object, or NULL) read into ask. A name under
- * io.sfilter. that is none of the five, or a value that is not one the
+ * io.sfilter. that is none of the hook's, or a value that is not one the
  * annotation takes, is -EINVAL ("io.sfilter.profle: unknown annotation
  * (known: ...)"). A container that asks for nothing (neither a profile
- * nor take-seccomp), or a pod's sandbox, returns 0 before mode and arm
- * and profile-lenient are read: it is left alone.
+ * nor take-seccomp nor a recording), or a pod's sandbox, returns 0 before
+ * mode and arm and profile-lenient are read: it is left alone. A
+ * recording goes with neither a profile nor take-seccomp nor a mode (it
+ * enforces nothing), and names a file: letters, digits, '.', '_' and '-',
+ * not starting with '.'.
  */
 int oci_ask_read(struct json_object *ann, struct oci_ask *ask, char *why, size_t wsize);
 /* Whether value is one that annotation key (mode, arm, take-seccomp)

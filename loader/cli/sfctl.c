@@ -99,13 +99,14 @@ static void usage(FILE *out, int code)
 		"  log --summary [--log FILE|-]   the calls they stand for, per process,\n"
 		"                                 syscall and outcome, most first\n"
 		"  policy-from-log [--log FILE|-] [--pid PID [--uid U] [--start NS] [--exec-id N]]\n"
-		"                  [--default ACTION] [-o PREFIX] [--format classic|oci]\n"
+		"                  [--filter ID] [--default ACTION] [-o PREFIX] [--format classic|oci]\n"
 		"                                 the (arch, syscall) pairs seen, as an\n"
 		"                                 allowlist: PREFIX.s (text) and PREFIX.bpf,\n"
 		"                                 or PREFIX.json (an OCI seccomp profile);\n"
 		"                                 --pid: of one process that had PID (refused,\n"
 		"                                 listing them, when it was several: pick one\n"
-		"                                 by its uid, start_ns or exec_id)\n"
+		"                                 by its uid, start_ns or exec_id); --filter:\n"
+		"                                 the events of one filter (a container's)\n"
 		"  diff [--subset] [--caps LIST | --caps-a LIST --caps-b LIST] A B\n"
 		"                                 where two policies' verdicts differ, by arch,\n"
 		"                                 syscall and argument region; A, B: a filter\n"
@@ -603,6 +604,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc) {
 		a.pick.pid = a.pid;
+		if (a.filter)
+			a.pick.filter = (long)number(a.filter, "policy-from-log --filter ID");
 		return cmd_policy(a.log, &a.pick, a.dflt, a.out, a.format);
 	}
 	usage(stderr, 2);

@@ -65,10 +65,8 @@ bool event_count(struct json_object *o, uint64_t *n);
  * syscall and outcome, most first. Exit status. */
 int cmd_log_summary(const char *log);
 
-/* An (arch, syscall) pair policy-from-log saw: AUDIT_ARCH_*, the number
- * as the filter sees it (x32 bit included), its name ("x32 " first), and
- * the calls its events stand for (a folded event stands for its "count"). */
-struct seen { uint32_t arch; int32_t nr; char name[48]; uint64_t calls; };
+/* struct seen: an (arch, syscall) pair policy-from-log saw (learned.h). */
+#include "learned.h"
 /* policy-from-log --format oci (sfctl_oci.c): the profile to PREFIX.json
  * (NULL: stdout). Exit status. */
 int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
@@ -79,6 +77,8 @@ int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
  * and image (its exec id) made each call, and as which uid; the others
  * narrow it down to one process. */
 struct policy_pick {
+	long filter;     /* the events of this filter alone (0: any): a
+			    container's, whose filter is its cgroup's */
 	long pid;
 	bool uid_set, start_set, exec_set;
 	uint32_t uid;

@@ -169,6 +169,8 @@ static void add_event(void *ctx, const char *line)
 		bad_line(p->lines, "\"count\" is %s, not a count of calls",
 			 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	}
+	if (p->pick->filter && get_int(o, "filter", 0) != p->pick->filter)
+		goto out;
 	if (p->pick->pid && get_int(o, "pid", 0) != p->pick->pid)
 		goto out;
 	if (!p->pick->pid) {
@@ -539,7 +541,8 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 	if (pick->pid)
 		proc = pick_process(&p);
 	if (!p.n)
-		die(1, "no syscall events%s in %s", pick->pid ? " of that pid (as picked)" : "",
+		die(1, "no syscall events%s%s in %s", pick->filter ? " of that filter" : "",
+		    pick->pid ? " of that pid (as picked)" : "",
 		    log ? log : "the daemon's log");
 	if (!strcmp(format, "oci")) {
 		int rc = policy_oci(p.s, p.n, p.used, dflt, prefix);

@@ -151,15 +151,14 @@ static int not_running(const char *path, struct sf_client_reply *reply)
 			     "connection, or closed it without a hello)");
 }
 
-int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char *cgroup,
-			   const struct sock_filter *insns, size_t n, unsigned int flags,
-			   struct sf_client_reply *reply)
+/* A connection to the daemon at socket (NULL: the default) that has had
+ * its hello, or -errno with reply->message saying why. */
+static int connect_to(const char *socket, struct sf_client_reply *reply)
 {
 	const char *path = socket ? socket : sf_client_socket_path();
 	char why[SF_PROTO_MAX_TEXT];
-	int fd, r;
+	int fd;
 
-	memset(reply, 0, sizeof(*reply));
 	fd = sf_proto_connect(path, HELLO_TIMEOUT_MS, why, sizeof(why));
 	if (fd < 0 && why[0])
 		return local_failure(reply, -fd, "refused the connection: %s: %s",
@@ -169,7 +168,44 @@ int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char 
 				     "protocol version than %u)", SF_PROTO_VERSION);
 	if (fd < 0)
 		return not_running(path, reply);
+	return fd;
+}
+
+int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char *cgroup,
+			   const struct sock_filter *insns, size_t n, unsigned int flags,
+			   struct sf_client_reply *reply)
+{
+	int fd, r;
+
+	memset(reply, 0, sizeof(*reply));
+	fd = connect_to(socket, reply);
+	if (fd < 0)
+		return fd;
 	r = sf_client_admin_attach_fd(fd, tid, pidfd, cgroup, insns, n, flags, reply);
+	close(fd);
+	errno = r < 0 ? -r : errno;
+	return r;
+}
+
+int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
+		     struct sf_client_reply *reply)
+{
+	static uint32_t next_id;
+	struct sf_record_req req = { .op = op, .filter_id = filter_id };
+	struct iovec iov = { &req, sizeof(req) };
+	uint32_t id = ++next_id;
+	int fd, r;
+
+	memset(reply, 0, sizeof(*reply));
+	fd = connect_to(socket, reply);
+	if (fd < 0)
+		return fd;
+	sf_proto_header(&req.hdr, SF_MSG_RECORD, sizeof(req), id);
+	r = sf_proto_send(fd, &iov, 1, NULL, 0);
+	if (r < 0)
+		r = local_failure(reply, -r, "send: %s", strerror(-r));
+	else
+		r = read_reply(fd, id, reply);
 	close(fd);
 	errno = r < 0 ? -r : errno;
 	return r;

@@ -61,6 +61,15 @@ int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char 
 			   const struct sock_filter *insns, size_t n, unsigned int flags,
 			   struct sf_client_reply *reply);
 
+/*
+ * RECORD (SF_RECORD_START or SF_RECORD_TAKE) of filter_id over a
+ * connection of its own to the daemon at socket, as
+ * sf_client_admin_attach() connects; reply->text holds TAKE's JSON. 0, the
+ * daemon's refusal as -errno, or a local failure as -errno.
+ */
+int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
+		     struct sf_client_reply *reply);
+
 /* The socket a client speaks to: $SFILTER_SOCKET, else the default. */
 const char *sf_client_socket_path(void);
 

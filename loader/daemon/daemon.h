@@ -443,6 +443,16 @@ size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin);
 /* Whether the last eventlog_drain() left nothing in the ring. */
 bool eventlog_drained(void);
 
+/* ---- record.c: recordings (SF_MSG_RECORD) ------------------------------- */
+
+/* SF_MSG_RECORD (n bytes at req): *id the filter; TAKE fills o. 0 or a
+ * positive errno with msg. */
+int record_request(const void *req, size_t n, uint32_t *id, struct json_object *o, char *msg,
+		   size_t msz);
+/* Each turn of the loop: at most once a second, while any recording runs,
+ * the kernel's counters read into them. */
+void record_tick(void);
+
 /* ---- eventagg.c: counted events (folded in the kernel) ------------------ */
 
 /* The calls ev stands for (sf_event.count): its key's total less what the

@@ -626,6 +626,7 @@ static void serve(void)
 			eventlog_drain();
 		eventlog_tick(false);
 		eventagg_tick(eventlog_drained());
+		record_tick();
 		metrics_snapshot();
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();

@@ -117,6 +117,7 @@ enum sf_msg_type {
 	SF_MSG_LOG          = 10,/* struct sf_log_req; events of one's own uid
 				  * unless admin */
 	SF_MSG_HELLO        = 11,/* daemon -> client, first: struct sf_hello */
+	SF_MSG_RECORD       = 12,/* admin: struct sf_record_req */
 };
 
 struct sf_msg_hdr {
@@ -178,6 +179,20 @@ struct sf_replace_req {
 	struct sock_filter insns[];
 };
 
+/* SF_MSG_RECORD: the calls a filter judged, recorded by the daemon from
+ * its counters (every call a complain filter logs, before any budget).
+ * START begins a recording of filter_id; TAKE answers what it recorded,
+ * {"filter": ID, "arches": {"x86_64": [nr, ...], "i386": [...], "x32":
+ * [...]}, "other": N} (numbers of 1024 and above counted in "other"), and
+ * ends it. */
+#define SF_RECORD_START 1
+#define SF_RECORD_TAKE  2
+struct sf_record_req {
+	struct sf_msg_hdr hdr;
+	uint32_t op;        /* SF_RECORD_* */
+	uint32_t filter_id;
+};
+
 #define SF_LOG_FOLLOW 0x1   /* keep the connection and stream new events */
 struct sf_log_req {
 	struct sf_msg_hdr hdr;
@@ -212,6 +227,7 @@ _Static_assert(sizeof(struct sf_hello) == 24, "hello is 24 bytes");
 #define SF_PROTO_ID_REQ_SIZE       ((uint32_t)sizeof(struct sf_id_req))
 #define SF_PROTO_REPLACE_REQ_SIZE  ((uint32_t)sizeof(struct sf_replace_req))
 #define SF_PROTO_LOG_REQ_SIZE      ((uint32_t)sizeof(struct sf_log_req))
+#define SF_PROTO_RECORD_REQ_SIZE   ((uint32_t)sizeof(struct sf_record_req))
 #define SF_PROTO_GREPLY_SIZE       ((uint32_t)sizeof(struct sf_reply))
 /* The longest reply that carries only "error", "filter" and "message":
  * ATTACH's, any request's that failed its checks, a refusal in place of

@@ -285,6 +285,12 @@ bool oci_set_seccomp(struct oci_bundle *b, const char *path)
 bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *args,
 		  const char *const *env)
 {
+	return oci_add_hook_at(b, "createRuntime", hook, args, env);
+}
+
+bool oci_add_hook_at(struct oci_bundle *b, const char *stage, const char *hook,
+		     const char *const *args, const char *const *env)
+{
 	struct json_object *c = config_read(b), *h, *a;
 
 	if (!c)
@@ -297,7 +303,7 @@ bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *arg
 	json_object_object_add(h, "args", a);
 	json_object_object_add(h, "env", strings(env));
 	json_object_object_add(h, "timeout", json_object_new_int(120));
-	json_object_array_add(child(child(c, "hooks", json_type_object), "createRuntime",
+	json_object_array_add(child(child(c, "hooks", json_type_object), stage,
 				    json_type_array), h);
 	return config_write(b, c);
 }

@@ -54,6 +54,9 @@ bool oci_set_seccomp(struct oci_bundle *b, const char *path);
  * NULL-terminated) as a createRuntime hook. */
 bool oci_add_hook(struct oci_bundle *b, const char *hook, const char *const *args,
 		  const char *const *env);
+/* The same at stage ("createRuntime", "poststop", ...). */
+bool oci_add_hook_at(struct oci_bundle *b, const char *stage, const char *hook,
+		     const char *const *args, const char *const *env);
 /* Writes text to dir/name; its path into out. */
 bool oci_write_file(struct oci_bundle *b, const char *name, const char *text,
 		    char *out, size_t size);
