@@ -4,8 +4,8 @@
  * become a profile when it stops.
  *
  * At createRuntime the hook attaches a complain filter that would kill
- * every call (so that each is counted, none refused) to the container's
- * cgroup, asks sfilterd to record what that filter judges (SF_MSG_RECORD,
+ * every call (so that each is counted, none refused), made the
+ * recording's own by a random constant, to the container's cgroup, asks sfilterd to record what that filter judges (SF_MSG_RECORD,
  * from the kernel's counters: every call, whatever the log's budget
  * dropped), and leaves the filter id in the record directory, in
  * ".sfilter-ID.json" (ID: the container's id). At poststop (state
@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
 #include <seccomp.h>
@@ -93,9 +94,15 @@ static void put_file(int dir, const char *dirpath, const char *name, const char 
 void hook_record_start(const char *id, const char *cgroup, const struct oci_ask *ask,
 		       const char *dirpath, bool verbose)
 {
-	static struct sock_filter kill_all[] = { BPF_STMT(BPF_RET | BPF_K,
-							  SECCOMP_RET_KILL_PROCESS) };
-	struct hook_policy p = { .insns = kill_all, .len = 1 };
+	/* Identical programs share a filter id, and a recording is a filter's:
+	 * a jump to the next instruction on a random constant makes this one
+	 * the recording's own. */
+	struct sock_filter kill_all[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct hook_policy p = { .insns = kill_all, .len = 3 };
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
 	struct json_object *o = json_object_new_object();
 	char name[200];
@@ -104,6 +111,8 @@ void hook_record_start(const char *id, const char *cgroup, const struct oci_ask 
 
 	if (!rep || !o)
 		hook_fail("%s", strerror(ENOMEM));
+	if (getrandom(&kill_all[1].k, sizeof(kill_all[1].k), 0) != sizeof(kill_all[1].k))
+		hook_fail("%s: getrandom: %s", ANN_RECORD, strerror(errno));
 	state_name(id, name, sizeof(name));
 	dir = open_dir(dirpath);
 	filter = hook_attach(id, cgroup, &p, SF_FLAG_COMPLAIN | ask->flags, verbose);
