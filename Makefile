@@ -68,7 +68,8 @@ RUNTIME_INC := -Iloader/runtime $(C2E_INC) $(BPF_INC) -I$(OUTPUT)
 PROTO_INC   := -Iloader/proto $(BPF_INC) $(C2E_INC)
 PROFILE_INC := -Iloader/profile $(C2E_INC)
 CLIENT_INC  := -Iloader/client $(PROTO_INC) $(PROFILE_INC)
-DAEMON_INC  := -Iloader/daemon -Iloader/runtime $(PROTO_INC) $(C2E_INC) -I$(OUTPUT)
+DAEMON_INC  := -Iloader/daemon -Iloader/runtime -Iloader/profile $(PROTO_INC) $(C2E_INC) \
+	       -I$(OUTPUT)
 CLI_INC     := -Iloader/cli $(CLIENT_INC) $(C2E_INC)
 # Tests, benches and fuzzers look at every layer. loader/daemon comes last,
 # for holder.h alone: tests/lib/daemon.h is found before its daemon.h.
@@ -259,7 +260,7 @@ SFILTERD := $(OUTPUT)/sfilterd
 $(DAEMON_OBJS): LAYER_INC := $(DAEMON_INC)
 $(DAEMON_OBJS): | $(BPF_SKELS)
 
-$(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBC2E)
+$(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # The listener holder includes nothing of the daemon's but its own header:
@@ -429,9 +430,10 @@ $(OUTPUT)/fuzz/fuzz_http: $(call fobj,loader/daemon/http_wire.c)
 # Dynamically linked; tests/guest/run.sh brings its libraries into the guest.
 SFILTERD_ASAN := $(OUTPUT)/sfilterd-asan
 ASAN_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) $(WARNINGS) -MMD -MP
-ASAN_OBJS := $(call aobj,$(DAEMON_SRCS) $(RUNTIME_SRCS) $(PROTO_SRCS) $(C2E_SRCS))
+ASAN_OBJS := $(call aobj,$(DAEMON_SRCS) $(RUNTIME_SRCS) $(PROFILE_SRCS) $(PROTO_SRCS) $(C2E_SRCS))
 
 $(call aobj,$(DAEMON_SRCS)): LAYER_INC := $(DAEMON_INC)
+$(call aobj,$(PROFILE_SRCS)): LAYER_INC := $(PROFILE_INC)
 $(call aobj,$(RUNTIME_SRCS)): LAYER_INC := $(RUNTIME_INC)
 $(call aobj,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
 $(call aobj,$(C2E_SRCS)): LAYER_INC := $(C2E_INC)

@@ -129,6 +129,11 @@ static void runs_and_kills(struct ctr *c)
 	if (!ctr_bundle(c, do_sync, DENY("sync")))
 		return;
 	ASSERT_TRUE(exited(run(c), 137), "the runtime reports 137 for the denied sync");
+	/* The hook gave sfilterd the profile: the kill names its rule. */
+	ASSERT_TRUE(sfd_log_wait(&c->dm, "\"syscall\":\"sync\","), "the kill is logged");
+	ASSERT_TRUE(sfd_log_count(&c->dm, "\"rule\":{\"path\":\"syscalls[0]\",\"name\":"
+				  "\"syscalls[0].names[0]\",\"action\":\"SCMP_ACT_KILL_PROCESS\"}") >= 1,
+		    "and names the profile's rule that decided it");
 	oci_bundle_remove(&c->b);
 }
 

@@ -7,7 +7,10 @@
  * filter's verdict and is one the evaluator written here
  * (tests/lib/profeval.h) says applies, names the call and matches its
  * arguments; "defaultAction" only for the default's verdict. Then the CLI:
- * a call, JSON, a log annotated, a bad call refused in one line.
+ * a call, JSON, a log annotated, a bad call refused in one line. And the
+ * daemon: a filter attached from a profile (sfctl attach --profile) has
+ * events that name their rule, a shadow candidate's its own; a profile the
+ * filter was not compiled from is refused.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -15,11 +18,14 @@
 #include "profile.h"
 #include "profeval.h"
 #include "c2e.h"
+#include "admin.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/seccomp.h>
 #include <json-c/json.h>
@@ -264,5 +270,123 @@ TEST(sfctl_explain_names_the_rule_of_a_call_and_of_each_logged_event)
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
+		test_log("could not remove %s\n", dir);
+}
+
+/* ---- events that name their rule ------------------------------------------------- */
+
+#define LOGGED_P "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[" \
+	"{\"names\":[\"getppid\"],\"action\":\"SCMP_ACT_LOG\"}," \
+	"{\"names\":[\"getpgid\"],\"action\":\"SCMP_ACT_LOG\",\"args\":" \
+	"[{\"index\":0,\"value\":7,\"op\":\"SCMP_CMP_EQ\"}]}]}"
+/* The shadow candidate: getppid refused. */
+#define CANDIDATE_P "{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[" \
+	"{\"names\":[\"getppid\"],\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":1}]}"
+
+/* sfctl attach --pid pid --profile path [--shadow]: the filter's id, 0 on
+ * failure. */
+static uint32_t attach_profile(const char *sfctl, const struct sfd *dm, pid_t pid,
+			       const char *path, bool shadow)
+{
+	char p[16], out[2048];
+	const char *argv[] = { sfctl, "--socket", dm->sock, "attach", "--pid", p, "--profile",
+			       path, shadow ? "--shadow" : NULL, NULL };
+	const char *f;
+	unsigned int id = 0;
+	int st;
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	st = sfd_run(argv, true, 60, out, sizeof(out));
+	test_log("sfctl attach --profile: %s", out);
+	f = strstr(out, "filter ");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || !f || sscanf(f, "filter %u", &id) != 1 ||
+	    strstr(out, "warning"))
+		return 0;
+	return id;
+}
+
+/* The log line with both needles, or NULL (static storage). */
+static const char *log_line_with(const struct sfd *dm, const char *a, const char *b)
+{
+	static char line[4096];
+	FILE *f;
+	int tries;
+
+	for (tries = 0; tries < (test_is_emulated() ? 300 : 50); tries++) {
+		f = fopen(dm->log, "re");
+		while (f && fgets(line, sizeof(line), f))
+			if (strstr(line, a) && strstr(line, b)) {
+				fclose(f);
+				return line;
+			}
+		if (f)
+			fclose(f);
+		usleep(100000);
+	}
+	return NULL;
+}
+
+TEST(events_of_a_filter_attached_from_a_profile_name_the_rule_that_decided_them)
+{
+	char sfctl[PATH_MAX], dir[] = "/tmp/sf-rule-XXXXXX", logged[PATH_MAX], cand[PATH_MAX];
+	struct sf_client_reply *rep = malloc(sizeof(*rep));
+	uint32_t id, shadow;
+	int go[2], st, r;
+	const char *l;
+	pid_t pid;
+	SFD_AUTO;
+
+	if (!rep || !sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
+		test_skip("no sfctl beside the test runner");
+		free(rep);
+		return;
+	}
+	if (!sfd_start_sfilterd(&dm, false) || !ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp") ||
+	    !write_file(dir, "logged.json", LOGGED_P) ||
+	    !write_file(dir, "candidate.json", CANDIDATE_P) || !ASSERT_OK(pipe(go), "pipe")) {
+		free(rep);
+		return;
+	}
+	snprintf(logged, sizeof(logged), "%s/logged.json", dir);
+	snprintf(cand, sizeof(cand), "%s/candidate.json", dir);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		syscall(SYS_getppid);
+		syscall(SYS_getpgid, 7);
+		_exit(0);
+	}
+	close(go[0]);
+	id = attach_profile(sfctl, &dm, pid, logged, false);
+	shadow = attach_profile(sfctl, &dm, pid, cand, true);
+	ASSERT_TRUE(id && shadow, "both profiles attached, and given to the daemon");
+	ASSERT_EQ(write(go[1], "g", 1), 1, "the child calls");
+	close(go[1]);
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "the child lives (LOG, and a shadow candidate, enforce nothing)");
+	l = log_line_with(&dm, "\"syscall\":\"getppid\",", "\"taken\":\"logged\"");
+	ASSERT_TRUE(l && strstr(l, "\"rule\":{\"path\":\"syscalls[0]\",\"name\":"
+				"\"syscalls[0].names[0]\",\"action\":\"SCMP_ACT_LOG\"}"),
+		    l ? l : "getppid's LOG event names syscalls[0]");
+	l = log_line_with(&dm, "\"syscall\":\"getpgid\",", "\"taken\":\"logged\"");
+	ASSERT_TRUE(l && strstr(l, "\"rule\":{\"path\":\"syscalls[1]\"") &&
+		    strstr(l, "\"conditions\":\"args index 0 SCMP_CMP_EQ 0x7\""),
+		    l ? l : "getpgid(7)'s names syscalls[1] and the condition it met");
+	l = log_line_with(&dm, "\"syscall\":\"getppid\",", "\"taken\":\"shadow\"");
+	ASSERT_TRUE(l && strstr(l, "\"rule\":{\"path\":\"syscalls[0]\"") &&
+		    strstr(l, "\"action\":\"SCMP_ACT_ERRNO(1)\""),
+		    l ? l : "the shadow event names the candidate's rule");
+	/* A profile the filter was not compiled from is refused. */
+	r = sf_client_profile(dm.sock, id, "none", false, CANDIDATE_P, strlen(CANDIDATE_P), rep);
+	ASSERT_EQ(r, -EINVAL, rep->message);
+	ASSERT_TRUE(strstr(rep->message, "compiles to another program") != NULL, rep->message);
+	free(rep);
+	snprintf(logged, sizeof(logged), "rm -rf '%s'", dir);
+	if (system(logged) != 0)
 		test_log("could not remove %s\n", dir);
 }

@@ -164,6 +164,21 @@ uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_polic
 	return (uint32_t)r;
 }
 
+/* The profile given to sfilterd, so that the filter's events name the
+ * rule that decided them. The container is confined either way: a failure
+ * is said only with -v (the hook is silent when it succeeds). */
+static void give_profile(uint32_t id, const struct hook_policy *p, bool verbose)
+{
+	struct sf_client_reply *rep = malloc(sizeof(*rep));
+	int r = rep ? sf_client_profile(NULL, id, p->caps, p->lenient, p->json, p->json_len,
+					rep) : -ENOMEM;
+
+	if (r < 0 && verbose)
+		fprintf(stderr, "sfilter-oci-hook: filter %u's events will not name its "
+			"profile's rules: %s\n", id, rep ? rep->message : strerror(ENOMEM));
+	free(rep);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -239,6 +254,7 @@ int main(int argc, char **argv)
 	struct oci_ask ask;
 	char cgroup[PATH_MAX], why[512];
 	const char *record_dir;
+	uint32_t id;
 	bool verbose = options(argc, argv, &dir.path, &record_dir);
 	pid_t pid;
 	int pidfd;
@@ -273,12 +289,15 @@ int main(int argc, char **argv)
 	}
 	hook_compile(config, &dir, ask.profile, ask.take, ask.lenient, &policy);
 	/* A profile's TSYNC means nothing here: the cgroup is every thread. */
-	hook_attach(state_string(state, "id"), cgroup, &policy,
-	       (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
+	id = hook_attach(state_string(state, "id"), cgroup, &policy,
+			 (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
+	if (policy.json)
+		give_profile(id, &policy, verbose);
 	if (dir.fd >= 0)
 		close(dir.fd);
 	close(pidfd);
 	free(policy.insns);
+	free(policy.json);
 	json_object_put(config);
 	json_object_put(state);
 	return 0;

@@ -22,6 +22,13 @@ struct hook_policy {
 	struct sock_filter *insns;
 	size_t len;
 	unsigned int flags;
+	/* A profile's: its text, and the caps and reading it was compiled
+	 * with, for sfilterd to name each event's rule (SF_MSG_PROFILE);
+	 * json NULL for a classic filter. */
+	char *json;
+	size_t json_len;
+	char caps[1024];
+	bool lenient;
 };
 
 /* Prints "sfilter-oci-hook: ..." as one line on stderr and exits 1. */

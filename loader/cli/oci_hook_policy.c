@@ -122,6 +122,10 @@ static void compile_profile(const char *what, const char *json, size_t len, cons
 	out->insns = p.insns;
 	out->len = p.len;
 	out->flags = p.flags;
+	out->json = strndup(json, len);
+	out->json_len = out->json ? len : 0;
+	snprintf(out->caps, sizeof(out->caps), "%s", caps);
+	out->lenient = lenient;
 	p.insns = NULL;
 	sf_profile_free(&p);
 }

@@ -51,7 +51,7 @@
 
 
 bool json_out;
-static const char *sock_path;
+const char *sock_path;
 static uint32_t next_id = 1;
 
 void die(int code, const char *fmt, ...)
@@ -300,7 +300,7 @@ static int pidfd_of(pid_t tid)
 
 /* ADMIN_ATTACH through libsfclient's administration client (admin.h). */
 int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns, size_t n,
-		 uint32_t flags, char *note, size_t nsz)
+		 uint32_t flags, char *note, size_t nsz, uint32_t *filter)
 {
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
 	int fd, pidfd, r;
@@ -317,6 +317,8 @@ int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns,
 		die(r == -EMSGSIZE ? 2 : 3, "%s", rep->message);
 	show_admin_reply("attach", &(struct reply){ .error = rep->error, .id = rep->filter,
 						    .text = rep->text }, note, nsz);
+	if (filter)
+		*filter = rep->filter;
 	free(rep);
 	return 0;
 }
@@ -325,7 +327,7 @@ static int cmd_attach(pid_t pid, const char *cgroup, const char *file, uint32_t 
 {
 	size_t n;
 	struct sock_filter *insns = load_filter(file, (enum c2e_abi)SF_FLAGS_ABI(flags), &n);
-	int r = attach_insns(pid, cgroup, insns, n, flags, NULL, 0);
+	int r = attach_insns(pid, cgroup, insns, n, flags, NULL, 0, NULL);
 
 	free(insns);
 	return r;

@@ -18,6 +18,7 @@ struct sock_filter;
 #define AUDIT_I386   0x40000003U
 
 extern bool json_out; /* --json */
+extern const char *sock_path; /* --socket, else $SFILTER_SOCKET, else the default */
 extern bool profile_lenient; /* --lenient: a profile read as runc reads it (sfctl_profile.c) */
 
 /* The connection to sfilterd (sfctl.c): connect (exit 3 when it cannot),
@@ -97,9 +98,10 @@ void hits_annotate(struct json_object *f, const struct sock_filter *insns, size_
 void hits_print(struct json_object *f);
 
 /* ADMIN_ATTACH of a classic filter to pid (or cgroup); prints the
- * daemon's message and copies it to note (when not NULL); exit status. */
+ * daemon's message and copies it to note (when not NULL), the filter's id
+ * to *filter (when not NULL); exit status. */
 int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns, size_t n,
-		 uint32_t flags, char *note, size_t nsz);
+		 uint32_t flags, char *note, size_t nsz, uint32_t *filter);
 
 /* sfctl compile and attach --profile: exit status. */
 int cmd_compile(const char *profile, const char *caps, const char *out);

@@ -75,29 +75,14 @@ static void parse_args(const char *s, uint64_t args[6])
 	die(2, "explain: --args %s: more than six arguments", s);
 }
 
+/* The "rule" object (sf_profile_why_json(): its one owner). */
 static struct json_object *why_json(const struct sf_profile_why *w)
 {
-	struct json_object *o = json_object_new_object();
+	char buf[1024];
 
-	if (!w->exact) {
-		json_object_object_add(o, "path", NULL);
-		json_object_object_add(o, "why", json_object_new_string(
-			"no rule of the profile and not its default gives this verdict: "
-			"libseccomp's own (an architecture the profile does not list, or a "
-			"call it derives rules for, as i386's socketcall)"));
-		return o;
-	}
-	json_object_object_add(o, "path", json_object_new_string(w->path));
-	if (w->name_path[0])
-		json_object_object_add(o, "name", json_object_new_string(w->name_path));
-	json_object_object_add(o, "action", json_object_new_string(w->action));
-	if (w->conds[0])
-		json_object_object_add(o, "conditions", json_object_new_string(w->conds));
-	if (w->as_default)
-		json_object_object_add(o, "as_default", json_object_new_boolean(1));
-	if (w->args_unknown && w->conds[0])
-		json_object_object_add(o, "conditions_unchecked", json_object_new_boolean(1));
-	return o;
+	if (sf_profile_why_json(w, buf, sizeof(buf)) < 0)
+		die(1, "explain: %s", strerror(ENOSPC));
+	return json_tokener_parse(buf);
 }
 
 static void print_why(const struct seccomp_data *d, const char *arch,

@@ -18,10 +18,12 @@
 #include "profile.h"
 #include "proto.h"
 #include "c2e.h"
+#include "admin.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -100,17 +102,56 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 	return 0;
 }
 
+/* The profile's text sent to the daemon for filter id (SF_MSG_PROFILE), so
+ * that its events name their rules; a failure is only said: the filter is
+ * attached and enforcing either way. */
+static void send_profile(uint32_t id, const char *path, const char *caps)
+{
+	struct sf_client_reply *rep = malloc(sizeof(*rep));
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "re");
+	int r = -errno;
+
+	if (f && rep) {
+		json = malloc(SF_PROTO_MAX_MSG);
+		len = json ? fread(json, 1, SF_PROTO_MAX_MSG, f) : 0;
+		r = len == SF_PROTO_MAX_MSG ? -EMSGSIZE : 0;
+	}
+	if (f)
+		fclose(f);
+	if (!r)
+		r = sf_client_profile(sock_path, id, caps, profile_lenient, json, len, rep);
+	if (r < 0)
+		fprintf(stderr, "sfctl: warning: filter %u's events will not name its profile's "
+			"rules: %s\n", id, rep && rep->message[0] ? rep->message : strerror(-r));
+	free(json);
+	free(rep);
+}
+
 int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const char *caps,
 		       uint32_t flags)
 {
-	char note[512], text[400];
+	char note[512], text[400], mask[32];
 	struct sf_profile p;
+	uint32_t id = 0;
+	uint64_t set;
 	int r;
 
-	compile_or_die(profile, caps ? caps : cgroup ? "none" : NULL, cgroup ? 0 : pid, &p);
+	/* The caps judged, as a set the daemon reads the same way when it
+	 * compiles the profile again (send_profile()). */
+	if (!caps && !cgroup) {
+		if ((r = sf_profile_task_caps(pid, &set)) < 0)
+			die(1, "pid %d: capget: %s", (int)pid, strerror(-r));
+		snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)set);
+		caps = mask;
+	}
+	compile_or_die(profile, caps ? caps : "none", 0, &p);
 	/* A cgroup's tasks each get the filter: TSYNC has nothing to add. */
 	flags |= cgroup ? p.flags & ~SF_PROFILE_FLAG_TSYNC : p.flags;
-	r = attach_insns(pid, cgroup, p.insns, p.len, flags, note, sizeof(note));
+	r = attach_insns(pid, cgroup, p.insns, p.len, flags, note, sizeof(note), &id);
+	if (!r && id)
+		send_profile(id, profile, caps ? caps : "none");
 	/* The tier, from the attach note (loader/daemon/reply.c). */
 	sf_profile_tier_text(&p, note, !!(flags & SF_ATTACH_FALLBACK_LOG), text, sizeof(text));
 	if (text[0] && !json_out)

@@ -210,3 +210,44 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 	errno = r < 0 ? -r : errno;
 	return r;
 }
+
+int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, bool lenient,
+		      const char *json, size_t len, struct sf_client_reply *reply)
+{
+	static uint32_t next_id;
+	size_t clen = strlen(caps) + 1, total = SF_PROTO_PROFILE_REQ_SIZE + clen + len;
+	struct sf_profile_req *req;
+	struct iovec iov;
+	uint32_t id = ++next_id;
+	int fd, r;
+
+	memset(reply, 0, sizeof(*reply));
+	if (total > SF_PROTO_MAX_MSG)
+		return local_failure(reply, EMSGSIZE, "the profile is too large to send "
+				     "(%zu bytes; a message is at most %u)", len, SF_PROTO_MAX_MSG);
+	req = calloc(1, total);
+	if (!req)
+		return local_failure(reply, ENOMEM, "%s", strerror(ENOMEM));
+	req->filter_id = filter_id;
+	req->flags = lenient ? SF_PROFILE_LENIENT : 0;
+	req->caps_len = (uint32_t)clen;
+	req->json_len = (uint32_t)len;
+	memcpy(req->data, caps, clen);
+	memcpy(req->data + clen, json, len);
+	fd = connect_to(socket, reply);
+	if (fd < 0) {
+		free(req);
+		return fd;
+	}
+	sf_proto_header(&req->hdr, SF_MSG_PROFILE, (uint32_t)total, id);
+	iov = (struct iovec){ req, total };
+	r = sf_proto_send(fd, &iov, 1, NULL, 0);
+	free(req);
+	if (r < 0)
+		r = local_failure(reply, -r, "send: %s", strerror(-r));
+	else
+		r = read_reply(fd, id, reply);
+	close(fd);
+	errno = r < 0 ? -r : errno;
+	return r;
+}

@@ -70,6 +70,16 @@ int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char 
 int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 		     struct sf_client_reply *reply);
 
+/*
+ * PROFILE: the container seccomp profile (len bytes of JSON) that filter_id
+ * was compiled from, for the capability set caps (as libsfprofile reads
+ * it; lenient: SF_PROFILE_LENIENT), over a connection of its own. 0, the
+ * daemon's refusal as -errno (EINVAL: it does not compile to that
+ * filter's program), or a local failure as -errno.
+ */
+int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, bool lenient,
+		      const char *json, size_t len, struct sf_client_reply *reply);
+
 /* The socket a client speaks to: $SFILTER_SOCKET, else the default. */
 const char *sf_client_socket_path(void);
 

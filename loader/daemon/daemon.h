@@ -443,6 +443,16 @@ size_t eventlog_replay(struct client *c, uint32_t request_id, bool admin);
 /* Whether the last eventlog_drain() left nothing in the ring. */
 bool eventlog_drained(void);
 
+/* ---- rules.c: the profiles filters came from (SF_MSG_PROFILE) ----------- */
+
+/* SF_MSG_PROFILE (n bytes at req): *id the filter. 0 or a positive errno
+ * with msg. */
+int rules_request(const void *req, size_t n, uint32_t *id, char *msg, size_t msz);
+/* An event's line (buf, NUL-terminated, a JSON object) given "rule" when
+ * its filter came from a profile: the line's new length, or its old one
+ * when nothing is added (or it would not fit in size). */
+int rules_annotate(const struct sf_event *ev, char *buf, int len, size_t size);
+
 /* ---- record.c: recordings (SF_MSG_RECORD) ------------------------------- */
 
 /* SF_MSG_RECORD (n bytes at req): *id the filter; TAKE fills o. 0 or a

@@ -118,6 +118,7 @@ static int log_event(void *ctx, const struct sf_event *in)
 	n = sf_event_to_json(ev, buf, sizeof(buf));
 	if (n <= 0)
 		return 0;
+	n = rules_annotate(ev, buf, n, sizeof(buf));
 	d.n_events++;
 	log_line(buf);
 	/* Whose event it is: the task's real uid at the call, recorded by

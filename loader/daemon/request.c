@@ -60,7 +60,8 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	struct json_object *o = NULL;
 	char msg[SF_PROTO_MAX_TEXT] = "";
 	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
-		type == SF_MSG_DETACH || type == SF_MSG_REPLACE || type == SF_MSG_RECORD;
+		type == SF_MSG_DETACH || type == SF_MSG_REPLACE || type == SF_MSG_RECORD ||
+		type == SF_MSG_PROFILE;
 	uint64_t t0 = metrics_now_ns();
 	int error;
 

@@ -57,6 +57,13 @@ int sf_profile_parse_caps(const char *list, uint64_t *caps)
 		*caps = (1ULL << N_CAPS) - 1;
 		return 0;
 	}
+	if (!strncasecmp(list, "0x", 2)) {
+		char *end;
+
+		errno = 0;
+		*caps = strtoull(list + 2, &end, 16);
+		return end == list + 2 || *end || errno ? -EINVAL : 0;
+	}
 	copy = strdup(list);
 	if (!copy)
 		return -ENOMEM;

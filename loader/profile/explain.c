@@ -14,6 +14,7 @@
 #include "c2e.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,28 +24,72 @@ struct sf_profile_rules {
 	struct pf_rec rec;
 };
 
-int sf_profile_rules_open(const char *path, const struct sf_profile_opts *opts,
-			  struct sf_profile_rules **out, struct sf_profile_error *err)
+int sf_profile_rules_new(const char *json, size_t len, const struct sf_profile_opts *opts,
+			 struct sf_profile_rules **out, struct sf_profile_error *err)
 {
 	struct sf_profile_rules *r = calloc(1, sizeof(*r));
-	char *buf = NULL;
-	size_t len;
 	int e;
 
 	*out = NULL;
 	if (!r)
 		return -ENOMEM;
 	r->rec.with_default = true;
-	e = pf_read_file(path, &buf, &len, err);
-	if (!e)
-		e = pf_compile(buf, len, opts, &r->rec, &r->p, err);
-	free(buf);
+	e = pf_compile(json, len, opts, &r->rec, &r->p, err);
 	if (e) {
 		free(r);
 		return e;
 	}
 	*out = r;
 	return 0;
+}
+
+int sf_profile_rules_open(const char *path, const struct sf_profile_opts *opts,
+			  struct sf_profile_rules **out, struct sf_profile_error *err)
+{
+	char *buf = NULL;
+	size_t len;
+	int e;
+
+	*out = NULL;
+	e = pf_read_file(path, &buf, &len, err);
+	if (!e)
+		e = sf_profile_rules_new(buf, len, opts, out, err);
+	free(buf);
+	return e;
+}
+
+int sf_profile_why_json(const struct sf_profile_why *w, char *buf, size_t size)
+{
+	struct json_object *o = json_object_new_object();
+	const char *s;
+	int n;
+
+	if (!o)
+		return -ENOMEM;
+	if (!w->exact) {
+		json_object_object_add(o, "path", NULL);
+		json_object_object_add(o, "why", json_object_new_string(
+			"no rule of the profile and not its default gives this verdict: "
+			"libseccomp's own (an architecture the profile does not list, or a "
+			"call it derives rules for, as i386's socketcall)"));
+	} else {
+		json_object_object_add(o, "path", json_object_new_string(w->path));
+		if (w->name_path[0])
+			json_object_object_add(o, "name", json_object_new_string(w->name_path));
+		json_object_object_add(o, "action", json_object_new_string(w->action));
+		if (w->conds[0])
+			json_object_object_add(o, "conditions", json_object_new_string(w->conds));
+		if (w->as_default)
+			json_object_object_add(o, "as_default", json_object_new_boolean(1));
+		if (w->args_unknown && w->conds[0])
+			json_object_object_add(o, "conditions_unchecked",
+					       json_object_new_boolean(1));
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	n = snprintf(buf, size, "%s", s);
+	json_object_put(o);
+	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
 }
 
 void sf_profile_rules_close(struct sf_profile_rules *r)

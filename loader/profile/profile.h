@@ -191,14 +191,23 @@ struct sf_profile_why {
 };
 int sf_profile_rules_open(const char *path, const struct sf_profile_opts *opts,
 			  struct sf_profile_rules **out, struct sf_profile_error *err);
+/* The same from the profile's text (len bytes at json). */
+int sf_profile_rules_new(const char *json, size_t len, const struct sf_profile_opts *opts,
+			 struct sf_profile_rules **out, struct sf_profile_error *err);
+/* w as the JSON object events and sfctl carry as "rule" into buf (size
+ * bytes): {"path", "name", "action", "conditions", "as_default",
+ * "conditions_unchecked"} ("path" null, with "why", when !w->exact). The
+ * length, or -ENOSPC. */
+int sf_profile_why_json(const struct sf_profile_why *w, char *buf, size_t size);
 int sf_profile_rules_explain(const struct sf_profile_rules *r, const struct seccomp_data *call,
 			     const uint32_t *seen, bool args_known, struct sf_profile_why *out);
 /* The compiled filter (what sf_profile_compile() makes). */
 const struct sf_profile *sf_profile_rules_filter(const struct sf_profile_rules *r);
 void sf_profile_rules_close(struct sf_profile_rules *r);
 
-/* The capability set a caps option names ("all", "none", or a comma list
- * of CAP_ names, case-insensitive, "CAP_" optional): 0 or -EINVAL. */
+/* The capability set a caps option names ("all", "none", a comma list
+ * of CAP_ names, case-insensitive, "CAP_" optional, or the set as a hex
+ * mask, "0x1fffffffff"): 0 or -EINVAL. */
 int sf_profile_parse_caps(const char *list, uint64_t *caps);
 /* The effective set of task tid (0: the calling thread): 0 or -errno. */
 int sf_profile_task_caps(pid_t tid, uint64_t *caps);

@@ -53,7 +53,7 @@ int sf_proto_check_header(const void *buf, size_t n, bool truncated,
 bool sf_proto_is_admin_type(uint32_t type)
 {
 	return (type >= SF_MSG_ADMIN_ATTACH && type <= SF_MSG_LOG && type != SF_MSG_REPLY) ||
-	       type == SF_MSG_RECORD;
+	       type == SF_MSG_RECORD || type == SF_MSG_PROFILE;
 }
 
 int sf_proto_check_attach(const void *buf, size_t n, char *msg, size_t msz)

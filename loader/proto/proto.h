@@ -118,6 +118,7 @@ enum sf_msg_type {
 				  * unless admin */
 	SF_MSG_HELLO        = 11,/* daemon -> client, first: struct sf_hello */
 	SF_MSG_RECORD       = 12,/* admin: struct sf_record_req */
+	SF_MSG_PROFILE      = 13,/* admin: struct sf_profile_req */
 };
 
 struct sf_msg_hdr {
@@ -193,6 +194,21 @@ struct sf_record_req {
 	uint32_t filter_id;
 };
 
+/* SF_MSG_PROFILE: the container seccomp profile filter_id was compiled
+ * from (as libsfprofile compiles it, for the capability set caps: "none",
+ * "all", names, or a hex mask), so that each of the filter's events names
+ * the profile's rule that decided it ("rule"). The daemon compiles it and
+ * takes it only when it gives the filter's program exactly. */
+#define SF_PROFILE_LENIENT 0x1  /* read as runc reads it (sf_profile_opts) */
+struct sf_profile_req {
+	struct sf_msg_hdr hdr;
+	uint32_t filter_id;
+	uint32_t flags;     /* SF_PROFILE_LENIENT */
+	uint32_t caps_len;  /* bytes of caps, NUL included */
+	uint32_t json_len;  /* bytes of the profile after it */
+	char data[];        /* caps, then the profile's text */
+};
+
 #define SF_LOG_FOLLOW 0x1   /* keep the connection and stream new events */
 struct sf_log_req {
 	struct sf_msg_hdr hdr;
@@ -228,6 +244,7 @@ _Static_assert(sizeof(struct sf_hello) == 24, "hello is 24 bytes");
 #define SF_PROTO_REPLACE_REQ_SIZE  ((uint32_t)sizeof(struct sf_replace_req))
 #define SF_PROTO_LOG_REQ_SIZE      ((uint32_t)sizeof(struct sf_log_req))
 #define SF_PROTO_RECORD_REQ_SIZE   ((uint32_t)sizeof(struct sf_record_req))
+#define SF_PROTO_PROFILE_REQ_SIZE  ((uint32_t)sizeof(struct sf_profile_req))
 #define SF_PROTO_GREPLY_SIZE       ((uint32_t)sizeof(struct sf_reply))
 /* The longest reply that carries only "error", "filter" and "message":
  * ATTACH's, any request's that failed its checks, a refusal in place of

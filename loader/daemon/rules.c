@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The profiles filters were compiled from (SF_MSG_PROFILE), so that each
+ * event of such a filter names the rule that decided it: "rule", as
+ * `sfctl explain` prints it (libsfprofile's sf_profile_rules_explain(),
+ * with the event's verdict and arguments; a shadow filter's events carry
+ * the candidate's verdict, so they name the candidate's rule).
+ *
+ * The daemon receives classic filters, never profiles: a client that
+ * attached a profile's filter (sfctl attach --profile, sfilter-oci-hook)
+ * sends the profile after. The daemon compiles it and keeps it only when
+ * it gives the filter's program byte for byte, so a profile can never be
+ * made to speak for a filter it is not. Identical programs share an id:
+ * the last profile given for one is the one its events name.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "daemon.h"
+#include "profile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Filters with a profile at once: past it, the one given longest ago is
+ * forgotten (its events name no rule from then on). */
+#define RULES_MAX 64
+
+static struct {
+	uint32_t filter_id;
+	uint64_t given;
+	struct sf_profile_rules *r;
+} rules[RULES_MAX];
+static uint64_t rules_given;
+
+static int slot_of(uint32_t filter_id)
+{
+	int i;
+
+	for (i = 0; i < RULES_MAX; i++)
+		if (rules[i].r && rules[i].filter_id == filter_id)
+			return i;
+	return -1;
+}
+
+/* The profile compiled, and checked against the filter's program. */
+static int compile_for(uint32_t id, const char *caps, const char *json, size_t len,
+		       bool lenient, struct sf_profile_rules **out, char *msg, size_t msz)
+{
+	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
+	struct sf_profile_error err;
+	struct sf_filter_info info;
+	struct sock_filter *insns = NULL;
+	const struct sf_profile *p;
+	int r;
+
+	r = sf_runtime_filter(d.rt, id, &info, &insns);
+	if (r < 0) {
+		snprintf(msg, msz, "filter %u: %s", id, strerror(-r));
+		return -r;
+	}
+	r = sf_profile_rules_new(json, len, &opts, out, &err);
+	if (r < 0) {
+		free(insns);
+		snprintf(msg, msz, "the profile: %s", err.msg);
+		return -r;
+	}
+	p = sf_profile_rules_filter(*out);
+	if (p->len != info.len || memcmp(p->insns, insns, p->len * sizeof(*insns))) {
+		snprintf(msg, msz, "the profile compiles to another program than filter %u's "
+			 "(%zu instructions, not %u): not its profile", id, p->len, info.len);
+		sf_profile_rules_close(*out);
+		*out = NULL;
+		free(insns);
+		return EINVAL;
+	}
+	free(insns);
+	return 0;
+}
+
+int rules_request(const void *req, size_t n, uint32_t *id, char *msg, size_t msz)
+{
+	const struct sf_profile_req *q = req;
+	struct sf_profile_rules *r;
+	int i, oldest = 0, err;
+
+	if (n < SF_PROTO_PROFILE_REQ_SIZE ||
+	    n - SF_PROTO_PROFILE_REQ_SIZE != (uint64_t)q->caps_len + q->json_len ||
+	    !q->caps_len || q->data[q->caps_len - 1] || memchr(q->data, 0, q->caps_len - 1) ||
+	    !q->json_len) {
+		snprintf(msg, msz, "a profile request is %u bytes, the caps (NUL-terminated) "
+			 "and the profile: not so", SF_PROTO_PROFILE_REQ_SIZE);
+		return EPROTO;
+	}
+	*id = q->filter_id;
+	if (q->flags & ~(uint32_t)SF_PROFILE_LENIENT) {
+		snprintf(msg, msz, "unknown flags 0x%x", q->flags);
+		return EINVAL;
+	}
+	err = compile_for(q->filter_id, q->data, q->data + q->caps_len, q->json_len,
+			  q->flags & SF_PROFILE_LENIENT, &r, msg, msz);
+	if (err)
+		return err;
+	i = slot_of(q->filter_id);
+	for (int k = 0; i < 0 && k < RULES_MAX; k++) {
+		if (!rules[k].r)
+			i = k;
+		else if (rules[k].given < rules[oldest].given)
+			oldest = k;
+	}
+	if (i < 0)
+		i = oldest;
+	sf_profile_rules_close(rules[i].r);
+	rules[i].r = r;
+	rules[i].filter_id = q->filter_id;
+	rules[i].given = ++rules_given;
+	snprintf(msg, msz, "filter %u's events name the rule of its profile that decided them",
+		 q->filter_id);
+	return 0;
+}
+
+int rules_annotate(const struct sf_event *ev, char *buf, int len, size_t size)
+{
+	struct seccomp_data call = { .nr = ev->nr, .arch = ev->arch };
+	struct sf_profile_why w;
+	char obj[1024];
+	int i = slot_of(ev->filter_id), n;
+
+	if (i < 0 || len < 2 || buf[len - 1] != '}')
+		return len;
+	memcpy(call.args, ev->args, sizeof(call.args));
+	sf_profile_rules_explain(rules[i].r, &call, &ev->ret, !ev->repeat, &w);
+	n = sf_profile_why_json(&w, obj, sizeof(obj));
+	if (n < 0 || (size_t)len + n + 9 >= size)
+		return len;
+	return len - 1 + snprintf(buf + len - 1, size - (size_t)len + 1, ",\"rule\":%s}", obj);
+}
