@@ -187,21 +187,16 @@ int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char 
 	return r;
 }
 
-int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
-		     struct sf_client_reply *reply)
+/* One request (iov, its header made) over a connection of its own, and
+ * its reply. */
+static int exchange(const char *socket, struct iovec *iov, uint32_t id,
+		    struct sf_client_reply *reply)
 {
-	static uint32_t next_id;
-	struct sf_record_req req = { .op = op, .filter_id = filter_id };
-	struct iovec iov = { &req, sizeof(req) };
-	uint32_t id = ++next_id;
-	int fd, r;
+	int fd = connect_to(socket, reply), r;
 
-	memset(reply, 0, sizeof(*reply));
-	fd = connect_to(socket, reply);
 	if (fd < 0)
 		return fd;
-	sf_proto_header(&req.hdr, SF_MSG_RECORD, sizeof(req), id);
-	r = sf_proto_send(fd, &iov, 1, NULL, 0);
+	r = sf_proto_send(fd, iov, 1, NULL, 0);
 	if (r < 0)
 		r = local_failure(reply, -r, "send: %s", strerror(-r));
 	else
@@ -209,6 +204,19 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 	close(fd);
 	errno = r < 0 ? -r : errno;
 	return r;
+}
+
+int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
+		     struct sf_client_reply *reply)
+{
+	static uint32_t next_id;
+	struct sf_record_req req = { .op = op, .filter_id = filter_id };
+	struct iovec iov = { &req, sizeof(req) };
+	uint32_t id = ++next_id;
+
+	memset(reply, 0, sizeof(*reply));
+	sf_proto_header(&req.hdr, SF_MSG_RECORD, sizeof(req), id);
+	return exchange(socket, &iov, id, reply);
 }
 
 int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, bool lenient,
@@ -219,7 +227,7 @@ int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, 
 	struct sf_profile_req *req;
 	struct iovec iov;
 	uint32_t id = ++next_id;
-	int fd, r;
+	int r;
 
 	memset(reply, 0, sizeof(*reply));
 	if (total > SF_PROTO_MAX_MSG)
@@ -234,20 +242,9 @@ int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, 
 	req->json_len = (uint32_t)len;
 	memcpy(req->data, caps, clen);
 	memcpy(req->data + clen, json, len);
-	fd = connect_to(socket, reply);
-	if (fd < 0) {
-		free(req);
-		return fd;
-	}
 	sf_proto_header(&req->hdr, SF_MSG_PROFILE, (uint32_t)total, id);
 	iov = (struct iovec){ req, total };
-	r = sf_proto_send(fd, &iov, 1, NULL, 0);
+	r = exchange(socket, &iov, id, reply);
 	free(req);
-	if (r < 0)
-		r = local_failure(reply, -r, "send: %s", strerror(-r));
-	else
-		r = read_reply(fd, id, reply);
-	close(fd);
-	errno = r < 0 ? -r : errno;
 	return r;
 }
