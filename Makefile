@@ -6,7 +6,7 @@
 # other (DEVELOPERS.md):
 #
 #   classic2ebpf -> bpf -> runtime -> proto -> daemon, client -> cli
-#   classic2ebpf -> profile -> client, cli
+#   classic2ebpf -> profile -> client, cli, daemon
 #
 # Each layer's objects see only their own headers and those of the layers
 # below them (*_INC); tests/check-layers.sh, run by `make test`, checks the

@@ -5,7 +5,9 @@
 #
 #   classic2ebpf -> bpf -> loader/runtime -> loader/proto -> loader/daemon,
 #   loader/client -> loader/cli
-#   classic2ebpf -> loader/profile -> loader/client, loader/cli
+#   classic2ebpf -> loader/profile -> loader/client, loader/cli,
+#                                     loader/daemon (it compiles the profile
+#                                     a filter came from, SF_MSG_PROFILE)
 #
 # Each layer may include only the layers listed for it in ALLOWED below
 # (and itself, and system headers). An include is resolved the way the
@@ -28,7 +30,7 @@ declare -A ALLOWED=(
 	[loader/proto]="bpf classic2ebpf"
 	[loader/profile]="classic2ebpf"
 	[loader/client]="loader/proto loader/profile classic2ebpf bpf"
-	[loader/daemon]="loader/runtime loader/proto classic2ebpf bpf"
+	[loader/daemon]="loader/runtime loader/proto loader/profile classic2ebpf bpf"
 	[loader/cli]="loader/client loader/profile loader/proto classic2ebpf bpf"
 )
 

@@ -19,12 +19,17 @@
 #include "profeval.h"
 #include "c2e.h"
 #include "admin.h"
+#include "sfclient.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/seccomp.h>
@@ -388,5 +393,80 @@ TEST(events_of_a_filter_attached_from_a_profile_name_the_rule_that_decided_them)
 	free(rep);
 	snprintf(logged, sizeof(logged), "rm -rf '%s'", dir);
 	if (system(logged) != 0)
+		test_log("could not remove %s\n", dir);
+}
+
+/* sfrun --profile, by a user who is not an admin: its helper gives the
+ * daemon the profile of the filter sfrun attached to itself, so the
+ * events of the command name their rule; the same user's profile for a
+ * filter that is not its own is refused as if there were none. */
+TEST(sfrun_profile_events_name_their_rule_for_a_user_who_is_no_admin)
+{
+	char sfrun[PATH_MAX], dir[] = "/tmp/sf-rule-XXXXXX", path[PATH_MAX + 16], c;
+	int st, ready[2];
+	pid_t pid, roots = -1;
+	const char *l;
+	SFD_AUTO;
+
+	if (access("/bin/busybox", X_OK) != 0) {
+		test_skip("no /bin/busybox (package busybox-static)");
+		return;
+	}
+	if (!sfd_find_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun))) {
+		test_skip("no sfrun beside the test runner");
+		return;
+	}
+	if (!sfd_start_for_users(&dm, NULL) || !ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp") ||
+	    !ASSERT_OK(chmod(dir, 0755), "chmod") || !write_file(dir, "logged.json", LOGGED_P) ||
+	    !ASSERT_OK(pipe(ready), "pipe"))
+		return;
+	snprintf(path, sizeof(path), "%s/logged.json", dir);
+	/* Root's filter 1: an allow-all program a child of root's attaches. */
+	fflush(stdout);
+	roots = fork();
+	if (roots == 0) {
+		static struct sock_filter all[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+		struct sock_fprog allow = { 1, all };
+
+		setenv("SFILTER_GATE", "0", 1);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&allow, 0))
+			_exit(1);
+		(void)!write(ready[1], "", 1);
+		pause();
+		_exit(0);
+	}
+	if (!ASSERT_TRUE(roots > 0 && read(ready[0], &c, 1) == 1, "root's filter 1 attached"))
+		goto out;
+	pid = fork();
+	if (pid == 0) {
+		struct sf_client_reply rep;
+		int r;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534) ||
+		    setenv("SFILTER_SOCKET", dm.sock, 1))
+			_exit(2);
+		/* Root's filter is not this user's to give a profile for. */
+		r = sf_client_profile(dm.sock, 1, "none", false, LOGGED_P, strlen(LOGGED_P), &rep);
+		if (r != -ENOENT)
+			_exit(3);
+		/* busybox's shell calls getppid(2) for $PPID. */
+		execl(sfrun, "sfrun", "--no-gate", "--profile", path, "--", "/bin/busybox", "sh",
+		      "-c", "echo $PPID > /dev/null", (char *)NULL);
+		_exit(4);
+	}
+	ASSERT_TRUE(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0, "uid 65534's sfrun runs the command (exit 3: another's "
+		    "filter was taken)");
+	l = log_line_with(&dm, "\"syscall\":\"getppid\",", "\"uid\":65534,");
+	ASSERT_TRUE(l && strstr(l, "\"rule\":{\"path\":\"syscalls[0]\",\"name\":"
+				"\"syscalls[0].names[0]\",\"action\":\"SCMP_ACT_LOG\"}"),
+		    l ? l : "the getppid event names its rule");
+out:
+	if (roots > 0) {
+		kill(roots, SIGKILL);
+		waitpid(roots, NULL, 0);
+	}
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path) != 0)
 		test_log("could not remove %s\n", dir);
 }

@@ -274,9 +274,6 @@ int admin_request(struct client *c, uint32_t type, void *req, size_t n, uid_t by
 	case SF_MSG_RECORD:
 		r = record_request(req, n, id, o, msg, msz);
 		break;
-	case SF_MSG_PROFILE:
-		r = rules_request(req, n, id, msg, msz);
-		break;
 	default:
 		set_msg(msg, msz, "unknown message type %u", type);
 		return EPROTO;
@@ -293,8 +290,7 @@ void admin_record(uint32_t type, const struct client *c, uid_t by, const char *m
 
 	json_object_object_add(a, "sfilterd", json_object_new_string(
 		type == SF_MSG_ADMIN_ATTACH ? "attach" : type == SF_MSG_DETACH ? "detach" :
-		type == SF_MSG_RECORD ? "record" : type == SF_MSG_PROFILE ? "profile" :
-		"replace"));
+		type == SF_MSG_RECORD ? "record" : "replace"));
 	json_object_object_add(a, "by_uid", json_object_new_int64(by));
 	json_object_object_add(a, "by_pid", json_object_new_int(c->pid));
 	json_object_object_add(a, "message", json_object_new_string(msg));

@@ -445,9 +445,11 @@ bool eventlog_drained(void);
 
 /* ---- rules.c: the profiles filters came from (SF_MSG_PROFILE) ----------- */
 
-/* SF_MSG_PROFILE (n bytes at req): *id the filter. 0 or a positive errno
- * with msg. */
-int rules_request(const void *req, size_t n, uint32_t *id, char *msg, size_t msz);
+/* SF_MSG_PROFILE (n bytes at req) from uid (an admin, or not: then for a
+ * filter uid attached, and within its rate): *id the filter. 0 or a
+ * positive errno with msg. */
+int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id, char *msg,
+		  size_t msz);
 /* An event's line (buf, NUL-terminated, a JSON object) given "rule" when
  * its filter came from a profile: the line's new length, or its old one
  * when nothing is added (or it would not fit in size). */

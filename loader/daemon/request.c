@@ -60,8 +60,7 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	struct json_object *o = NULL;
 	char msg[SF_PROTO_MAX_TEXT] = "";
 	bool admin, needs_admin = type == SF_MSG_ADMIN_ATTACH ||
-		type == SF_MSG_DETACH || type == SF_MSG_REPLACE || type == SF_MSG_RECORD ||
-		type == SF_MSG_PROFILE;
+		type == SF_MSG_DETACH || type == SF_MSG_REPLACE || type == SF_MSG_RECORD;
 	uint64_t t0 = metrics_now_ns();
 	int error;
 
@@ -69,7 +68,11 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	/* Refused before admin.c sees it (admin.c counts the rest). */
 	if (error && type == SF_MSG_ADMIN_ATTACH)
 		metrics_attach(metrics_admin_kind(rbuf.bytes, n), error, t0);
-	if (!error && !needs_admin) {
+	if (!error && type == SF_MSG_PROFILE) {
+		/* Anyone's, for a filter of their own (rules.c). */
+		o = json_object_new_object();
+		error = rules_request(rbuf.bytes, n, sender->uid, admin, &id, msg, sizeof(msg));
+	} else if (!error && !needs_admin) {
 		error = introspect_request(c, rid, type, rbuf.bytes, n, admin, msg, sizeof(msg));
 		if (!error)
 			return; /* answered */

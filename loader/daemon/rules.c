@@ -7,11 +7,13 @@
  * the candidate's verdict, so they name the candidate's rule).
  *
  * The daemon receives classic filters, never profiles: a client that
- * attached a profile's filter (sfctl attach --profile, sfilter-oci-hook)
- * sends the profile after. The daemon compiles it and keeps it only when
- * it gives the filter's program byte for byte, so a profile can never be
- * made to speak for a filter it is not. Identical programs share an id:
- * the last profile given for one is the one its events name.
+ * attached a profile's filter (sfctl attach --profile, sfilter-oci-hook,
+ * sfrun --profile's helper) sends the profile after. The daemon compiles
+ * it and keeps it only when it gives the filter's program byte for byte,
+ * so a profile can never be made to speak for a filter it is not; a user
+ * who is not an admin gives one only for a filter it attached. Identical
+ * programs share an id: the last profile given for one is the one its
+ * events name.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -22,6 +24,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Filters with a profile at once: past it, the one given longest ago is
  * forgotten (its events name no rule from then on). */
@@ -44,8 +47,9 @@ static int slot_of(uint32_t filter_id)
 	return -1;
 }
 
-/* The profile compiled, and checked against the filter's program. */
-static int compile_for(uint32_t id, const char *caps, const char *json, size_t len,
+/* The profile compiled, and checked against the filter's program; owner
+ * (not -1): the filter must be one that uid attached. */
+static int compile_for(uint32_t id, uid_t owner, const char *caps, const char *json, size_t len,
 		       bool lenient, struct sf_profile_rules **out, char *msg, size_t msz)
 {
 	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
@@ -56,9 +60,11 @@ static int compile_for(uint32_t id, const char *caps, const char *json, size_t l
 	int r;
 
 	r = sf_runtime_filter(d.rt, id, &info, &insns);
-	if (r < 0) {
-		snprintf(msg, msz, "filter %u: %s", id, strerror(-r));
-		return -r;
+	if (r < 0 || (owner != (uid_t)-1 && info.owner != owner)) {
+		/* Another user's filter is not told from none. */
+		free(insns);
+		snprintf(msg, msz, "filter %u: %s", id, strerror(r < 0 ? -r : ENOENT));
+		return r < 0 ? -r : ENOENT;
 	}
 	r = sf_profile_rules_new(json, len, &opts, out, &err);
 	if (r < 0) {
@@ -79,7 +85,66 @@ static int compile_for(uint32_t id, const char *caps, const char *json, size_t l
 	return 0;
 }
 
-int rules_request(const void *req, size_t n, uint32_t *id, char *msg, size_t msz)
+/*
+ * A profile is compiled on the serving thread, a few milliseconds for
+ * Docker's: a user's requests are held to RULES_RATE a second (RULES_BURST
+ * at once), and all users' together to RULES_ALL a second, so that no one
+ * can keep the daemon compiling. Admins are not held.
+ */
+#define RULES_RATE  2.0
+#define RULES_BURST 4.0
+#define RULES_ALL   20.0
+#define RULES_USERS 64
+
+struct bucket { uid_t uid; double tokens; struct timespec at; bool used; };
+static struct bucket users[RULES_USERS], all;
+
+static bool take(struct bucket *b, double rate, double burst, const struct timespec *now)
+{
+	double dt = (double)(now->tv_sec - b->at.tv_sec) + (now->tv_nsec - b->at.tv_nsec) / 1e9;
+
+	if (!b->at.tv_sec)
+		b->tokens = burst;
+	else
+		b->tokens += dt * rate;
+	if (b->tokens > burst)
+		b->tokens = burst;
+	b->at = *now;
+	if (b->tokens < 1)
+		return false;
+	b->tokens -= 1;
+	return true;
+}
+
+/* Whether uid may have a profile compiled now. A user past RULES_USERS at
+ * once takes the slot of the one seen longest ago (whose bucket is whole
+ * again by then, or nearly). */
+static bool within_rate(uid_t uid)
+{
+	struct timespec now;
+	struct bucket *b = NULL;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < RULES_USERS && !b; i++)
+		if (users[i].used && users[i].uid == uid)
+			b = &users[i];
+	for (i = 0; i < RULES_USERS && !b; i++)
+		if (!users[i].used)
+			b = &users[i];
+	if (!b) {
+		b = &users[0];
+		for (i = 1; i < RULES_USERS; i++)
+			if (users[i].at.tv_sec < b->at.tv_sec)
+				b = &users[i];
+	}
+	if (b->uid != uid || !b->used)
+		*b = (struct bucket){ .uid = uid, .used = true };
+	return take(b, RULES_RATE, RULES_BURST, &now) && take(&all, RULES_ALL, RULES_ALL, &now);
+}
+
+int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id, char *msg,
+		  size_t msz)
 {
 	const struct sf_profile_req *q = req;
 	struct sf_profile_rules *r;
@@ -98,8 +163,14 @@ int rules_request(const void *req, size_t n, uint32_t *id, char *msg, size_t msz
 		snprintf(msg, msz, "unknown flags 0x%x", q->flags);
 		return EINVAL;
 	}
-	err = compile_for(q->filter_id, q->data, q->data + q->caps_len, q->json_len,
-			  q->flags & SF_PROFILE_LENIENT, &r, msg, msz);
+	if (!admin && !within_rate(uid)) {
+		snprintf(msg, msz, "profiles: at most %.0f a second per user, %.0f in all; "
+			 "try again", RULES_RATE, RULES_ALL);
+		return EAGAIN;
+	}
+	err = compile_for(q->filter_id, admin ? (uid_t)-1 : uid, q->data,
+			  q->data + q->caps_len, q->json_len, q->flags & SF_PROFILE_LENIENT,
+			  &r, msg, msz);
 	if (err)
 		return err;
 	i = slot_of(q->filter_id);
