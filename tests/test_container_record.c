@@ -5,8 +5,9 @@
  * and poststop) writes the profile its calls make. That profile then
  * runs the same workload, and refuses a call the workload never made; a
  * second recording with io.sfilter.record-merge=true adds its calls to
- * the file, and the merged profile runs both workloads. A recording that
- * also names a profile is refused before the workload runs.
+ * the file, whose profile then allows the calls of both and runs the
+ * second. (A recording that also names a profile is refused: the hook's
+ * table in test_oci_hook.c.)
  * (/sync is the bundle's one writable place; the rootfs is read-only.)
  * And the daemon's side: RECORD is an admin's, and each mistake is said.
  */
@@ -24,6 +25,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <json-c/json.h>
+
+/* The profile's verdicts are what is checked, and a refused mkdir counts
+ * as refused whether it was killed or failed with EPERM. */
+SFD_TIER_INDEPENDENT
 
 struct rec {
 	struct sfd dm;
@@ -193,19 +198,6 @@ TEST(containers_runc_records_a_profile_that_runs_its_workload_and_refuses_the_re
 		return;
 	st = run(&r, "enforced, merged: mkdir");
 	ASSERT_TRUE(exited(st, 0) && strstr(r.out, "made\n"), "mkdir runs under it now");
-	if (!enforce(&r, work, "work.json"))
-		return;
-	st = run(&r, "enforced, merged: echo ok; ls");
-	ASSERT_TRUE(exited(st, 0) && strstr(r.out, "ok\n"), "and so does the first workload");
-
-	/* Recording and enforcing at once: refused before anything runs. */
-	if (!bundle(&r, work, (const char *const[]){ "io.sfilter.record", "x.json",
-						     "io.sfilter.profile", "work.json", NULL }))
-		return;
-	st = run(&r, "record and profile");
-	ASSERT_FALSE(exited(st, 0), "a recording that names a profile too does not start");
-	ASSERT_TRUE(strstr(r.out, "io.sfilter.record runs the container with nothing enforced"),
-		    "the hook's line says why");
 }
 
 /* RECORD is an admin's: another user is refused; a take of a filter not

@@ -475,6 +475,10 @@ static const struct refusal refusals[] = {
 	{ "a recording to a hidden file", ANNOTATIONS, "\"io.sfilter.record\":\".sfilter-x.json\"",
 	  "io.sfilter.record: a file name in the record directory (up to 200 letters, digits, "
 	  "'.', '_' and '-', not starting with '.')" },
+	{ "a recording with a profile", ANNOTATIONS,
+	  "\"io.sfilter.record\":\"r.json\",\"io.sfilter.profile\":\"p.json\"",
+	  "io.sfilter.record runs the container with nothing enforced: not with "
+	  "io.sfilter.profile, io.sfilter.take-seccomp or io.sfilter.mode" },
 	{ "a recording in a mode", ANNOTATIONS,
 	  "\"io.sfilter.record\":\"r.json\",\"io.sfilter.mode\":\"complain\"",
 	  "io.sfilter.record runs the container with nothing enforced: not with "

@@ -36,6 +36,9 @@
 #include <json-c/json.h>
 #include <seccomp.h>
 
+/* LOG and shadow events, and rules named whatever the tier enforces. */
+SFD_TIER_INDEPENDENT
+
 #define PODMAN "/usr/share/containers/seccomp.json"
 #define DOCKER "/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json"
 
