@@ -399,9 +399,9 @@ TEST(events_of_a_filter_attached_from_a_profile_name_the_rule_that_decided_them)
 		test_log("could not remove %s\n", dir);
 }
 
-/* sfrun --profile, by a user who is not an admin: its helper gives the
- * daemon the profile of the filter sfrun attached to itself, so the
- * events of the command name their rule; the same user's profile for a
+/* sfrun --profile, by a user who is not an admin: it gives the daemon
+ * the profile before it attaches the filter to itself, so the events of
+ * the command name their rule; the same user's profile for a
  * filter that is not its own is refused as if there were none. */
 TEST(sfrun_profile_events_name_their_rule_for_a_user_who_is_no_admin)
 {

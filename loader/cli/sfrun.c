@@ -46,12 +46,10 @@
  * SFILTER_GATE=0 tells CMD's own attaches (--take-seccomp) not to try.
  * --no-gate (or SFILTER_GATE=0) installs none.
  *
- * With --profile, a helper forked before anything is attached (so not
- * confined) gives sfilterd the profile once the attach has said the
- * filter's id (SF_MSG_PROFILE), so that the filter's events name the rule
- * that decided them; sfrun waits for it before CMD runs. That takes a
- * write, a read and two closes after the profile's attach. The helper is
- * forked twice: CMD, which sfrun becomes, has no child it did not make.
+ * With --profile, sfrun gives sfilterd the profile before anything is
+ * attached (SF_MSG_PROFILE for the next filter of its program), so that
+ * the filter's events name the rule that decided them; it costs no call
+ * under the profile.
  *
  * Exit status before CMD runs, as env(1) and timeout(1) do: 125 when
  * sfrun fails (usage, a filter file, the daemon), 126 when CMD cannot be
@@ -80,7 +78,6 @@
 #include <unistd.h>
 #include <seccomp.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 
 #define EXIT_FAIL     125
 #define EXIT_CANNOT   126
@@ -103,7 +100,6 @@ struct opts {
 	const char *profile_path;
 	bool lenient;              /* --lenient: the profile read as runc reads it */
 	struct sf_profile profile;
-	int to_helper, from_helper;/* the profile helper's pipes, or -1 */
 };
 
 static void usage(FILE *out)
@@ -261,79 +257,31 @@ static void load_filters(struct opts *o)
 	load_profile(o);
 }
 
-/* The profile helper (see the top of this file): o->to_helper and
- * o->from_helper, or both -1 when there is none (the filter's events then
- * name no rule; nothing else changes). */
-static void profile_helper(struct opts *o)
+/* The profile given to sfilterd before anything is attached (filter id 0:
+ * for the next filter of its program this user attaches), so that the
+ * filter's events name the rule that decided them. Nothing changes when it
+ * is not taken: the events then name no rule. */
+static void profile_announce(const struct opts *o)
 {
 	struct sf_client_reply *rep;
 	char mask[32], *json;
-	int in[2], out[2];
 	uint64_t set;
-	uint32_t id;
 	size_t len;
-	pid_t pid;
 	FILE *f;
 
-	o->to_helper = o->from_helper = -1;
 	if (!o->profile_path || sf_profile_task_caps(0, &set) < 0)
 		return;
 	snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)set);
 	json = malloc(SF_PROTO_MAX_MSG);
-	f = json ? fopen(o->profile_path, "re") : NULL;
+	rep = malloc(sizeof(*rep));
+	f = json && rep ? fopen(o->profile_path, "re") : NULL;
 	len = f ? fread(json, 1, SF_PROTO_MAX_MSG, f) : 0;
 	if (f)
 		fclose(f);
-	if (!len || len == SF_PROTO_MAX_MSG || pipe2(in, O_CLOEXEC)) {
-		free(json);
-		return;
-	}
-	if (pipe2(out, O_CLOEXEC)) {
-		close(in[0]);
-		close(in[1]);
-		free(json);
-		return;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(in[1]);
-		close(out[0]);
-		if (fork() != 0)
-			_exit(0);
-		rep = malloc(sizeof(*rep));
-		if (rep && read(in[0], &id, sizeof(id)) == sizeof(id) && id)
-			sf_client_profile(NULL, id, mask, o->lenient, json, len, rep);
-		(void)!write(out[1], "", 1);
-		_exit(0);
-	}
-	close(in[0]);
-	close(out[1]);
+	if (len && len < SF_PROTO_MAX_MSG)
+		sf_client_profile(NULL, 0, mask, o->lenient, json, len, rep);
+	free(rep);
 	free(json);
-	if (pid < 0 || waitpid(pid, NULL, 0) != pid) {
-		close(in[1]);
-		close(out[0]);
-		return;
-	}
-	o->to_helper = in[1];
-	o->from_helper = out[0];
-}
-
-/* The filter's id to the helper, once it is attached (from the attach's
- * note, "filter 7 attached ..."), and its answer awaited. */
-static void profile_given(struct opts *o)
-{
-	const char *note = strstr(sf_last_error(), "filter ");
-	unsigned int id = 0;
-	char c;
-
-	if (o->to_helper < 0)
-		return;
-	if (note && sscanf(note, "filter %u", &id) == 1 && id &&
-	    write(o->to_helper, &(uint32_t){ id }, sizeof(uint32_t)) == sizeof(uint32_t))
-		(void)!read(o->from_helper, &c, 1);
-	close(o->to_helper);
-	close(o->from_helper);
 }
 
 /* One gate for every filter, before the first attach: each attach would
@@ -374,7 +322,6 @@ static void attach_filters(struct opts *o)
 
 		attach_one(o->profile_path, o->profile.insns, o->profile.len,
 			   o->flags | o->profile.flags);
-		profile_given(o);
 		/* The tier, from the attach note (loader/daemon/reply.c); a
 		 * gate makes the profile's denials exact, before they run. */
 		gate = strstr(sf_last_error(), "gate: installed");
@@ -508,7 +455,7 @@ int main(int argc, char **argv)
 	const char *file;
 
 	load_filters(&o);
-	profile_helper(&o);
+	profile_announce(&o);
 	if (o.route) {
 		file = find_cmd(argv[cmd], path, sizeof(path));
 		if (file)

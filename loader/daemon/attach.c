@@ -112,6 +112,7 @@ static int attach_result(const struct client *c, uid_t uid, bool admin,
 	sf_runtime_set_owner(d.rt, id, uid);
 	if (!admin)
 		limits_account(id, c, req->n_insns);
+	rules_attached(uid, req->insns, req->n_insns, id);
 	tier_note(req->insns, req->n_insns, req->flags, note, sizeof(note));
 	snprintf(msg, msz, "filter %u attached to thread %d; %s%s", id, tid, note,
 		 gate_registered(c->pid) ? "; gated: what its gate sends up is refused before "

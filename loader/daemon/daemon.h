@@ -450,6 +450,9 @@ bool eventlog_drained(void);
  * positive errno with msg. */
 int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id, char *msg,
 		  size_t msz);
+/* After uid attached insns (n of them) as filter_id: a profile uid gave
+ * for that program before the attach (filter id 0) becomes the filter's. */
+void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32_t filter_id);
 /* An event's line (buf, NUL-terminated, a JSON object) given "rule" when
  * its filter came from a profile: the line's new length, or its old one
  * when nothing is added (or it would not fit in size). */

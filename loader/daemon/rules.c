@@ -7,8 +7,10 @@
  * the candidate's verdict, so they name the candidate's rule).
  *
  * The daemon receives classic filters, never profiles: a client that
- * attached a profile's filter (sfctl attach --profile, sfilter-oci-hook,
- * sfrun --profile's helper) sends the profile after. The daemon compiles
+ * attached a profile's filter (sfctl attach --profile, sfilter-oci-hook)
+ * sends the profile after; sfrun --profile sends it before (filter id 0:
+ * for the next filter of its program that user attaches), so that it
+ * makes no call under the profile for it. The daemon compiles
  * it and keeps it only when it gives the filter's program byte for byte,
  * so a profile can never be made to speak for a filter it is not; a user
  * who is not an admin gives one only for a filter it attached. Identical
@@ -36,6 +38,17 @@ static struct {
 	struct sf_profile_rules *r;
 } rules[RULES_MAX];
 static uint64_t rules_given;
+
+/* Profiles given before their filter is attached (filter id 0), by the
+ * uid that will attach it: kept until that uid attaches the program they
+ * compile to, or PENDING_S seconds. */
+#define PENDING_MAX 16
+#define PENDING_S   60
+static struct {
+	uid_t uid;
+	time_t at;
+	struct sf_profile_rules *r;
+} pending[PENDING_MAX];
 
 static int slot_of(uint32_t filter_id)
 {
@@ -143,12 +156,88 @@ static bool within_rate(uid_t uid)
 	return take(b, RULES_RATE, RULES_BURST, &now) && take(&all, RULES_ALL, RULES_ALL, &now);
 }
 
+/* A profile for a filter not attached yet, kept for uid. */
+static int keep_pending(uid_t uid, const char *caps, const char *json, size_t len,
+			bool lenient, char *msg, size_t msz)
+{
+	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
+	struct sf_profile_error err;
+	struct sf_profile_rules *r;
+	struct timespec now;
+	int i, slot = -1, mine = 0, e;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (i = 0; i < PENDING_MAX; i++) {
+		if (pending[i].r && now.tv_sec - pending[i].at > PENDING_S) {
+			sf_profile_rules_close(pending[i].r);
+			pending[i].r = NULL;
+		}
+		if (pending[i].r && pending[i].uid == uid)
+			mine++;
+		else if (!pending[i].r && slot < 0)
+			slot = i;
+	}
+	if (slot < 0 || mine >= 4) {
+		snprintf(msg, msz, "profiles given before their attach: at most 4 per user, "
+			 "%d in all, for %d s each", PENDING_MAX, PENDING_S);
+		return EAGAIN;
+	}
+	e = sf_profile_rules_new(json, len, &opts, &r, &err);
+	if (e < 0) {
+		snprintf(msg, msz, "the profile: %s", err.msg);
+		return -e;
+	}
+	pending[slot].uid = uid;
+	pending[slot].at = now.tv_sec;
+	pending[slot].r = r;
+	snprintf(msg, msz, "the next filter of this profile's program that uid %u attaches "
+		 "(within %d s) will name its rules", (unsigned int)uid, PENDING_S);
+	return 0;
+}
+
+/* Into the table for filter_id (the slot given longest ago, when it is
+ * full). */
+static void keep(uint32_t filter_id, struct sf_profile_rules *r)
+{
+	int i = slot_of(filter_id), oldest = 0, k;
+
+	for (k = 0; i < 0 && k < RULES_MAX; k++) {
+		if (!rules[k].r)
+			i = k;
+		else if (rules[k].given < rules[oldest].given)
+			oldest = k;
+	}
+	if (i < 0)
+		i = oldest;
+	sf_profile_rules_close(rules[i].r);
+	rules[i].r = r;
+	rules[i].filter_id = filter_id;
+	rules[i].given = ++rules_given;
+}
+
+void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32_t filter_id)
+{
+	int i;
+
+	for (i = 0; i < PENDING_MAX; i++) {
+		const struct sf_profile *p = pending[i].r ?
+					     sf_profile_rules_filter(pending[i].r) : NULL;
+
+		if (!p || pending[i].uid != uid || p->len != n ||
+		    memcmp(p->insns, insns, n * sizeof(*insns)))
+			continue;
+		keep(filter_id, pending[i].r);
+		pending[i].r = NULL;
+		return;
+	}
+}
+
 int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id, char *msg,
 		  size_t msz)
 {
 	const struct sf_profile_req *q = req;
 	struct sf_profile_rules *r;
-	int i, oldest = 0, err;
+	int err;
 
 	if (n < SF_PROTO_PROFILE_REQ_SIZE ||
 	    n - SF_PROTO_PROFILE_REQ_SIZE != (uint64_t)q->caps_len + q->json_len ||
@@ -168,24 +257,15 @@ int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id
 			 "try again", RULES_RATE, RULES_ALL);
 		return EAGAIN;
 	}
+	if (!q->filter_id)
+		return keep_pending(uid, q->data, q->data + q->caps_len, q->json_len,
+				    q->flags & SF_PROFILE_LENIENT, msg, msz);
 	err = compile_for(q->filter_id, admin ? (uid_t)-1 : uid, q->data,
 			  q->data + q->caps_len, q->json_len, q->flags & SF_PROFILE_LENIENT,
 			  &r, msg, msz);
 	if (err)
 		return err;
-	i = slot_of(q->filter_id);
-	for (int k = 0; i < 0 && k < RULES_MAX; k++) {
-		if (!rules[k].r)
-			i = k;
-		else if (rules[k].given < rules[oldest].given)
-			oldest = k;
-	}
-	if (i < 0)
-		i = oldest;
-	sf_profile_rules_close(rules[i].r);
-	rules[i].r = r;
-	rules[i].filter_id = q->filter_id;
-	rules[i].given = ++rules_given;
+	keep(q->filter_id, r);
 	snprintf(msg, msz, "filter %u's events name the rule of its profile that decided them",
 		 q->filter_id);
 	return 0;
