@@ -99,14 +99,13 @@ static int compile_for(uint32_t id, uid_t owner, const char *caps, const char *j
 }
 
 /*
- * A profile is compiled on the serving thread, a few milliseconds for
- * Docker's: a user's requests are held to RULES_RATE a second (RULES_BURST
+ * A profile is compiled on the serving thread, 10-20 ms for Docker's: a user's requests are held to RULES_RATE a second (RULES_BURST
  * at once), and all users' together to RULES_ALL a second, so that no one
  * can keep the daemon compiling. Admins are not held.
  */
 #define RULES_RATE  2.0
 #define RULES_BURST 4.0
-#define RULES_ALL   20.0
+#define RULES_ALL   10.0
 #define RULES_USERS 64
 
 struct bucket { uid_t uid; double tokens; struct timespec at; bool used; };
