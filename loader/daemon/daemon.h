@@ -445,11 +445,11 @@ bool eventlog_drained(void);
 
 /* ---- rules.c: the profiles filters came from (SF_MSG_PROFILE) ----------- */
 
-/* SF_MSG_PROFILE (n bytes at req) from uid (an admin, or not: then for a
- * filter uid attached, and within its rate): *id the filter. 0 or a
- * positive errno with msg. */
-int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id, char *msg,
-		  size_t msz);
+/* SF_MSG_PROFILE (n bytes at req) from uid on c (an admin, or not: then
+ * for a filter uid attached, and within the rate of c's login user): *id
+ * the filter. 0 or a positive errno with msg. */
+int rules_request(const void *req, size_t n, const struct client *c, uid_t uid, bool admin,
+		  uint32_t *id, char *msg, size_t msz);
 /* After uid attached insns (n of them) as filter_id: a profile uid gave
  * for that program before the attach (filter id 0) becomes the filter's. */
 void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32_t filter_id);

@@ -71,7 +71,7 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	if (!error && type == SF_MSG_PROFILE) {
 		/* Anyone's, for a filter of their own (rules.c). */
 		o = json_object_new_object();
-		error = rules_request(rbuf.bytes, n, sender->uid, admin, &id, msg, sizeof(msg));
+		error = rules_request(rbuf.bytes, n, c, sender->uid, admin, &id, msg, sizeof(msg));
 	} else if (!error && !needs_admin) {
 		error = introspect_request(c, rid, type, rbuf.bytes, n, admin, msg, sizeof(msg));
 		if (!error)

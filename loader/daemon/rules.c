@@ -45,7 +45,8 @@ static uint64_t rules_given;
 #define PENDING_MAX 16
 #define PENDING_S   60
 static struct {
-	uid_t uid;
+	uid_t uid;                 /* who will attach it */
+	struct login who;          /* whose quota it counts against */
 	time_t at;
 	struct sf_profile_rules *r;
 } pending[PENDING_MAX];
@@ -108,7 +109,7 @@ static int compile_for(uint32_t id, uid_t owner, const char *caps, const char *j
 #define RULES_ALL   10.0
 #define RULES_USERS 64
 
-struct bucket { uid_t uid; double tokens; struct timespec at; bool used; };
+struct bucket { struct login who; double tokens; struct timespec at; bool used; };
 static struct bucket users[RULES_USERS], all;
 
 static bool take(struct bucket *b, double rate, double burst, const struct timespec *now)
@@ -128,10 +129,11 @@ static bool take(struct bucket *b, double rate, double burst, const struct times
 	return true;
 }
 
-/* Whether uid may have a profile compiled now. A user past RULES_USERS at
- * once takes the slot of the one seen longest ago (whose bucket is whole
- * again by then, or nearly). */
-static bool within_rate(uid_t uid)
+/* Whether who (a login user: the uids its namespaces map share it) may
+ * have a profile compiled now. A user past RULES_USERS at once takes the
+ * slot of the one seen longest ago (whose bucket is whole again by then,
+ * or nearly). */
+static bool within_rate(const struct login *who)
 {
 	struct timespec now;
 	struct bucket *b = NULL;
@@ -139,7 +141,7 @@ static bool within_rate(uid_t uid)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (i = 0; i < RULES_USERS && !b; i++)
-		if (users[i].used && users[i].uid == uid)
+		if (users[i].used && login_eq(&users[i].who, who))
 			b = &users[i];
 	for (i = 0; i < RULES_USERS && !b; i++)
 		if (!users[i].used)
@@ -150,14 +152,14 @@ static bool within_rate(uid_t uid)
 			if (users[i].at.tv_sec < b->at.tv_sec)
 				b = &users[i];
 	}
-	if (b->uid != uid || !b->used)
-		*b = (struct bucket){ .uid = uid, .used = true };
+	if (!b->used || !login_eq(&b->who, who))
+		*b = (struct bucket){ .who = *who, .used = true };
 	return take(b, RULES_RATE, RULES_BURST, &now) && take(&all, RULES_ALL, RULES_ALL, &now);
 }
 
 /* A profile for a filter not attached yet, kept for uid. */
-static int keep_pending(uid_t uid, const char *caps, const char *json, size_t len,
-			bool lenient, char *msg, size_t msz)
+static int keep_pending(uid_t uid, const struct login *who, const char *caps,
+			const char *json, size_t len, bool lenient, char *msg, size_t msz)
 {
 	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
 	struct sf_profile_error err;
@@ -171,7 +173,7 @@ static int keep_pending(uid_t uid, const char *caps, const char *json, size_t le
 			sf_profile_rules_close(pending[i].r);
 			pending[i].r = NULL;
 		}
-		if (pending[i].r && pending[i].uid == uid)
+		if (pending[i].r && login_eq(&pending[i].who, who))
 			mine++;
 		else if (!pending[i].r && slot < 0)
 			slot = i;
@@ -187,6 +189,7 @@ static int keep_pending(uid_t uid, const char *caps, const char *json, size_t le
 		return -e;
 	}
 	pending[slot].uid = uid;
+	pending[slot].who = *who;
 	pending[slot].at = now.tv_sec;
 	pending[slot].r = r;
 	snprintf(msg, msz, "the next filter of this profile's program that uid %u attaches "
@@ -231,8 +234,8 @@ void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32
 	}
 }
 
-int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id, char *msg,
-		  size_t msz)
+int rules_request(const void *req, size_t n, const struct client *c, uid_t uid, bool admin,
+		  uint32_t *id, char *msg, size_t msz)
 {
 	const struct sf_profile_req *q = req;
 	struct sf_profile_rules *r;
@@ -251,13 +254,13 @@ int rules_request(const void *req, size_t n, uid_t uid, bool admin, uint32_t *id
 		snprintf(msg, msz, "unknown flags 0x%x", q->flags);
 		return EINVAL;
 	}
-	if (!admin && !within_rate(uid)) {
+	if (!admin && !within_rate(&c->login)) {
 		snprintf(msg, msz, "profiles: at most %.0f a second per user, %.0f in all; "
 			 "try again", RULES_RATE, RULES_ALL);
 		return EAGAIN;
 	}
 	if (!q->filter_id)
-		return keep_pending(uid, q->data, q->data + q->caps_len, q->json_len,
+		return keep_pending(uid, &c->login, q->data, q->data + q->caps_len, q->json_len,
 				    q->flags & SF_PROFILE_LENIENT, msg, msz);
 	err = compile_for(q->filter_id, admin ? (uid_t)-1 : uid, q->data,
 			  q->data + q->caps_len, q->json_len, q->flags & SF_PROFILE_LENIENT,
