@@ -473,3 +473,47 @@ out:
 	if (system(path) != 0)
 		test_log("could not remove %s\n", dir);
 }
+
+/* A user who floods PROFILE requests is held to its rate and quota (the
+ * compile runs on the daemon's thread): of 12 at once, at most 4 are
+ * taken, the rest refused with EAGAIN, and root's STATUS is answered
+ * meanwhile. */
+TEST(bypass_a_users_flood_of_profiles_is_held_to_its_rate)
+{
+	int st, p[2], taken = -1;
+	pid_t pid;
+	SFD_AUTO;
+
+	if (!sfd_start_for_users(&dm, NULL) || !ASSERT_OK(pipe(p), "pipe"))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct sf_client_reply rep;
+		int i, ok = 0, again = 0;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(2);
+		for (i = 0; i < 12; i++) {
+			int r = sf_client_profile(dm.sock, 0, "none", false, LOGGED_P,
+						  strlen(LOGGED_P), &rep);
+
+			ok += r == 0;
+			again += r == -EAGAIN;
+		}
+		(void)!write(p[1], &ok, sizeof(ok));
+		_exit(ok + again == 12 ? 0 : 3);
+	}
+	close(p[1]);
+	ASSERT_TRUE(read(p[0], &taken, sizeof(taken)) == sizeof(taken), "the flooder's count");
+	ASSERT_TRUE(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		    WEXITSTATUS(st) == 0, "every request taken or refused with EAGAIN");
+	test_log("uid 65534: %d of 12 profiles taken\n", taken);
+	ASSERT_TRUE(taken >= 1 && taken <= 4, "at most its burst (and quota) of 4 taken");
+	{
+		static char status[65536];
+
+		ASSERT_EQ(sfd_status(&dm, status), 0, "root's STATUS is answered");
+	}
+	close(p[0]);
+}
