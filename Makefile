@@ -1,4 +1,4 @@
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # sfilter build. Shaped like libbpf-bootstrap: every output in $(OUTPUT),
 # quiet unless V=1, wildcards so that adding a source file needs no edit

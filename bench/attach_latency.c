@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * How long attaching a filter takes: the sf_attach() round trip through a
  * private sfilterd, against kernel seccomp's own install, in microseconds.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* Helpers every bench shares; see bench_util.h. */
 #define _GNU_SOURCE
 #include "bench_util.h"

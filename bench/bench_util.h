@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Helpers every bench shares, so that two benches that report "p50" or
  * "median paired ratio" compute it the same way: the clock, the statistics

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl diff's cost and what it finds, on Podman's default profile
  * against Docker's (each compiled for its engine's default caps): how

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What file operations cost under sfilter, where the lsm tier adds its own
  * programs on the security hooks (file_open, file_permission on every read

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the gate costs (docs/protocol.md, "The gate and the agent socket"),
  * ns per call. The chain of every variant that has one is the same 7

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * How long our translation is next to the kernel's own conversion, for the
  * realistic corpus (tests/lib/corpus.c): per filter, the classic length,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A flood of logged calls: one task makes CALLS getppid calls that its
  * filter answers with SECCOMP_RET_LOG (everything else allowed), under

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What a scrape of sfilterd --metrics costs as the kernel's counters grow:
  * the time of GET /metrics (the render, on the server's thread, and the

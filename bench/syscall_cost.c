@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What a system call costs under sfilter: getppid per call, ns, for
  *   none        nothing attached to the syscall path

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What a confined task pays to be born and to exec: per operation, us, for
  *   fork+exit   fork(); the child _exit(0)s at once; the parent waitpid()s

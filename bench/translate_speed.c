@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Translation throughput, in classic instructions per second, over the
  * realistic corpus (tests/lib/corpus.c). For each filter and mode the work

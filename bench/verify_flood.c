@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What one uid's flood of costly filters costs everyone else: root's STATUS
  * round trip and another uid's sf_attach() of a one-instruction filter,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What real syscall-heavy programs take, in wall time, under Podman's
  * default container profile (bench_podman_profile(): Debian's

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The empty-program floor for bench/syscall_cost.c: what every syscall of
  * every task pays once anything is attached to tp_btf/sys_enter. sfilter's

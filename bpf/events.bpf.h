@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Part of sfilter.bpf.c, included once at its place there: one BPF object
  * holds every program and map, so this is not a header for anyone else.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * For the test suite under emulation only (tests/lib/keyhold.c): empty
  * programs that keep the sys_enter and sys_exit tracepoints enabled for the

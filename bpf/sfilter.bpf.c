@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter's kernel side. CO-RE only: one vmlinux.h, field offsets relocated
  * by libbpf at load time, so the same object loads on 6.1 and 6.18.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Types and constants shared by the BPF side (bpf/sfilter.bpf.c and the
  * chain programs loader/runtime/chain_emit.c generates) and user space.

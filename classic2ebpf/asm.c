@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The text form, read back: what c2e_disasm_classic() prints, plus the
  * spellings of the kernel's bpf_asm (tools/bpf/bpf_exp.y) that mean the

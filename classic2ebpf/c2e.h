@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * classic2ebpf: kernel-exact classic seccomp filters, translated to eBPF.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Constant verdicts: for a chain, an arch and a syscall number, is the
  * chain's verdict the same whatever the arguments and the instruction

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * c2e_diff_chains(): where two chains' verdicts differ (c2e.h has the
  * contract). For each (arch, nr): constant on both sides (consttable.c)

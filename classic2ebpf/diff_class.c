@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * What two chains test of each seccomp_data word for one (arch, nr), and
  * the classes of values that makes: the half of c2e_diff_chains() that

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Shared by diff.c (the numbers, the points run, the regions) and
  * diff_class.c (what the filters test of each seccomp_data word, and the

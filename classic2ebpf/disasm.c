@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Listings: the classic text form (which asm.c reads back to the same bytes)
  * and eBPF in the style of the kernel's verifier log / bpftool

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Filling a struct c2e_error, for the library's files. Internal to the
  * library (not installed).

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Filter files: raw struct sock_filter[] bytes, as libseccomp's
  * seccomp_export_bpf() writes them, or the text form of asm.c.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Frames around a body: the test frame (raw tracepoint, seccomp_data as
  * its context), the chain frame (every filter of a stack folded with the

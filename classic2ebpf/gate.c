@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The gate: one classic seccomp filter that answers ALLOW in the kernel
  * for every call a chain allows, and SECCOMP_RET_USER_NOTIF for every

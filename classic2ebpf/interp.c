@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The reference interpreter and the meaning of return values. It mirrors
  * the kernel's classic semantics as seccomp runs them (A = X = 0 at start,

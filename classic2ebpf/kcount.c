@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * How long the kernel's own classic-to-eBPF conversion of a seccomp filter
  * is: the prog->len that seccomp_attach_filter() (kernel/seccomp.c) sums

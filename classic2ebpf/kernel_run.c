@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Loading and running translated code in the kernel, through the test frame:
  * a BPF_PROG_TYPE_RAW_TRACEPOINT program whose context is the 64-byte

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * classic2ebpf: the command line face of libc2e. check, dump, asm, disasm
  * and run (one input or a batch) over classic seccomp filter files, and,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The 2012 proposal's ABI: the two user_regs_struct layouts an RFC filter
  * reads, their field names, and its verdict rule (return the data's size

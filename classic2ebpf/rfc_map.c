@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A 2012 filter as a seccomp_data filter, where one exists: for the calls
  * of the filter's own arch, the registers a 2012 filter may read that

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * C2E_EMIT_SEARCH: a linear allowlist becomes a binary search. Apart from
  * translate.c because it is an option of the emission, not one of its

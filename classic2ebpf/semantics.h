@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Classic BPF's arithmetic and comparisons, in one place for the
  * interpreter, the translator's analysis and the action table. Internal to

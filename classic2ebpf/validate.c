@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Validation, exactly as seccomp(2) does it, in the kernel's order:
  *   seccomp_prepare_filter()   1 <= len <= BPF_MAXINSNS

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The translator's working state, shared by translate.c (the passes),
  * search.c (C2E_EMIT_SEARCH) and frame.c (the test and chain frames).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # `make demo`: sfilterd end to end, on a private socket, log and pin dir.
 #   1. confine /bin/sh with demo/policy.s through sfrun: the shell runs,

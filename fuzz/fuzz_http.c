@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target over the metrics server's parsers
  * (loader/daemon/http_wire.c, linked alone): sf_http_parse_request(), as

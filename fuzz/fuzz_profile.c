@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target over libsfprofile's sf_profile_compile(): any bytes as
  * a profile. For every input, under ASan/UBSan:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target over sfilterd's request parsing (loader/proto/checks.c,
  * linked in, so the fuzzer needs no daemon and no runtime), in the

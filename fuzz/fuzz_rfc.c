@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * libFuzzer target over the 2012 RFC ABIs of classic2ebpf (c2e_*_abi).
  *

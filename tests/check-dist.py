@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # Checks dist/kubernetes/*.yaml (every document) and the hooks.d file
 # dist/oci-hooks.d/sfilter.json, with no cluster and no runtime: the fields

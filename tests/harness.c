@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* The test runner: runs every registered TEST (or those matching -t),
  * each in a forked child so a crash or a kill fails one test, not the run. */
 #include "harness.h"

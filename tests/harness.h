@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The test harness, in the manner of the kernel's test_progs: one file per
  * feature, each TEST() registered automatically, ASSERT_* expressions that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # `make test`: the suite on the host, the fuzzers for a short while on the
 # host, and, at the same time, the suite again inside Debian's 6.1 kernel

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # Runs each libFuzzer binary for SECONDS and prints one line per fuzzer,
 # "PASS fuzz-NAME" or "FAIL fuzz-NAME" (after $SF_PREFIX), so that

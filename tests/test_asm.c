@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The text form and the files (asm.c, disasm.c, fileio.c), and the verifier
  * log promise of kernel_run.c:

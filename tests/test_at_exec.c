@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Arm at exec (SF_ATTACH_AT_EXEC), through the runtime: a filter put on a
  * task judges nothing until the task's next successful execve, and then

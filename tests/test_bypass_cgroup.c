@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through cgroups (sf_runtime_attach_cgroup(), cgroup v2;
  * skipped without it).

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts on sfilterd's resources by local users. Each case is
  * judged as the rest of the bypass suite is (escapes and wrongful kills,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through the death of sfilterd: a daemon with pinned
  * state serves clients that call sf_attach() in a loop, and is SIGKILLed

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through every way a confined process makes a child:
  * fork; vfork; clone(CLONE_VM | CLONE_VFORK) on a stack of its own;

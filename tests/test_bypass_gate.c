@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts on the gate's judge (sf_runtime_gate_answer()): a
  * notified call is judged by the caller's tid, read from the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A flood of the gate's events: a gated process makes refused calls in a
  * loop while its effective uid alternates between two uids whose budget

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The gate across a daemon's death: sfilterd is killed (-9) and started
  * again while a gated task makes a call its chain refuses (ERRNO(EACCES)

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Threads made while sf_attach(TSYNC) installs its gate: a process whose
  * threads keep making threads attaches a filter that refuses mkdir with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through the idle check (sf_runtime_idle_check()), which
  * detaches the dispatcher once nothing can be judged. A decision made

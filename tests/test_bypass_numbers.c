@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through syscall numbers a filter may not expect: x32
  * numbers (nr | 0x40000000), numbers of 512 and above (past the runtime's

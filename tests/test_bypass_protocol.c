@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through sfilterd's protocol, by a local user (uid 65534,
  * no_new_privs) against a sentinel (a root process confined by root: kill

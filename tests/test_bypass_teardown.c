@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through changes to filters in force on busy tasks: 20
  * spinners (tests/lib/spinners.h) and a canary (a prober, tests/lib/

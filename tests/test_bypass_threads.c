@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bypass attempts through threads created while a filter is being
  * attached (the runtime, sf_runtime_attach()). One iteration: a fresh

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Threads born while a TSYNC attach moves their group (sf_runtime_attach()
  * with SF_ATTACH_TSYNC): they take the chain the group is moving to at

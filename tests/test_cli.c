@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The classic2ebpf command line, run as a separate process: every
  * subcommand's output lines and exit status, and one case per error class

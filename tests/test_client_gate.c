@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * libsfclient installs the gate (loader/client/selfgate.c; docs/protocol.md,
  * "The gate and the agent socket"): sf_attach() builds a kernel seccomp

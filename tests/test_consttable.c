@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Constant verdicts (c2e_const_verdict, consttable.c): every constant the
  * analysis reports is the verdict the reference stack evaluation

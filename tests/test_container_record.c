@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * io.sfilter.record with the real runc: a busybox workload runs with
  * nothing enforced and, when it stops, sfilter-oci-hook (createRuntime

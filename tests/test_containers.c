@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Containers, end to end: the real runc (and crun, where the host's cgroup
  * layout lets it run) starts a busybox container whose config.json has

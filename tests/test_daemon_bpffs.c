@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Pins need a bpf filesystem, and machines without systemd mount none at
  * boot. The runtime mounts one at /sys/fs/bpf when the pin dir is below it

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Concurrency: 200 clients attach at once, each gets the right
  * answer, and none is lost.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd against local users who try to deny others its service:
  *   - clients that queue STATUS requests and never read a reply, and

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Protocol fuzzing, the bounded run in `make test`: random and
  * mutated requests sent to sfilterd built with ASan and UBSan

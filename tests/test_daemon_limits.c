@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd's per-uid limits: filters in force,
  * classic instructions in force, attach requests per second. Past a limit

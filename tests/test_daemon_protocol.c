@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd and libsfclient, end to end: a private daemon on a temporary
  * socket (SFILTER_SOCKET), spoken to raw (loader/proto/proto.h) and through

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Restart: sfilterd pins its programs, maps and links, so a
  * confined task stays confined when the daemon dies, and a restarted

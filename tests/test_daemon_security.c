@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd against a hostile local user. Every decision is made from what
  * the kernel vouched for when a request was sent, never from what /proc

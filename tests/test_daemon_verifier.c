@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd against a user whose filters are costly to load. A new chain
  * program is verified by the kernel as it is loaded (tens of milliseconds

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * `make demo` as a test, so that a broken demo fails the suite:
  * `sh demo/demo.sh classic2ebpf` on a machine that has bpffs mounted and on

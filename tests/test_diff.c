@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Policy differences (c2e_diff_chains(), sfctl diff): every region's
  * witness is a call the two chains really judge apart, with the verdicts

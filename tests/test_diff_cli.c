@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl diff as a CI pipeline and an admin run it: --subset's exit status
  * on a widening, a narrowing and an identical pair; a profile against the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Docker, for real: Debian's dockerd (20.10) with its own containerd,
  * every directory its own (tests/lib/engine_docker.h), and sfilter-runc

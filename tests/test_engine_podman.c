@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Podman, for real: the rootful Podman of the distribution, all of its
  * state in a temporary directory (tests/lib/engine_podman.h), runs the

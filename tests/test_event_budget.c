@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Whose budget an event is charged to (sfilterd --event-rate): the login
  * user. uid 65534 makes a user namespace, which root maps onto 65,536

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Repeats folded in the kernel (sfilterd --repeat-interval): a process's
  * calls of one logged or refused syscall make one event at once and then

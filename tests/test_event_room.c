@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What room the event ring keeps for kills. With sfilterd stopped
  * (SIGSTOP: nothing drains the ring), uid 65534 logs getppid in a loop

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The gate (c2e_gate_build, gate.c): one classic filter that is ALLOW
  * exactly where a chain's stacked verdict is ALLOW or LOG, and USER_NOTIF

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd as the gate's judge: a task whose gate (a kernel seccomp filter
  * with a listener held by the daemon) sends up the calls its chain does

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The listener holder (loader/daemon/holder.c): real seccomp listeners,
  * made by children that install a filter answering USER_NOTIF for

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The gate's judge (sf_runtime_judge()): a notified call decided with the
  * task's chain as the runtime has it, exactly as the stacked chain decides

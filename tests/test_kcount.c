@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * c2e_kernel_insn_count() is the length of the kernel's own cBPF->eBPF
  * conversion of a seccomp filter (net/core/filter.c, bpf_convert_filter()),

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd --metrics, the real daemon: what it serves is Prometheus text
  * that promtool accepts and a real Prometheus scrapes; a port it cannot

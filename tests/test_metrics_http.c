@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The metrics endpoint's HTTP server (loader/daemon/http.[ch], linked in
  * from build/libsfhttp.a) on its own, rendering fixed metrics

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A real Prometheus (tests/lib/prometheus.h) and the metrics server
  * (tests/lib/scrape.h, rendering fixed metrics under the names sfilterd

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-oci-hook, the OCI createRuntime hook, run as a runtime runs it:
  * the container's state on stdin, a bundle (a temporary directory with a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Learned policies are data, never code: `sfctl policy-from-log` learns
  * (arch, syscall number) pairs and nothing else. A log line that is not

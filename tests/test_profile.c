@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Container seccomp profiles compiled by libsfprofile (loader/profile):
  * Podman's default profile (/usr/share/containers/seccomp.json) gives, for

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Which rule decided (sf_profile_rules_explain(), sfctl explain): for
  * Podman's and Docker's default profiles, with no capabilities and with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A profile's fields one by one (loader/profile): what each condition is
  * judged against, what the result records, and every class of error with

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A profile's gate (sf_profile_gate(), `sfctl compile --gate`): the OCI
  * linux.seccomp object a runtime installs with a listener for sfilterd.

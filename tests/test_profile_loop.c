@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The loop users ask for, end to end through a private sfilterd and the
  * real tools: run a workload with every call logged, learn an OCI profile

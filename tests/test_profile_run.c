@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Podman's default profile enforced: under `sfrun --profile` (a private
  * sfilterd) busybox runs a shell and ls, and a call the profile refuses

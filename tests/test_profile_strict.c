@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A profile that holds a mistake is refused, not compiled into a filter
  * that allows what its default allows (loader/profile/strict.c): one row

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Reading a reply as a client does (loader/client/reply.c), without a
  * daemon: the framing check refuses anything that is not one whole reply

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The 2012 proposal's ABI (c2e_*_abi): filters over struct user_regs_struct
  * that allow a call by returning the data's size. Every verdict is checked

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * 2012-interface filters share everything else with seccomp_data ones:
  * an admin attaches one with `sfctl attach --abi rfc2012`, `sfctl show`

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The 2012 interface enforced by the runtime, on real tasks: what a filter
  * sees (the registers ptrace shows at that very syscall entry), loads past

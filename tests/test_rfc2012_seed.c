@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The 2012 proposal's own example program, unmodified but for what x86-64
  * lacks, run under `sfrun --prctl` through a real sfilterd; and an

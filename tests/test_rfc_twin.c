@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The seccomp_data twin of a 2012 filter (c2e_rfc_to_seccomp): for calls
  * of the filter's arch it decides as the 2012 filter does over the

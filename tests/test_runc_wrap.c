@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-runc, runc's wrapper for engines that read no hooks.d file, on
  * its own (tests/test_engine_docker.c runs it under Docker):

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The runtime's administration, on whichever kernel the suite
  * runs on: pinned state that survives the death of its owner and is

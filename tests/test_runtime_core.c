@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The runtime's core, on whichever kernel the suite runs on:
  *   - the tier it reports is the one the kernel allows: lsm exactly when

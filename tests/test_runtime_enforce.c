@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Enforcement, end to end, through the runtime (loader/runtime/runtime.h): the
  * test process opens the runtime, forks a child that waits on a pipe,

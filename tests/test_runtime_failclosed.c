@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Paths where a confined task could run unjudged, each closed:
  *   - a child of a confined task whose task storage cannot be allocated at

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The dispatcher is attached only while something can be judged: with the
  * first chain, before any task has it, and detached by

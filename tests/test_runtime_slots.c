@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Which chains keep their slots when the 255 chain slots run out. A chain
  * no task has is kept loaded for its next attach, which then needs no

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tearing down, restarting and changing filters while confined tasks are
  * busy in system calls. Nothing may kill a task that should live:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Administration, end to end: a private sfilterd (--no-pin, so
  * nothing collides with a real install) spoken to raw and through

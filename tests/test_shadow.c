@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Shadow mode and hit counts, end to end through a private
  * sfilterd (--no-pin) and build/sfctl:

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Smoke tests of the environment the suite runs in: the facts every other
  * test relies on, checked first so a broken guest or host shows up as one

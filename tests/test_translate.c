@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The translation's own promises, each checked by loading the output into
  * the running kernel and comparing with the reference interpreter:

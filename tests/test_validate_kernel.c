@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Validity agrees with the kernel: c2e_validate() accepts exactly what
  * seccomp(2) accepts, checked against the running kernel on generated

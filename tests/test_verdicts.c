@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Verdicts agree three ways: for every filter (and every stack of filters)
  * and every input,

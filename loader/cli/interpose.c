@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * libsfprctl: the interposer sfrun puts in LD_PRELOAD (built for x86-64 and,
  * where the multilib packages are, for i386), so that an unmodified program's

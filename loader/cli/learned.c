@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A learned profile (learned.h): the (arch, syscall) pairs seen as an OCI
  * seccomp profile (runtime-spec linux.seccomp, the JSON moby and

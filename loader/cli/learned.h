@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A profile learned from the calls seen (learned.c): for sfctl
  * policy-from-log --format oci and sfilter-oci-hook's recordings.

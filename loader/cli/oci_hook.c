@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-oci-hook: an OCI runtime-spec createRuntime hook (config.md,
  * "POSIX-platform Hooks") that confines a container's process through

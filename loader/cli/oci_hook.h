@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by sfilter-oci-hook's files: oci_hook.c (the state's fields, the
  * annotations, the attach, main), oci_hook_policy.c (stdin and files
  * read whole, JSON, config.json, the capabilities, the policy compiled)

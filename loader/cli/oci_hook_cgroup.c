@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-oci-hook: the container's cgroup (oci_hook.h). The hook attaches
  * the container's filter to the cgroup v2 of the container's process, so

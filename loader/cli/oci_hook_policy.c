@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-oci-hook's input and policy (oci_hook.h): stdin and files read
  * whole under a bound, config.json, and the filter, from a profile

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * io.sfilter.record: a container run with nothing enforced, whose calls
  * become a profile when it stops.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What sfilter-oci-hook and sfilter-runc both read of an OCI bundle
  * (oci_spec.h). Both run as root with input that is partly the

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What sfilter-oci-hook and sfilter-runc both read of an OCI bundle, read
  * the same way by both (oci_hook_spec.c): files whole under a bound, JSON

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-runc: runc, with sfilter added to the containers that ask for
  * it. For an engine that runs no OCI hooks.d file and passes no

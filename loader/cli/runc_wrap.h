@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by sfilter-runc's files: runc_wrap.c (its options, runc's
  * command line, failing, exec) and runc_wrap_config.c (config.json: what
  * the container asks, the hook, the gate, the rewrite). */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilter-runc's work on a bundle (runc_wrap.h): what the container asks,
  * and config.json rewritten so that runc gives it that.

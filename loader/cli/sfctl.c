@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl: administration and introspection of sfilterd (docs/protocol.md).
  * Every command takes --json; the socket is --socket PATH, else

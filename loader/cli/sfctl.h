@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by sfctl's files: sfctl.c (the connection, administration, main),
  * sfctl_status.c (status, ps, show), sfctl_policy.c (policy-from-log) and
  * sfctl_profile.c (compile, attach --profile). */

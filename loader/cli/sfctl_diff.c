@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl diff A B and sfctl diff --subset A B: where two policies' verdicts
  * differ, by arch, syscall and argument region (c2e_diff_chains()).

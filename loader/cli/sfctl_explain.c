@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl explain: which rule of a profile decides a call
  * (sf_profile_rules_explain() in loader/profile/explain.c), for one call

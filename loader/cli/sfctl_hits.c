@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl show --hits: a counted filter's per-rule hit counts (the daemon's
  * SHOW reply "hits": [{"insn", "count"}], the rets taken at least once)

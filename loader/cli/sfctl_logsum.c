@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl log --summary: what the events add up to, per process, syscall and
  * outcome. The kernel folds a process's repeats of a call into events with

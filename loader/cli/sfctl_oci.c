@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl policy-from-log --format oci: the (arch, syscall) pairs seen as an
  * OCI seccomp profile (learned.c), "defaultAction" from --default.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl policy-from-log: a filter that allows what a process was seen to
  * call (from the daemon's log, or a log file), in text form and validated

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl compile and sfctl attach --profile: container seccomp profiles
  * (OCI linux.seccomp, Docker's and Podman's seccomp.json) through

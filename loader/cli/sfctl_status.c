@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfctl status, ps and show: what sfilterd reports of itself, of the
  * confined tasks and of their filters (docs/protocol.md, STATUS, PS, SHOW).

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The administration client (admin.h): ADMIN_ATTACH's request built, sent
  * with the target's pidfd, and its reply read, once, for sfctl and

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libsfclient's administration client: ADMIN_ATTACH (docs/protocol.md),
  * the one place its request is built and its reply read, for this tree's

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The client side of the protocol (loader/proto/proto.h): connecting and
  * waiting for the daemon's hello, and sending a request with the

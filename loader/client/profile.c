@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * sf_attach_profile(): a container seccomp profile (OCI linux.seccomp,
  * moby's or Podman's seccomp.json) compiled by libsfprofile and attached

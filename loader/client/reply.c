@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The client side of reading a reply (loader/proto/proto.h): every answer
  * of the daemon is one SF_MSG_REPLY whose text is a JSON object, so the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The gate of a self-attach (selfgate.h; docs/protocol.md, "The gate and the
  * agent socket"): before sf_attach() asks sfilterd to attach a filter, a

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The gate of a self-attach (selfgate.c; docs/protocol.md, "The gate and the
  * agent socket"). Internal: not in libsfclient.map, for sfclient.c and

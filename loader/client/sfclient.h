@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libsfclient: attach sfilter filters through sfilterd, the way seccomp(2)
  * attaches classic seccomp filters.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Administration: ADMIN_ATTACH (to a running process, named by a pidfd the
  * client took, or to a cgroup), DETACH and REPLACE, for senders that

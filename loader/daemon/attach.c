@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ATTACH: sf_attach() of libsfclient, a process putting a filter on its
  * own threads through the daemon. The request is checked the way

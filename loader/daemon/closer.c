@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Descriptors a client sent that the daemon did not ask for, closed on a
  * thread of their own.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sfilterd's connections (loader/daemon/conn.c): accepting them under
  * per-uid and global limits, and every message the daemon sends, through a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The container a confined task's process runs in, for PS and SHOW: its
  * /proc/<tgid>/cgroup, parsed by sf_container_id() (container_id.h). The

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Counted events. The kernel folds repeated calls (bpf/sfilter.h, struct
  * sf_agg_key): a key's first call makes its event, the calls in the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What sfilterd says: the event log (one JSON line per event, and one per
  * start, stop, administration, refusal and account that lost events) to a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The gate (docs/protocol.md, "The gate and the agent socket"): seccomp
  * listeners taken on the agent socket, and every call they send up judged

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The agent socket's side of the gate: connections that each bring one
  * seccomp listener with the runtime-spec's ContainerProcessState JSON (as

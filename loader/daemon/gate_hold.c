@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The gate across restarts: every listener the daemon takes is also kept
  * by the holder (holder.c), so that a daemon killed (-9) loses none, and

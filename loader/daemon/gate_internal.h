@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What gate.c (the thread, the judge) and gate_agent.c (the agent socket's
  * connections, the table of listeners, the holder) share. Everything here

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The listener holder (holder.h), the daemon's end: finding the holder or
  * starting one, and its requests. The process itself is holder_proc.c.

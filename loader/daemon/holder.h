@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The listener holder: a process of its own (forked by sfilterd, never
  * exec'd) that keeps a copy of every seccomp notification listener the

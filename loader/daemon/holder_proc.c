@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The listener holder's process (holder_wire.h), and the messages both
  * ends of its socket exchange.

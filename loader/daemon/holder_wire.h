@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The listener holder's wire and the calls its two files share: holder.c
  * (the daemon's end: holder.h's calls, starting the process) calls

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The metrics endpoint's HTTP server (http.h): one thread, one poll loop,
  * a fixed table of connections, each reading its head, then writing its

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The metrics endpoint's HTTP server (sfilterd --metrics ADDR:PORT): a
  * minimal HTTP/1.0 and 1.1 server of GET /metrics, bounded in every way a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the metrics server reads and writes (http.h), apart from the
  * server so that fuzz/fuzz_http.c links it alone: the request parser, a

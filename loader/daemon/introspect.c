@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What anyone may ask (docs/protocol.md): STATUS, PS, SHOW and LOG. An
  * admin sees every task and event; anyone else only those of its own uid.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Limits on what non-admin peers attach (docs/security.md): how many
  * filters a login user has (login.c: a uid, with the subordinate uids it

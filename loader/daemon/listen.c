@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The socket sfilterd serves: the one systemd passes (socket activation,
  * dist/sfilterd.socket), or one bound here. Anyone may connect; what a

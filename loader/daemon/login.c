@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The login user of a connection (struct login, conn.h): whom its limits
  * count against, decided once, at accept, from what the kernel vouches

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd: loads sfilter's runtime once and serves attach requests
  * (loader/proto.h, docs/protocol.md) on a Unix socket.

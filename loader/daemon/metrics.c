@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd --metrics: what the daemon and the kernel side count, in
  * Prometheus text format, served by http.c on a thread of its own. The

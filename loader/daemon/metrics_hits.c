@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Per-rule hits of counted filters (SF_ATTACH_COUNT) for --metrics: what
  * `sfctl show --hits` shows, served as sfilter_rule_hits_total{filter,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Who asks, and what it may do, decided only from what the kernel vouched
  * for when it happened, never from /proc read later (docs/security.md):

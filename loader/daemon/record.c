@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Recordings (SF_MSG_RECORD, docs/protocol.md): which (arch, syscall) a
  * filter judged, for sfilter-oci-hook's io.sfilter.record, which attaches

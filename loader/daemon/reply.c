@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What sfilterd's replies are built with: the JSON every reply carries
  * (one convention: a failure says {"error": N, "message": "why"}), the

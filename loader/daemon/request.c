@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * One request: a datagram read from a connection (with the credentials
  * and descriptors that came along: every one of them is received, and

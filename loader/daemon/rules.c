@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The profiles filters were compiled from (SF_MSG_PROFILE), so that each
  * event of such a filter names the rule that decided it: "rule", as

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What a new chain costs, off the loop. An attach that no task has made on
  * that chain before needs a new chain program, and the kernel's verifier

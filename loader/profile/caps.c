@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * What a profile's conditions are judged against: capability sets (named,
  * or a task's effective set as capget(2) reports it: the kernel vouches

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A profile compiled the way runc compiles linux.seccomp, after moby's
  * filtering of the syscalls entries (includes/excludes) and its archMap:

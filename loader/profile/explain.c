@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Which rule of a profile decides a call (sfctl explain, sfctl explain
  * --log). The profile is compiled as sf_profile_compile() compiles it, and

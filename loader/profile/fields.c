@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The words of a profile: typed JSON fields, each error naming its JSON
  * path, and the names of actions, operators, architectures, flags and

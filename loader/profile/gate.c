@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * A profile's gate for a container runtime: the OCI linux.seccomp object
  * that runc or crun installs with SECCOMP_FILTER_FLAG_NEW_LISTENER, sending

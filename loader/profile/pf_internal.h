@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Shared by libsfprofile's files only. Module order (which may call which):
  *   gate.c (sf_profile_gate: a profile's gate for a runtime's seccomp agent),

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libsfprofile: container seccomp profiles (the OCI runtime-spec's
  * linux.seccomp object, with moby's and containers/common's extensions)

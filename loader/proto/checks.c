@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The daemon's request parsing (docs/protocol.md, "Errors, in the order the
  * daemon checks them"), apart from the daemon so that fuzz/fuzz_proto.c can

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Container ids from /proc/PID/cgroup (container_id.h). A pure function of
  * the text. The shapes are the cgroups the runtimes make:

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The container a process runs in, as docker, crictl and podman name it,
  * from the text of its /proc/PID/cgroup: the "container" field of PS and

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Runtime events as JSON (event_json.h): field names and values are the
  * log format sfctl parses, so they change only together with it.

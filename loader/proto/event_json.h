@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The event log's format: one JSON object per runtime event (struct
  * sf_event, bpf/sfilter.h), written by sfilterd (--log, docs/protocol.md)

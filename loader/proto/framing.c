@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Framing shared by both ends of the protocol (loader/proto/proto.h): the
  * header every message starts with, and the control messages (credentials,

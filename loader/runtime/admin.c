@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Detach and replace: every chain that holds a filter id is rebuilt
  * without it (or with the new program in its place), and every task on

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Attach to a thread, or with TSYNC to its whole thread group, as
  * seccomp(2) would: the caller's chain plus the new filter becomes a chain

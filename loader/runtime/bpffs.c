@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A bpf filesystem for the pins. systemd mounts one at /sys/fs/bpf at
  * boot; machines without systemd (minimal inits, some VMs) have none, and

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Cgroup attach (sf_runtime_attach_cgroup): a cgroup's filters as a chain
  * of its own, its tasks moved onto "their chain + the cgroup's filters",

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The attached cgroups as records (struct sf_cgroup: the cgroup's filters
  * as a chain, and the prepared "chain + cgroup filters" appends), and the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Chain programs: one BPF_PROG_TYPE_TRACING program per distinct chain,
  * generated at attach time around c2e_emit_body() bodies, and the kernel

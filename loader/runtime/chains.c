@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Chain nodes and their programs. A node is (parent chain, filter, attach
  * flags), found again by hash, so that equal chains share one node, one

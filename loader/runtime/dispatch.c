@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The programs attached only on demand. Once any tp_btf/sys_enter program
  * is attached, the kernel sends every task on the machine through the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The event ring buffer (sf_events): every deny and every LOG within its
  * account's budget, as struct sf_event, handed to the caller's function,

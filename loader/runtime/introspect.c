@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What sfctl and the tests read: confined tasks with their chains, a
  * filter's program and owner, the BPF side's counters; and the test

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * How user space meets the BPF side's view of tasks: passes of the task
  * iterator (sf_iter), which report every task's chain and apply the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The gate's judge: a call that a task's kernel seccomp filter (its gate)
  * sent up to sfilterd, decided with the task's chain as it stands, by the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The kernel layout the chain programs read, from vmlinux BTF: where the
  * syscall registers sit in struct pt_regs, where a task's compat bit is,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Opening and closing a runtime: loads bpf/sfilter.bpf.c through its
  * skeleton, on the lsm tier where the kernel runs BPF LSM programs

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Pinned state. Pins, under pin_dir: map_<name> for every map (the
  * PROG_ARRAY above all: it clears its entries when its last user reference

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The runtime, from user space: loads and attaches sfilter's BPF programs,
  * compiles filter chains to eBPF, gives tasks their chains, and reads the

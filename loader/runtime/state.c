@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The state file of a pinned runtime: what bpffs cannot hold, the chain
  * tree (nodes: id, flags, owner, parent, slot, classic code) and the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Which enforcement tier this kernel allows, decided by what BPF LSM
  * programs do here, not by whether they load. With the bpf LSM built but

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # Fetches Debian's 6.1 cloud kernel once and prints the path of its vmlinuz.
 # The package is the newest linux-image-6.1.0-N-cloud-amd64-unsigned the apt

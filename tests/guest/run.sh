@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # Runs a static binary inside Debian's 6.1 cloud kernel under qemu (TCG: KVM
 # hangs on these machines) and exits with the binary's exit status.

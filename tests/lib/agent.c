@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* A stand-in seccomp agent (agent.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

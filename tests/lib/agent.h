@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A stand-in seccomp agent for tests of the client's gate: a process that
  * listens on a daemon's agent socket (<socket>.agent, docs/protocol.md),

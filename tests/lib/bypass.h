@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The bypass suite's common ground (tests/test_bypass_*.c): every case
  * tries, many times over, to get a denied system call past sfilter, and

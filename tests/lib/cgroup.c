@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE
 #include "cgroup.h"
 #include "harness.h"

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cgroup v2 helpers for tests: find (in the guest: mount) the cgroup2
  * hierarchy, make a test's own cgroup, move a process into one.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The realistic-filter corpus (see corpus.h). The libseccomp policies are
  * written the way their users write them; the hand-written filters cover

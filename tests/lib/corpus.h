@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A corpus of realistic seccomp filters, shared by the benches, the tests
  * and the fuzz seed generator: what libseccomp emits for the policies

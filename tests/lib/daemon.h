@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Private sfilterd instances for tests: a temporary directory holding the
  * socket, the event log and the daemon's stderr, and a private pin

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A private Docker for tests: Debian's dockerd with every directory of its
  * own under one temporary directory (data-root, exec-root, its socket,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* The real rootful Podman for engine tests (engine_podman.h). */
 #define _GNU_SOURCE
 #include "engine_podman.h"

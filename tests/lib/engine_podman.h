@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The real rootful Podman for engine tests, with every piece of its state
  * in one temporary directory: storage (vfs) at --root and --runroot,

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* One descriptor over a Unix socket (SCM_RIGHTS), with one byte of data:
  * how a confined child hands its seccomp listener to the test. */
 #ifndef SF_TEST_FDPASS_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* A flood of costly filters; see flood.h. */
 #define _GNU_SOURCE
 #include "flood.h"

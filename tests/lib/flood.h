@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A flood of costly filters, for tests and benches: one uid attaching
  * unique 4,096-instruction filters through sfilterd as fast as the daemon

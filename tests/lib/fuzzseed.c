@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* Seed corpora for the libFuzzer targets: see fuzzseed.h. */
 #include "fuzzseed.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Seed corpora for the libFuzzer targets (fuzz/): tests/run-fuzz.sh runs a
  * fuzzer once with SF_FUZZ_SEED_DIR=DIR when its corpus is empty.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A gate installed the plain way, for tests of the daemon's judge: the
  * calling thread builds the gate for chain (c2e_gate_build()), installs it

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef SF_TEST_KEYHOLD_H
 #define SF_TEST_KEYHOLD_H
 

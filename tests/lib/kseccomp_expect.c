@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the real kernel seccomp is expected to do (see kseccomp.h): the
  * harmless calls and their unfiltered outcomes, which ABIs this kernel

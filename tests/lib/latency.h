@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Latencies the "stalls no one" tests collect: sorted, and read by rank. */
 #ifndef SF_TESTS_LATENCY_H
 #define SF_TESTS_LATENCY_H

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Private mount namespaces for tests that change mounts. The test's own
  * process (the runner forks one per test) unshares, so only it and its

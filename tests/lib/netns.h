@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Private network namespaces for tests that listen on TCP: the test's own
  * process (the runner forks one per test) unshares, so that its ports

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * OCI bundles for container tests: a rootfs made of Debian's static
  * busybox, and a config.json from the runtime's own `spec`, changed to

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* Probes of kernel features (see probe.h). */
 #define _GNU_SOURCE
 #include "probe.h"

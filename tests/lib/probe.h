@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Probes of kernel features that tests need, one per feature. The machines
  * the suite runs on differ (docs: ../shared/notes/platform.md): a test

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * An evaluator of container seccomp profiles, written here from the JSON,
  * the runtime-spec and moby's filtering, without libsfprofile's code: the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Program generators (see progs.h). Refused programs are built by putting
  * one bad instruction into a valid random program at a "scratch-neutral"

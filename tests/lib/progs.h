@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Program generators for tests, fuzz seeds and benches: random classic
  * seccomp programs that the kernel accepts, and programs that break exactly

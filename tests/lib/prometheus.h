@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A real Prometheus for tests: Debian's prometheus and promtool (package
  * prometheus), found on the machine or reported missing, never stood in

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* The metrics server for tests, with fixed metrics (scrape.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The metrics server (loader/daemon/http.h) for tests, with a render of
  * fixed metrics: valid text format under the names sfilterd exports, its

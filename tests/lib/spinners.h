@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Spinners: forked children that are always on their way into or out of a
  * system call (getgid and sched_yield, at nice 19) until told to make one

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Setuid programs and unprivileged users, for tests that attack sfilterd
  * as a local user would: a setuid-root copy of the test runner, run as

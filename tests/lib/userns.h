@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * User namespaces as a user with subordinate uids makes them: the user
  * unshares a user namespace, and its uid_map and gid_map map uids 0..n-1

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A victim: a child that waits on a pipe for a command, makes one system
  * call for it ('A' getppid, 'B' getuid, 'C' getgid) and answers, so that a

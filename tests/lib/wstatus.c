@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /* Wait statuses, as tests read them (wstatus.h). */
 #include "wstatus.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Wait statuses, as tests read them: -1 stands for "no status" (the
  * process could not be waited for). */
 #ifndef SF_TEST_WSTATUS_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sf-first-call: an image whose first system call is getppid(), with no C
  * library to make others before it. Exits with the errno getppid()

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sf-prctl36: a program that asks for a 2012-interface filter the way one
  * that never met libsfprctl does (statically linked, or run with

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0
+# SPDX-License-Identifier: GPL-2.0-only
 #
 # Builds the example program of the 2012 proposal (Will Drewry's
 # Documentation/prctl/seccomp_filter.txt) from the seed patch itself, byte

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * sf-threads: threads started the way glibc (2.34 and later) starts them:
  * pthread_create() calls clone3(2) first and falls back to clone(2) when
