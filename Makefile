@@ -61,8 +61,13 @@ DEB_PKGS += podman buildah docker.io containerd prometheus
 # against it.
 DEB_PKGS += golang-github-docker-docker-dev
 
+# The version: one fact, in VERSION. C code reads SF_VERSION from
+# $(OUTPUT)/include/sf_version.h, which is rewritten only when it changes.
+SF_VERSION := $(shell cat VERSION)
+VERSION_H := $(OUTPUT)/include/sf_version.h
+
 # Each layer's include path: its own headers and those below it.
-C2E_INC     := -Iclassic2ebpf
+C2E_INC     := -Iclassic2ebpf -I$(OUTPUT)/include
 BPF_INC     := -Ibpf
 RUNTIME_INC := -Iloader/runtime $(C2E_INC) $(BPF_INC) -I$(OUTPUT)
 PROTO_INC   := -Iloader/proto $(BPF_INC) $(C2E_INC)
@@ -126,16 +131,22 @@ $(DEPS_STAMP):
 # --- compiling ---------------------------------------------------------------
 # One rule per flavour; each object group sets LAYER_INC (a target-specific
 # variable on the objects themselves, never on what links them).
-$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP)
+$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP) $(VERSION_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_STAMP)
+$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_STAMP) $(VERSION_H)
 	$(call msg,CC-PIC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
 		-c $< -o $@
+
+$(VERSION_H): VERSION
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '/* generated from VERSION */\n#define SF_VERSION "%s"\n' '$(SF_VERSION)' > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 archive = $(call msg,AR,$@) rm -f $@ && $(AR) rcs $@ $^
 link_static = $(call msg,BINARY,$@) $(CC) -static $(LDFLAGS) $(filter %.o %.a,$^) \
@@ -226,7 +237,7 @@ CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/pr
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
 LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
-SFCLIENT_VERSION := 0.1.0
+SFCLIENT_VERSION := $(SF_VERSION)
 
 $(call obj,$(CLIENT_SRCS)) $(call pic,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC)
 
@@ -298,7 +309,7 @@ LIBSFPRCTL := $(OUTPUT)/libsfprctl.so
 LIBSFPRCTL32 := $(OUTPUT)/libsfprctl32.so
 pic32 = $(patsubst %.c,$(OUTPUT)/obj32/%.pic.o,$(1))
 
-$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_STAMP)
+$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_STAMP) $(VERSION_H)
 	$(call msg,CC32,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -m32 $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
@@ -394,7 +405,7 @@ FUZZ_LIB_OBJS := $(call fobj,$(C2E_SRCS) $(TESTLIB_SRCS) loader/proto/checks.c \
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	       $(WARNINGS) $(TEST_INC) -MMD -MP
 
-$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(VERSION_H)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
@@ -438,7 +449,7 @@ $(call aobj,$(RUNTIME_SRCS)): LAYER_INC := $(RUNTIME_INC)
 $(call aobj,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
 $(call aobj,$(C2E_SRCS)): LAYER_INC := $(C2E_INC)
 
-$(OUTPUT)/asan/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS)
+$(OUTPUT)/asan/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(VERSION_H)
 	$(call msg,ASAN-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(LAYER_INC) -c $< -o $@

@@ -61,7 +61,7 @@
 
 struct json_object;
 
-#define SFILTERD_VERSION "0.1.0"
+#include "sf_version.h"
 
 /* Not an error: the request is answered later (see Errors above). */
 #define REPLY_LATER INT_MIN

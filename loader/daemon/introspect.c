@@ -91,7 +91,7 @@ static void status_daemon(struct json_object *o)
 	struct sf_counters cnt;
 
 	json_object_object_add(o, "daemon", json_object_new_string("sfilterd"));
-	json_object_object_add(o, "version", json_object_new_string(SFILTERD_VERSION));
+	json_object_object_add(o, "version", json_object_new_string(SF_VERSION));
 	json_object_object_add(o, "protocol", json_object_new_int(SF_PROTO_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
 	json_object_object_add(o, "tier", json_object_new_string(sf_tier_name(sf_runtime_tier(d.rt))));

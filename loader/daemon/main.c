@@ -645,7 +645,7 @@ static void log_start_stop(bool start)
 	if (start)
 		snprintf(line, sizeof(line), "{\"sfilterd\":\"start\",\"pid\":%d,\"tier\":\"%s\","
 			 "\"version\":\"%s\",\"pinned\":%s,\"adopted\":%s}",
-			 getpid(), sf_tier_name(sf_runtime_tier(d.rt)), SFILTERD_VERSION,
+			 getpid(), sf_tier_name(sf_runtime_tier(d.rt)), SF_VERSION,
 			 d.pinned ? "true" : "false", d.adopted ? "true" : "false");
 	else
 		snprintf(line, sizeof(line), "{\"sfilterd\":\"stop\",\"pid\":%d,\"pinned\":%s}",

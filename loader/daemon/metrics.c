@@ -559,7 +559,7 @@ static int render(void *ctx, char **body, size_t *len)
 	gauge(f, "sfilter_up", "1 while sfilterd serves with its runtime open");
 	fprintf(f, "sfilter_up 1\n");
 	gauge(f, "sfilter_info", "the daemon's version and enforcement tier");
-	fprintf(f, "sfilter_info{version=\"%s\",tier=\"%s\"} 1\n", SFILTERD_VERSION,
+	fprintf(f, "sfilter_info{version=\"%s\",tier=\"%s\"} 1\n", SF_VERSION,
 		sf_tier_name(sf_runtime_tier(d.rt)));
 	gauge(f, "sfilter_confined_tasks", "tasks with a filter or an arm, as the kernel counts them");
 	fprintf(f, "sfilter_confined_tasks %llu\n", (unsigned long long)k.confined);
