@@ -260,8 +260,16 @@ def make_vars():
     with open(os.path.join(ROOT, MAKEFILE)) as f:
         for line in f:
             m = re.match(r"^([A-Z0-9_]+)\s*(?::=|\?=|=)\s*(.*?)\s*$", line)
-            if m and "$(shell" not in m.group(2):
-                raw.setdefault(m.group(1), m.group(2))
+            if not m:
+                continue
+            val = m.group(2)
+            # The one $(shell) the version needs: the file that owns it.
+            f_ = re.fullmatch(r"\$\(shell cat ([\w./-]+)\)", val)
+            if f_:
+                with open(os.path.join(ROOT, f_.group(1))) as vf:
+                    val = vf.read().strip()
+            if "$(shell" not in val:
+                raw.setdefault(m.group(1), val)
 
     def expand(v, depth=0):
         return re.sub(r"\$\(([A-Z0-9_]+)\)",
