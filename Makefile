@@ -101,7 +101,7 @@ endif
 # Objects built through pattern rules are kept, not deleted as intermediates.
 .PRECIOUS: $(OUTPUT)/obj/%.o $(OUTPUT)/obj/%.pic.o $(OUTPUT)/obj32/%.pic.o $(OUTPUT)/fuzz/obj/%.o $(OUTPUT)/asan/%.o
 .DEFAULT_GOAL := all
-.PHONY: all deps bpf test demo fuzz fuzz-bins fuzz-short sfilterd-asan vmlinux \
+.PHONY: all deps bpf test check-docs demo fuzz fuzz-bins fuzz-short sfilterd-asan vmlinux \
 	guest-kernel guest-shell install install-systemd install-hooks clean
 
 # --- packages ----------------------------------------------------------------
@@ -470,6 +470,11 @@ all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBS
 # --- running ---------------------------------------------------------------------------
 test: all fuzz-bins $(SFILTERD_ASAN)
 	$(Q)FUZZ_SHORT_SECONDS=$(FUZZ_SHORT_SECONDS) tests/run-all.sh $(FUZZERS)
+
+# The docs against the code: man pages' options, DEVELOPERS.md's Layout
+# table, figures stated twice (tests/check-docs.py; make test runs it too).
+check-docs:
+	$(Q)/usr/bin/python3 tests/check-docs.py
 
 demo: deps $(C2E_CLI) $(SFILTERD) $(SFCTL) $(SFRUN)
 	$(Q)demo/demo.sh $(C2E_CLI)

@@ -189,6 +189,7 @@ run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
 # Debian's python3 on purpose: python3-yaml (DEB_PKGS) is installed for it,
 # not for whatever python3 comes first on PATH.
 run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
+run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-docs.py
 run_part "host: " 1 "$sftest" ${only[@]+"${only[@]}"} -p "host: "
 
 if [[ $# -gt 0 ]]; then
