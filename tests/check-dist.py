@@ -18,13 +18,14 @@ import re
 import shlex
 import sys
 
+import check_report
+
 try:
     import yaml
 except ImportError:
     yaml = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PREFIX = os.environ.get("SF_PREFIX", "")
 HOOKS_JSON = "dist/oci-hooks.d/sfilter.json"
 # Where the init container puts the hook on the host: the BINDIR the
 # hooks.d file it writes names.
@@ -452,21 +453,9 @@ def main():
     failed = False
     for name, check, needs_yaml in CHECKS:
         if needs_yaml and not yaml:
-            print(f"{PREFIX}SKIP {name}: no python3-yaml", flush=True)
+            check_report.skip(name, "no python3-yaml")
             continue
-        try:
-            bad = check(dist)
-        except Exception as e:  # a missing field or file is this check's FAIL
-            bad = [f"{type(e).__name__}: {e}"]
-        bad = [" ".join(str(why).split()) for why in bad]
-        for why in bad[1:]:
-            print(f"    dist: {why}")
-        if bad:
-            failed = True
-            more = f" (and {len(bad) - 1} more, above)" if len(bad) > 1 else ""
-            print(f"{PREFIX}FAIL {name}: {bad[0]}{more}", flush=True)
-        else:
-            print(f"{PREFIX}PASS {name}", flush=True)
+        failed |= check_report.run(name, check, dist, "dist")
     return 1 if failed else 0
 
 

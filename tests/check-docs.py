@@ -18,8 +18,9 @@ import re
 import subprocess
 import sys
 
+import check_report
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PREFIX = os.environ.get("SF_PREFIX", "")
 
 # Each binary: its man page and the files its options are parsed in. Options
 # come from the `struct option` tables (getopt_long) of those files, or,
@@ -432,19 +433,7 @@ CHECKS = (
 def main():
     failed = False
     for name, check in CHECKS:
-        try:
-            bad = check(None)
-        except Exception as e:  # a missing file or section is this check's FAIL
-            bad = [f"{type(e).__name__}: {e}"]
-        bad = [" ".join(str(why).split()) for why in bad]
-        for why in bad[1:]:
-            print(f"    docs: {why}")
-        if bad:
-            failed = True
-            more = f" (and {len(bad) - 1} more, above)" if len(bad) > 1 else ""
-            print(f"{PREFIX}FAIL {name}: {bad[0]}{more}", flush=True)
-        else:
-            print(f"{PREFIX}PASS {name}", flush=True)
+        failed |= check_report.run(name, check, None, "docs")
     return 1 if failed else 0
 
 
