@@ -98,7 +98,7 @@ static void usage(FILE *out)
 		"  --max-attach-rate N       attach requests per second per non-admin uid\n"
 		"                            (default 100, bursts of as many)\n"
 		"  --max-conns-per-uid N     connections of one non-admin uid (default %u,\n"
-		"                            0: none); at it, its longest idle one is closed\n"
+		"                            0: no limit); at it, its longest idle one is closed\n"
 		"  --max-conns N             connections in all (default %u; the last\n"
 		"                            sixteenth are kept for admins)\n"
 		"  --max-queue-bytes N       replies waiting for a client that does not read\n"
