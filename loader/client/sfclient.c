@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libsfclient: sf_attach() over sfilterd's socket (loader/proto.h).
+ * libsfclient: sf_attach() over sfilterd's socket (loader/proto/proto.h).
  *
  * seccomp(2) makes no system call after the filter is installed; neither
  * may sf_attach(), or a filter ported from seccomp could kill its caller

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * sfilterd: loads sfilter's runtime once and serves attach requests
- * (loader/proto.h, docs/protocol.md) on a Unix socket.
+ * (loader/proto/proto.h, docs/protocol.md) on a Unix socket.
  *
  *   sfilterd [--socket PATH] [--foreground] [--log FILE|-|syslog]
  *            [--pin-dir DIR | --no-pin] [--uninstall] [limits]

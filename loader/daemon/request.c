@@ -3,7 +3,7 @@
  * One request: a datagram read from a connection (with the credentials
  * and descriptors that came along: every one of them is received, and
  * those not asked for go to the closer, peer.c), its header checked
- * (loader/proto.c),
+ * (loader/proto/checks.c),
  * handed to its handler, and answered with SF_MSG_REPLY (JSON), whatever
  * its type (reply.c). One datagram per call, so
  * that level-triggered epoll brings the loop back for the next one and
