@@ -272,10 +272,19 @@ def map_entries(name, root=ROOT):
     return int(v) if v.isdigit() else c_define("bpf/sfilter.h", v, root)
 
 
+def daemon_default(field, root=ROOT):
+    m = re.search(rf"\.{field}\s*=\s*(\d+)", read("loader/daemon/main.c", root))
+    return int(m.group(1)) if m else None
+
+
 def conn_default(field, root=ROOT):
     m = re.search(rf"\.{field}\s*=\s*(\d+)", read("loader/daemon/conn.c", root))
     return int(m.group(1)) if m else None
 
+
+# An option's name, then the first "default N" after it within a few lines
+# (through a "(see ...)" aside, never through another parenthesis).
+UNTIL_DEFAULT = r"(?:[^(]|\(see [^)]*\)){0,160}?\(?default ([\d,]+)"
 
 # name, the code's value (a function of root, or None: the docs only agree
 # with each other), and regexes whose group 1 is the figure in the docs.
@@ -291,7 +300,7 @@ FACTS = [
     ("translation_m_insns_per_s", None,
      [r"(\d+-\d+) M classic insns/s", r"every realistic filter \((\d+-\d+) M/s\)"]),
     ("event_rate_default", lambda r: c_define("loader/runtime/runtime.h", "SF_EVENT_RATE_DEFAULT", r),
-     [r"may have ([\d,]+) events a second", r"event\\?-rate[^(\n]{0,40}\(default ([\d,]+)",
+     [r"may have ([\d,]+) events a second", r"event\\?-rate[^(]{0,60}\(default ([\d,]+)",
       r"budget \(([\d,]+) events a second"]),
     ("event_burst_default", lambda r: c_define("loader/runtime/runtime.h", "SF_EVENT_BURST_DEFAULT", r),
      [r"in bursts of ([\d,]+)\b", r"event\\?-burst\S*\s+\(default ([\d,]+)",
@@ -304,6 +313,12 @@ FACTS = [
      [r"`sf_accounts`, an LRU hash of ([\d,]+) accounts", r"more than ([\d,]+) accounts"]),
     ("sf_orphans_entries", lambda r: map_entries("sf_orphans", r),
      [r"`sf_orphans` \(([\d,]+) entries\)"]),
+    ("max_programs_per_uid_default", lambda r: daemon_default("max_programs", r),
+     [r"max\\?-programs\\?-per\\?-uid" + UNTIL_DEFAULT]),
+    ("max_insns_per_uid_default", lambda r: daemon_default("max_insns", r),
+     [r"max\\?-insns\\?-per\\?-uid" + UNTIL_DEFAULT]),
+    ("max_attach_rate_default", lambda r: daemon_default("max_rate", r),
+     [r"max\\?-attach\\?-rate" + UNTIL_DEFAULT]),
     ("max_conns_per_uid_default", lambda r: conn_default("per_uid", r),
      [r"max\\?-conns\\?-per\\?-uid[^\n]{0,20}\n?[^\n]{0,60}?\(default ([\d,]+)"]),
     ("max_conns_default", lambda r: conn_default("total", r),
