@@ -548,7 +548,7 @@ int main(int argc, char **argv)
 	struct args a = { .dflt = "KILL_PROCESS", .format = "classic" };
 	int first;
 
-	sock_path = sf_client_socket_path();
+	sock_path = sf_proto_socket_path();
 	signal(SIGPIPE, SIG_IGN);
 	first = global_options(argc, argv);
 	cmd = argv[first];

@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -138,6 +139,21 @@ static int set_repeat(const char *arg)
 
 /* ---- options ------------------------------------------------------------ */
 
+/* A usage error as every sfilter program says one (the man pages'
+ * CONVENTIONS; loader/cli/cli.c, which the daemon's layer may not link):
+ * the line, then where the usage is. The caller exits 2. */
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sfilterd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'sfilterd --help' for more information.\n", stderr);
+}
+
 /* A group's id from /etc/group (fgetgrent: no NSS in a static binary), or
  * a number. 0 or -ENOENT. */
 static int group_id(const char *name, gid_t *gid)
@@ -224,14 +240,15 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *env = getenv(SF_PROTO_SOCKET_ENV);
 	int opt;
 
 	*status = 2;
-	d.socket_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
-	while ((opt = getopt_long(argc, argv, "s:fl:tvh", longopts, NULL)) != -1) {
+	d.socket_path = sf_proto_socket_path();
+	opterr = 0; /* the bad option is named below, in one line */
+	while ((opt = getopt_long(argc, argv, ":s:fl:tvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's': d.socket_path = optarg; break;
 		case 'f': s->foreground = true; break;
@@ -257,16 +274,28 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 			break;
 		case 'v': d.verbose = s->opts.verbose = true; break;
 		case 'h': usage(stdout); *status = 0; return false;
-		default: usage(stderr); return false;
+		case 'V':
+			printf("sfilterd (sfilter) %s\n", SF_VERSION);
+			*status = 0;
+			return false;
+		case ':':
+			usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return false;
+		default:
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
+				usage_error("unknown option '-%c'", optopt);
+			else
+				usage_error("unknown option '%.*s'",
+					    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			return false;
 		}
 	}
 	if (optind < argc) {
-		diag("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+		usage_error("unexpected argument '%s'", argv[optind]);
 		return false;
 	}
 	if (s->no_pin && d.pin_dir) {
-		diag("--no-pin and --pin-dir exclude each other");
+		usage_error("--no-pin and --pin-dir exclude each other");
 		return false;
 	}
 	if (!d.pin_dir)
