@@ -50,11 +50,11 @@
 #include <json-c/json.h>
 
 
-bool json_out;
-const char *sock_path;
+bool sfctl_json_out;
+const char *sfctl_sock_path;
 static uint32_t next_id = 1;
 
-void die(int code, const char *fmt, ...)
+void sfctl_die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -126,23 +126,23 @@ static void usage(FILE *out, int code)
 
 /* ---- the connection ------------------------------------------------------ */
 
-int connect_daemon(void)
+int sfctl_connect_daemon(void)
 {
 	char why[SF_PROTO_MAX_TEXT];
-	int fd = sf_proto_connect(sock_path, 10000, why, sizeof(why));
+	int fd = sf_proto_connect(sfctl_sock_path, 10000, why, sizeof(why));
 
 	if (fd < 0 && why[0])
-		die(3, "sfilterd at %s refused the connection: %s: %s", sock_path,
+		sfctl_die(3, "sfilterd at %s refused the connection: %s: %s", sfctl_sock_path,
 		    strerror(-fd), why);
 	if (fd == -EPROTO)
-		die(3, "sfilterd at %s did not greet (no hello, or another protocol "
-		    "version than %u)", sock_path, SF_PROTO_VERSION);
+		sfctl_die(3, "sfilterd at %s did not greet (no hello, or another protocol "
+		    "version than %u)", sfctl_sock_path, SF_PROTO_VERSION);
 	if (fd < 0)
-		die(3, "cannot reach sfilterd at %s: %s", sock_path, strerror(errno));
+		sfctl_die(3, "cannot reach sfilterd at %s: %s", sfctl_sock_path, strerror(errno));
 	return fd;
 }
 
-void send_req(int fd, void *msg, uint16_t type, uint32_t len)
+void sfctl_send_req(int fd, void *msg, uint16_t type, uint32_t len)
 {
 	struct iovec iov = { msg, len };
 	int r;
@@ -150,10 +150,10 @@ void send_req(int fd, void *msg, uint16_t type, uint32_t len)
 	sf_proto_header(msg, type, len, next_id++);
 	r = sf_proto_send(fd, &iov, 1, NULL, 0);
 	if (r < 0)
-		die(3, "send: %s", strerror(-r));
+		sfctl_die(3, "send: %s", strerror(-r));
 }
 
-bool recv_reply(int fd, struct reply *r)
+bool sfctl_recv_reply(int fd, struct sfctl_reply *r)
 {
 	static char buf[SF_PROTO_MAX_MSG + 8];
 	struct sf_reply *m = (struct sf_reply *)buf;
@@ -165,7 +165,7 @@ bool recv_reply(int fd, struct reply *r)
 	if (n == 0)
 		return false;
 	if (n < 0 || sf_proto_check_reply(buf, n) != 0)
-		die(3, "malformed reply from sfilterd");
+		sfctl_die(3, "malformed reply from sfilterd");
 	memset(r, 0, sizeof(*r));
 	r->error = m->error;
 	r->id = m->id;
@@ -176,7 +176,7 @@ bool recv_reply(int fd, struct reply *r)
 	return true;
 }
 
-struct json_object *parse_text(const char *text)
+struct json_object *sfctl_parse_text(const char *text)
 {
 	struct json_object *o = json_tokener_parse(text);
 
@@ -188,37 +188,37 @@ struct json_object *parse_text(const char *text)
 	return o;
 }
 
-const char *get_str(struct json_object *o, const char *key)
+const char *sfctl_get_str(struct json_object *o, const char *key)
 {
 	struct json_object *v;
 
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
-int64_t get_int(struct json_object *o, const char *key, int64_t dflt)
+int64_t sfctl_get_int(struct json_object *o, const char *key, int64_t dflt)
 {
 	struct json_object *v;
 
 	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : dflt;
 }
 
-void print_json(struct json_object *o)
+void sfctl_print_json(struct json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 					     JSON_C_TO_STRING_SPACED));
 }
 
-void refused(const char *what, const struct reply *r)
+void sfctl_refused(const char *what, const struct sfctl_reply *r)
 {
-	struct json_object *o = parse_text(r->text);
-	const char *msg = get_str(o, "message");
+	struct json_object *o = sfctl_parse_text(r->text);
+	const char *msg = sfctl_get_str(o, "message");
 	int e = r->error > 0 ? r->error : 0;
 
-	if (json_out) {
+	if (sfctl_json_out) {
 		json_object_object_add(o, "error", json_object_new_int(r->error));
 		json_object_object_add(o, "errno", json_object_new_string(
 			e ? strerrorname_np(e) ? strerrorname_np(e) : "?" : "TSYNC"));
-		print_json(o);
+		sfctl_print_json(o);
 	}
 	fprintf(stderr, "sfctl: %s: %s%s%s\n", what,
 		e ? strerror(e) : "TSYNC conflict", msg ? ": " : "", msg ? msg : "");
@@ -237,10 +237,10 @@ static struct sock_filter *load_filter(const char *path, enum c2e_abi abi, size_
 	memset(&err, 0, sizeof(err));
 	r = c2e_load_file_abi(path, abi, &insns, len, &err);
 	if (r < 0)
-		die(2, "%s: %s", path, err.msg[0] ? c2e_error_str(&err, ebuf, sizeof(ebuf)) :
+		sfctl_die(2, "%s: %s", path, err.msg[0] ? c2e_error_str(&err, ebuf, sizeof(ebuf)) :
 		    strerror(-r));
 	if (c2e_validate_abi(insns, *len, abi, &err) < 0)
-		die(2, "%s: %s", path, c2e_error_str(&err, ebuf, sizeof(ebuf)));
+		sfctl_die(2, "%s: %s", path, c2e_error_str(&err, ebuf, sizeof(ebuf)));
 	return insns;
 }
 
@@ -248,29 +248,29 @@ static struct sock_filter *load_filter(const char *path, enum c2e_abi abi, size_
 
 /* The daemon's answer to an admin request, printed (a refusal: exit 1);
  * its message is copied to note too when note is not NULL. */
-static void show_admin_reply(const char *what, const struct reply *r, char *note, size_t nsz)
+static void show_admin_reply(const char *what, const struct sfctl_reply *r, char *note, size_t nsz)
 {
 	struct json_object *o;
 
 	if (r->error)
-		refused(what, r);
-	o = parse_text(r->text);
-	if (json_out)
-		print_json(o);
+		sfctl_refused(what, r);
+	o = sfctl_parse_text(r->text);
+	if (sfctl_json_out)
+		sfctl_print_json(o);
 	else
-		printf("%s\n", get_str(o, "message") ? get_str(o, "message") : r->text);
+		printf("%s\n", sfctl_get_str(o, "message") ? sfctl_get_str(o, "message") : r->text);
 	if (note)
-		snprintf(note, nsz, "%s", get_str(o, "message") ? get_str(o, "message") : "");
+		snprintf(note, nsz, "%s", sfctl_get_str(o, "message") ? sfctl_get_str(o, "message") : "");
 	json_object_put(o);
 }
 
 /* Reads the daemon's reply to an admin request and shows it. */
 static int admin_reply(int fd, const char *what, char *note, size_t nsz)
 {
-	struct reply r;
+	struct sfctl_reply r;
 
-	if (!recv_reply(fd, &r))
-		die(3, "%s: no reply", what);
+	if (!sfctl_recv_reply(fd, &r))
+		sfctl_die(3, "%s: no reply", what);
 	show_admin_reply(what, &r, note, nsz);
 	return 0;
 }
@@ -287,14 +287,14 @@ static int pidfd_of(pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	f = fopen(path, "re");
 	if (!f)
-		die(1, "no process or thread %d", (int)tid);
+		sfctl_die(1, "no process or thread %d", (int)tid);
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Tgid: %d", &tgid) == 1)
 			break;
 	fclose(f);
 	fd = (int)syscall(SYS_pidfd_open, tgid, 0);
 	if (fd < 0)
-		die(1, "pidfd_open(%d): %s", (int)tgid, strerror(errno));
+		sfctl_die(1, "pidfd_open(%d): %s", (int)tgid, strerror(errno));
 	return fd;
 }
 
@@ -306,16 +306,16 @@ int attach_insns(pid_t pid, const char *cgroup, const struct sock_filter *insns,
 	int fd, pidfd, r;
 
 	if (!rep)
-		die(1, "%s", strerror(ENOMEM));
-	fd = connect_daemon();
+		sfctl_die(1, "%s", strerror(ENOMEM));
+	fd = sfctl_connect_daemon();
 	pidfd = cgroup ? -1 : pidfd_of(pid);
 	r = sf_client_admin_attach_fd(fd, pid, pidfd, cgroup, insns, n, flags, rep);
 	if (pidfd >= 0)
 		close(pidfd);
 	close(fd);
 	if (!rep->answered)
-		die(r == -EMSGSIZE ? 2 : 3, "%s", rep->message);
-	show_admin_reply("attach", &(struct reply){ .error = rep->error, .id = rep->filter,
+		sfctl_die(r == -EMSGSIZE ? 2 : 3, "%s", rep->message);
+	show_admin_reply("attach", &(struct sfctl_reply){ .error = rep->error, .id = rep->filter,
 						    .text = rep->text }, note, nsz);
 	if (filter)
 		*filter = rep->filter;
@@ -340,8 +340,8 @@ static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
 	if (!file) {
 		struct sf_id_req req = { .id = id };
 
-		fd = connect_daemon();
-		send_req(fd, &req, SF_MSG_DETACH, sizeof(req));
+		fd = sfctl_connect_daemon();
+		sfctl_send_req(fd, &req, SF_MSG_DETACH, sizeof(req));
 		return admin_reply(fd, "detach", NULL, 0);
 	} else {
 		size_t n;
@@ -352,8 +352,8 @@ static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
 		req->filter_id = id;
 		req->n_insns = n;
 		memcpy(req->insns, insns, n * 8);
-		fd = connect_daemon();
-		send_req(fd, req, SF_MSG_REPLACE, len);
+		fd = sfctl_connect_daemon();
+		sfctl_send_req(fd, req, SF_MSG_REPLACE, len);
 		free(req);
 		free(insns);
 		return admin_reply(fd, "replace", NULL, 0);
@@ -361,16 +361,16 @@ static int cmd_detach_replace(uint32_t id, const char *file, enum c2e_abi abi)
 }
 
 /* LOG: every event the daemon keeps (and with follow, every new one). */
-void read_log(bool follow, event_fn fn, void *ctx)
+void sfctl_read_log(bool follow, event_fn fn, void *ctx)
 {
 	struct sf_log_req req = { .flags = follow ? SF_LOG_FOLLOW : 0 };
-	struct reply r;
-	int fd = connect_daemon();
+	struct sfctl_reply r;
+	int fd = sfctl_connect_daemon();
 
-	send_req(fd, &req, SF_MSG_LOG, sizeof(req));
-	while (recv_reply(fd, &r)) {
+	sfctl_send_req(fd, &req, SF_MSG_LOG, sizeof(req));
+	while (sfctl_recv_reply(fd, &r)) {
 		if (r.error)
-			refused("log", &r);
+			sfctl_refused("log", &r);
 		if (!(r.flags & SF_REPLY_MORE))
 			break;
 		fn(ctx, r.text);
@@ -395,7 +395,7 @@ static long number(const char *s, const char *what)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (!*s || *end || errno || v < 0 || v > INT32_MAX)
-		die(2, "%s: '%s' is not a number", what, s);
+		sfctl_die(2, "%s: '%s' is not a number", what, s);
 	return v;
 }
 
@@ -408,7 +408,7 @@ static uint64_t number_u64(const char *s, const char *what, uint64_t max)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (!*s || *end || errno || *s == '-' || v > max)
-		die(2, "%s: '%s' is not a number", what, s);
+		sfctl_die(2, "%s: '%s' is not a number", what, s);
 	return v;
 }
 
@@ -460,9 +460,9 @@ static int global_options(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:gh", opts, NULL)) != -1 &&
 	       opt != '?') {
 		if (opt == 'j')
-			json_out = true;
+			sfctl_json_out = true;
 		else if (opt == 'S')
-			sock_path = optarg;
+			sfctl_sock_path = optarg;
 		else if (opt == 'h')
 			usage(stdout, 0);
 		else
@@ -481,7 +481,7 @@ static uint32_t abi_flags(const char *name)
 	enum c2e_abi abi;
 
 	if (c2e_abi_parse(name, &abi) < 0)
-		die(2, "--abi %s: seccomp, rfc2012 or rfc2012-i386", name);
+		sfctl_die(2, "--abi %s: seccomp, rfc2012 or rfc2012-i386", name);
 	if (abi == C2E_ABI_SECCOMP)
 		return 0;
 	return SF_FLAG_RFC2012 | SF_FLAG_RFC_EXEC |
@@ -496,8 +496,8 @@ static void command_options(int argc, char **argv, struct args *a)
 	optind = 0; /* 0: glibc re-initialises (the first pass used "+") */
 	while ((opt = getopt_long(argc, argv, "jS:p:ac:f:P:K:CF:wd:o:A:skHm:Xu:T:x:gh", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'j': json_out = true; break;
-		case 'S': sock_path = optarg; break;
+		case 'j': sfctl_json_out = true; break;
+		case 'S': sfctl_sock_path = optarg; break;
 		case 'p': a->pid = number(optarg, "--pid"); break;
 		case 'a': a->flags |= SF_FLAG_TSYNC; break;
 		case 'c': a->cgroup = optarg; break;
@@ -511,7 +511,7 @@ static void command_options(int argc, char **argv, struct args *a)
 		case 'H': a->hits = true; break;
 		case 'Y': a->summary = true; break;
 		case 'g': a->gate = true; break;
-		case 'L': profile_lenient = true; break; /* --lenient (profiles) */
+		case 'L': sfctl_profile_lenient = true; break; /* --lenient (profiles) */
 		case 'u':
 			a->pick.uid_set = true;
 			a->pick.uid = (uint32_t)number_u64(optarg, "--uid", UINT32_MAX);
@@ -530,7 +530,7 @@ static void command_options(int argc, char **argv, struct args *a)
 			if (!strcmp(optarg, "log"))
 				a->flags |= SF_FLAG_FALLBACK_LOG;
 			else if (strcmp(optarg, "kill"))
-				die(2, "--fallback kill|log");
+				sfctl_die(2, "--fallback kill|log");
 			break;
 		case 'l': a->log_flag = true; a->log = optarg; break;
 		case 'w': a->follow = true; break;
@@ -548,7 +548,7 @@ int main(int argc, char **argv)
 	struct args a = { .dflt = "KILL_PROCESS", .format = "classic" };
 	int first;
 
-	sock_path = sf_proto_socket_path();
+	sfctl_sock_path = sf_proto_socket_path();
 	signal(SIGPIPE, SIG_IGN);
 	first = global_options(argc, argv);
 	cmd = argv[first];
@@ -571,10 +571,10 @@ int main(int argc, char **argv)
 		return cmd_show(number(argv[optind], "show PID"), a.hits);
 	if (strcmp(cmd, "attach") == 0 && optind == argc) {
 		if (!a.filter == !a.profile || (!a.pid == !a.cgroup))
-			die(2, "attach: --filter FILE or --profile JSON, and one of --pid PID, "
+			sfctl_die(2, "attach: --filter FILE or --profile JSON, and one of --pid PID, "
 			    "--cgroup PATH");
 		if (a.cgroup && (a.flags & SF_FLAG_TSYNC))
-			die(2, "attach: --all-threads goes with --pid");
+			sfctl_die(2, "attach: --all-threads goes with --pid");
 		if (a.log_flag)
 			a.flags |= SF_FLAG_LOG;
 		if (a.profile)
@@ -582,26 +582,26 @@ int main(int argc, char **argv)
 		return cmd_attach(a.pid, a.cgroup, a.filter, a.flags);
 	}
 	if (strcmp(cmd, "compile") == 0 && optind == argc)
-		return a.gate ? cmd_compile_gate(a.profile, a.caps, a.out, sock_path)
+		return a.gate ? cmd_compile_gate(a.profile, a.caps, a.out, sfctl_sock_path)
 			      : cmd_compile(a.profile, a.caps, a.out);
 	if (strcmp(cmd, "detach") == 0 && optind + 1 == argc)
 		return cmd_detach_replace(number(argv[optind], "detach ID"), NULL, 0);
 	if (strcmp(cmd, "replace") == 0 && optind + 1 == argc) {
 		if (!a.filter)
-			die(2, "replace: --filter FILE");
+			sfctl_die(2, "replace: --filter FILE");
 		return cmd_detach_replace(number(argv[optind], "replace ID"), a.filter,
 					  (enum c2e_abi)SF_FLAGS_ABI(a.flags));
 	}
 	if (strcmp(cmd, "log") == 0 && optind == argc && a.summary) {
 		if (a.follow)
-			die(2, "log: --summary adds up what was logged; --follow never ends");
+			sfctl_die(2, "log: --summary adds up what was logged; --follow never ends");
 		return cmd_log_summary(a.log);
 	}
 	if (strcmp(cmd, "log") == 0 && optind == argc) {
 		if (a.log)
-			die(2, "log: --log FILE goes with --summary (the daemon's events are "
+			sfctl_die(2, "log: --log FILE goes with --summary (the daemon's events are "
 			    "in FILE already)");
-		read_log(a.follow, print_line, NULL);
+		sfctl_read_log(a.follow, print_line, NULL);
 		return 0;
 	}
 	if (strcmp(cmd, "policy-from-log") == 0 && optind == argc) {

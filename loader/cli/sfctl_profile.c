@@ -27,20 +27,20 @@
 #include <string.h>
 #include <unistd.h>
 
-bool profile_lenient;
+bool sfctl_profile_lenient;
 
 /* Compiles path or dies (exit 2), printing its warnings. */
 static void compile_or_die(const char *path, const char *caps, pid_t pid, struct sf_profile *p)
 {
 	struct sf_profile_opts opts = { .caps = caps, .caps_pid = pid,
-					.lenient = profile_lenient };
+					.lenient = sfctl_profile_lenient };
 	struct sf_profile_error err;
 	size_t i;
 
 	if (!path)
-		die(2, "--profile JSON is needed");
+		sfctl_die(2, "--profile JSON is needed");
 	if (sf_profile_compile_file(path, &opts, p, &err) < 0)
-		die(2, "%s: %s", path, err.msg);
+		sfctl_die(2, "%s: %s", path, err.msg);
 	for (i = 0; i < p->n_warnings; i++)
 		fprintf(stderr, "sfctl: warning: %s: %s\n", path, p->warnings[i]);
 }
@@ -51,12 +51,12 @@ int cmd_compile(const char *profile, const char *caps, const char *out)
 	int r;
 
 	if (!out)
-		die(2, "compile: -o OUT.bpf is needed");
+		sfctl_die(2, "compile: -o OUT.bpf is needed");
 	compile_or_die(profile, caps ? caps : "none", 0, &p);
 	r = c2e_save_raw(out, p.insns, p.len);
 	if (r < 0)
-		die(1, "%s: %s", out, strerror(-r));
-	if (!json_out)
+		sfctl_die(1, "%s: %s", out, strerror(-r));
+	if (!sfctl_json_out)
 		fprintf(stderr, "sfctl: %s: %zu instructions, %u syscalls with a rule\n",
 			out, p.len, p.n_rules);
 	sf_profile_free(&p);
@@ -71,7 +71,7 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 		     const char *socket)
 {
 	struct sf_profile_opts opts = { .caps = caps ? caps : "none",
-					.lenient = profile_lenient };
+					.lenient = sfctl_profile_lenient };
 	struct sf_profile_gate g;
 	struct sf_profile_error err;
 	char agent[108];
@@ -79,23 +79,23 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 	int fd, r;
 
 	if (!profile)
-		die(2, "--profile JSON is needed");
+		sfctl_die(2, "--profile JSON is needed");
 	if ((r = sf_proto_agent_path(socket, agent, sizeof(agent))) < 0)
-		die(2, "%s: no agent socket path: %s", socket, strerror(-r));
+		sfctl_die(2, "%s: no agent socket path: %s", socket, strerror(-r));
 	if (sf_profile_gate_file(profile, &opts, agent, &g, &err) < 0)
-		die(2, "%s: %s", profile, err.msg);
+		sfctl_die(2, "%s: %s", profile, err.msg);
 	for (i = 0; i < g.n_warnings; i++)
 		fprintf(stderr, "sfctl: warning: %s: %s\n", profile, g.warnings[i]);
 	fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
 	if (fd < 0)
-		die(1, "%s: %s", out, strerror(errno));
+		sfctl_die(1, "%s: %s", out, strerror(errno));
 	len = strlen(g.json);
 	for (i = 0; i < len; i += (size_t)r)
 		if ((r = (int)write(fd, g.json + i, len - i)) <= 0)
-			die(1, "%s: %s", out ? out : "stdout", r ? strerror(errno) : "short write");
+			sfctl_die(1, "%s: %s", out ? out : "stdout", r ? strerror(errno) : "short write");
 	if (out && close(fd))
-		die(1, "%s: %s", out, strerror(errno));
-	if (!json_out && out)
+		sfctl_die(1, "%s: %s", out, strerror(errno));
+	if (!sfctl_json_out && out)
 		fprintf(stderr, "sfctl: %s: the gate of %s: %u syscalls notified to %s, "
 			"%zu instructions\n", out, profile, g.n_notify, agent, g.len);
 	sf_profile_gate_free(&g);
@@ -121,7 +121,7 @@ static void send_profile(uint32_t id, const char *path, const char *caps)
 	if (f)
 		fclose(f);
 	if (!r)
-		r = sf_client_profile(sock_path, id, caps, profile_lenient, json, len, rep);
+		r = sf_client_profile(sfctl_sock_path, id, caps, sfctl_profile_lenient, json, len, rep);
 	if (r < 0)
 		fprintf(stderr, "sfctl: warning: filter %u's events will not name its profile's "
 			"rules: %s\n", id, rep && rep->message[0] ? rep->message : strerror(-r));
@@ -142,7 +142,7 @@ int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const
 	 * compiles the profile again (send_profile()). */
 	if (!caps && !cgroup) {
 		if ((r = sf_profile_task_caps(pid, &set)) < 0)
-			die(1, "pid %d: capget: %s", (int)pid, strerror(-r));
+			sfctl_die(1, "pid %d: capget: %s", (int)pid, strerror(-r));
 		snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)set);
 		caps = mask;
 	}
@@ -154,7 +154,7 @@ int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const
 		send_profile(id, profile, caps ? caps : "none");
 	/* The tier, from the attach note (loader/daemon/reply.c). */
 	sf_profile_tier_text(&p, note, !!(flags & SF_ATTACH_FALLBACK_LOG), text, sizeof(text));
-	if (text[0] && !json_out)
+	if (text[0] && !sfctl_json_out)
 		fprintf(stderr, "sfctl: %s\n", text);
 	sf_profile_free(&p);
 	return r;
