@@ -15,13 +15,26 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 
 int cli_usage_status = 2;
+bool cli_json;
 
 void cli_version(const char *prog)
 {
 	printf("%s (sfilter) %s\n", prog, SF_VERSION);
 	exit(fflush(stdout) == 0 ? 0 : 1);
+}
+
+void cli_json_error(const char *what)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "error", json_object_new_string(what));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+					     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(stdout);
+	json_object_put(o);
 }
 
 void cli_usage_lines(const char *prog, const char *help, const char *what)
@@ -38,7 +51,10 @@ void cli_usage_error(const char *prog, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	cli_usage_lines(prog, "--help", what);
+	if (cli_json)
+		cli_json_error(what);
+	else
+		cli_usage_lines(prog, "--help", what);
 	exit(cli_usage_status);
 }
 
@@ -64,7 +80,7 @@ void cli_bad_option(const char *prog, int opt, char **argv)
 
 void cli_daemon_down(const char *prog, const char *path)
 {
-	fprintf(stderr, "%s: sfilterd is not running at %s\n", prog, path);
+	fprintf(stderr, "%s: " CLI_DAEMON_DOWN "\n", prog, path);
 }
 
 char *cli_read_file(const char *path, size_t max, size_t *len)

@@ -15,13 +15,21 @@
 /* A usage error's exit status: 2, as getopt-based tools exit. sfrun sets
  * 125, as env(1) does, because it passes CMD's own statuses through. */
 extern int cli_usage_status;
+/* --json (sfctl): an error is {"error": "WHAT"} on stdout, as bpftool's
+ * are, in place of its lines on stderr; the exit status is the same. */
+extern bool cli_json;
+
+/* What cli_daemon_down() says, for a caller that words it itself. */
+#define CLI_DAEMON_DOWN "sfilterd is not running at %s"
 
 /* "PROG (sfilter) VERSION" on stdout; exits 0. */
 void cli_version(const char *prog) __attribute__((noreturn));
 /* "PROG: WHAT" and "Try 'PROG --help' for more information." on stderr;
- * exits cli_usage_status. */
+ * exits cli_usage_status. With cli_json, cli_json_error() instead. */
 void cli_usage_error(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
+/* {"error": what} on stdout, one line. */
+void cli_json_error(const char *what);
 /* The same two lines without the exit, the hint naming help, the option
  * that prints the usage ("--help"; "--sfilter-help" for sfilter-runc,
  * whose --help is runc's). */

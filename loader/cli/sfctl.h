@@ -17,7 +17,8 @@ struct sock_filter;
 #define AUDIT_X86_64 0xc000003eU
 #define AUDIT_I386   0x40000003U
 
-extern bool sfctl_json_out; /* --json */
+#include "cli.h" /* cli_json: --json */
+
 extern const char *sfctl_sock_path; /* --socket, else $SFILTER_SOCKET, else the default */
 extern bool sfctl_profile_lenient; /* --lenient: a profile read as runc reads it (sfctl_profile.c) */
 
@@ -46,7 +47,8 @@ int cmd_show(pid_t pid, bool hits);
  * reply that ended the list (SHOW's filters follow it while it has MORE). */
 struct json_object *sfctl_read_tasks(int fd, const char *what, struct sfctl_reply *last);
 
-/* Prints "sfctl: ..." and exits with code. */
+/* Prints "sfctl: ..." (with --json, {"error": "..."} on stdout) and exits
+ * with code. */
 void sfctl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 const char *sfctl_get_str(struct json_object *o, const char *key);
 int64_t sfctl_get_int(struct json_object *o, const char *key, int64_t dflt);

@@ -431,20 +431,20 @@ int cmd_diff(int argc, char **argv)
 	int opt, r, status;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "sK:a:b:j", diff_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":sK:a:b:j", diff_opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': subset = true; break;
 		case 'K': caps = optarg; break;
 		case 'a': caps_a = optarg; break;
 		case 'b': caps_b = optarg; break;
-		case 'j': sfctl_json_out = true; break;
-		default:
-			sfctl_die(2, "usage: sfctl diff [--subset] [--caps LIST | --caps-a LIST "
-			    "--caps-b LIST] [--json] A B  (A, B: FILE or pid:PID)");
+		case 'j': cli_json = true; break;
+		default: cli_bad_option("sfctl", opt, argv);
 		}
 	}
 	if (argc - optind != 2)
-		sfctl_die(2, "diff: two policies, A and B (a filter file, a profile, or pid:PID)");
+		cli_usage_error("sfctl", "diff: two policies, A and B (a filter file, a profile, "
+				"or pid:PID)");
 	a.arg = argv[optind];
 	b.arg = argv[optind + 1];
 	load_side(&a, caps_a ? caps_a : caps);
@@ -459,7 +459,7 @@ int cmd_diff(int argc, char **argv)
 		sampled |= d.regions[i].sampled;
 	}
 	status = shown ? 1 : d.n_unproven || (subset && sampled) ? EXIT_UNPROVEN : 0;
-	if (sfctl_json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *regs = json_object_new_array(), *unp = json_object_new_array();
 

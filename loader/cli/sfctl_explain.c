@@ -66,13 +66,13 @@ static void parse_args(const char *s, uint64_t args[6])
 		errno = 0;
 		args[i] = strtoull(p, &end, 0);
 		if (end == p || errno || *p == '-' || (*end && *end != ','))
-			sfctl_die(2, "explain: --args %s: argument %d is not a number (up to six "
+			cli_usage_error("sfctl", "explain: --args %s: argument %d is not a number (up to six "
 			    "numbers, comma-separated)", s, i);
 		if (!*end)
 			return;
 		p = end + 1;
 	}
-	sfctl_die(2, "explain: --args %s: more than six arguments", s);
+	cli_usage_error("sfctl", "explain: --args %s: more than six arguments", s);
 }
 
 /* The "rule" object (sf_profile_why_json(): its one owner). */
@@ -94,7 +94,7 @@ static void print_why(const struct seccomp_data *d, const char *arch,
 
 	c2e_verdict_str(w->verdict, buf, sizeof(buf));
 	v = strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf;
-	if (sfctl_json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 
 		json_object_object_add(o, "syscall", w->syscall[0] ?
@@ -209,7 +209,7 @@ int cmd_explain(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:K:k:La:n:A:l::f:j", explain_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":p:K:k:La:n:A:l::f:j", explain_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': profile = optarg; break;
 		case 'K': opts.caps = optarg; break;
@@ -220,26 +220,23 @@ int cmd_explain(int argc, char **argv)
 		case 'A': args = optarg; break;
 		case 'l': from_log = true; log = optarg; break;
 		case 'f': filter = strtol(optarg, NULL, 10); break;
-		case 'j': sfctl_json_out = true; break;
-		default:
-			sfctl_die(2, "explain: %s: %s (sfctl --help)", argv[optind - 1],
-			    optopt && strchr("pKkanAf", optopt) ? "needs a value"
-							       : "unknown option");
+		case 'j': cli_json = true; break;
+		default: cli_bad_option("sfctl", opt, argv);
 		}
 	}
 	/* "--log FILE" as two words. */
 	if (from_log && !log && optind < argc)
 		log = argv[optind++];
 	if (optind != argc)
-		sfctl_die(2, "explain: %s: unexpected (sfctl --help)", argv[optind]);
+		cli_usage_error("sfctl", "explain: unexpected argument '%s'", argv[optind]);
 	if (!profile)
-		sfctl_die(2, "explain: --profile JSON is needed");
+		cli_usage_error("sfctl", "explain: --profile JSON is needed");
 	if (from_log == !!nr)
-		sfctl_die(2, "explain: one of --nr NAME (a call) and --log [FILE] (a log's events)");
+		cli_usage_error("sfctl", "explain: one of --nr NAME (a call) and --log [FILE] (a log's events)");
 	if (from_log && args)
-		sfctl_die(2, "explain: --args goes with --nr (a log's events carry theirs)");
+		cli_usage_error("sfctl", "explain: --args goes with --nr (a log's events carry theirs)");
 	if (!arch_named(arch, &d.arch, &bit))
-		sfctl_die(2, "explain: --arch %s: x86_64, i386 or x32", arch);
+		cli_usage_error("sfctl", "explain: --arch %s: x86_64, i386 or x32", arch);
 	if (sf_profile_rules_open(profile, &opts, &r, &err) < 0)
 		sfctl_die(2, "%s: %s", profile, err.msg);
 	if (from_log) {

@@ -104,7 +104,7 @@ int cmd_log_summary(const char *log)
 	sfctl_read_events(log, add, &s);
 	if (s.n)
 		qsort(s.r, s.n, sizeof(*s.r), most_calls);
-	if (sfctl_json_out) {
+	if (cli_json) {
 		struct json_object *arr = json_object_new_array();
 
 		for (i = 0; i < s.n; i++) {

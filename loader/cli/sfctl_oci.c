@@ -46,7 +46,7 @@ int policy_oci(const struct learned_call *s, size_t n, size_t events, const char
 		f = fopen(path, "we");
 		if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
 			sfctl_die(1, "%s: %s", path, strerror(errno));
-		if (sfctl_json_out)
+		if (cli_json)
 			printf("{ \"events\": %zu, \"oci\": \"%s\" }\n", events, path);
 		else
 			printf("%zu syscalls from %zu events: %s (OCI seccomp profile)\n",

@@ -280,7 +280,7 @@ static void refuse_ambiguous(const struct policy *p, const struct image *im, siz
 			  "its process is gone): pick one with --uid, --start or --exec-id";
 	size_t i;
 
-	if (sfctl_json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
 
 		for (i = 0; i < n; i++)
@@ -561,7 +561,7 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 	check_learned(&p, insns, n);
 	if (prefix)
 		policy_write(prefix, text, insns, n);
-	if (sfctl_json_out)
+	if (cli_json)
 		policy_json(&p, dflt, prefix, text, n, proc);
 	else if (prefix)
 		printf("%zu syscalls from %zu events: %s.s and %s.bpf (%zu instructions, valid)\n",

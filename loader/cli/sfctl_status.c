@@ -82,7 +82,7 @@ int cmd_status(void)
 	if (r.error)
 		sfctl_refused("status", &r);
 	o = sfctl_parse_text(r.text);
-	if (sfctl_json_out) {
+	if (cli_json) {
 		sfctl_print_json(o);
 	} else {
 		printf("sfilterd %s (protocol %" PRId64 "), pid %" PRId64 "\n",
@@ -199,7 +199,7 @@ int cmd_ps(void)
 
 	sfctl_send_req(fd, &h, SF_MSG_PS, sizeof(h));
 	tasks = sfctl_read_tasks(fd, "ps", &r);
-	if (sfctl_json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "tasks", tasks);
@@ -256,7 +256,7 @@ int cmd_show(pid_t pid, bool hits)
 	json_object_object_add(out, "pid", json_object_new_int(pid));
 	json_object_object_add(out, "tasks", tasks);
 	json_object_object_add(out, "filters", filters);
-	if (sfctl_json_out) {
+	if (cli_json) {
 		sfctl_print_json(out);
 	} else if (json_object_array_length(tasks) == 0) {
 		printf("process %d is not confined\n", pid);
