@@ -192,6 +192,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sfilter-oci-hook [-v|--verbose] [--profile-dir DIR] [--record-dir RDIR]\n"
 		"       < STATE\n"
+		"       sfilter-oci-hook --help | --version\n"
 		"An OCI createRuntime (and poststop) hook: STATE is the container's state\n"
 		"(JSON). The container's annotations choose what is attached through\n"
 		"sfilterd to the container's cgroup (its process's, and every process\n"

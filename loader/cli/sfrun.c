@@ -111,6 +111,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sfrun [--filter FILE]... [--profile JSON [--lenient]] [--fallback kill|log]\n"
 		"             [--tsync] [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]\n"
+		"       sfrun --help | --version\n"
 		"  --filter FILE    a classic seccomp filter: raw .bpf bytes or the text\n"
 		"                   form; repeatable, attached in order (last = newest)\n"
 		"  --profile JSON   a container seccomp profile (OCI, Docker, Podman), its\n"
@@ -129,7 +130,9 @@ static void usage(FILE *out)
 		"sfrun is confined from the first attach on: each filter must allow what\n"
 		"follows it (the later attaches' socket calls, then execve and CMD).\n"
 		"The daemon is found at $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.\n"
-		"Exit status: CMD's; 125 if sfrun fails, 126 if CMD cannot run, 127 if not found.\n");
+		"FILE or JSON may be - (stdin).\n"
+		"Exit status: CMD's; 125 if sfrun fails (a usage error too), 126 if CMD cannot\n"
+		"run, 127 if not found.\n");
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -115,7 +115,8 @@ static void usage(FILE *out)
 		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
 		"  --metrics ADDR:PORT serve Prometheus metrics at /metrics (\":PORT\": loopback)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
-		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
+		"  -v, --verbose       libbpf debug output and one line per request on stderr\n"
+		"  --help, --version   this text; sfilterd (sfilter) VERSION\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
 		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes, SF_EVENT_RATE_DEFAULT,
 		SF_EVENT_BURST_DEFAULT, REPEAT_DEFAULT_MS / 1000.0);
