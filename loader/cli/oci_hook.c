@@ -35,8 +35,8 @@
  * (again the runtime's init at first).
  *
  * Exit status 0 with nothing on stdout; else 1 and one line on stderr
- * saying what failed (2 and cli.h's two lines for a usage error). -v or SFILTER_HOOK_VERBOSE=1: after an attach, the
- * daemon's note on stderr.
+ * saying what failed (2 and cli.h's two lines for a usage error). -v or
+ * SFILTER_HOOK_VERBOSE=1: after an attach, the daemon's note on stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

@@ -20,7 +20,8 @@ struct sock_filter;
 #include "cli.h" /* cli_json: --json */
 
 extern const char *sfctl_sock_path; /* --socket, else $SFILTER_SOCKET, else the default */
-extern bool sfctl_profile_lenient; /* --lenient: a profile read as runc reads it (sfctl_profile.c) */
+/* --lenient: a profile read as runc reads it (sfctl_profile.c) */
+extern bool sfctl_profile_lenient;
 
 /* The connection to sfilterd (sfctl.c): connect (exit 3 when it cannot),
  * send one request, read one reply (false at end of file; exit 3 on a

@@ -192,7 +192,8 @@ static void add_event(void *ctx, const char *line)
 			   (c->repeat || json_object_object_get_ex(o, "exec_id", NULL));
 		c->start = (uint64_t)sfctl_get_int(o, "start_ns", 0);
 		c->exec_id = (uint64_t)sfctl_get_int(o, "exec_id", 0);
-		snprintf(c->comm, sizeof(c->comm), "%s", sfctl_get_str(o, "comm") ? sfctl_get_str(o, "comm") : "");
+		snprintf(c->comm, sizeof(c->comm), "%s",
+			 sfctl_get_str(o, "comm") ? sfctl_get_str(o, "comm") : "");
 	}
 out:
 	json_object_put(o);
