@@ -122,24 +122,6 @@ static void usage(FILE *out)
 		SF_EVENT_BURST_DEFAULT, REPEAT_DEFAULT_MS / 1000.0);
 }
 
-/* Seconds, as a decimal: 0 or -EINVAL after a line on stderr. */
-static int set_repeat(const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (*arg == '\0' || *end || errno || !(v >= 0 && v <= REPEAT_MAX_S)) {
-		diag("--repeat-interval '%s': seconds from 0 to %d", arg, REPEAT_MAX_S);
-		return -EINVAL;
-	}
-	d.repeat_ns = (uint64_t)(v * 1e9 + 0.5);
-	return 0;
-}
-
-/* ---- options ------------------------------------------------------------ */
-
 /* A usage error as every sfilter program says one (the man pages'
  * CONVENTIONS; loader/cli/cli.c, which the daemon's layer may not link):
  * the line, then where the usage is. The caller exits 2. */
@@ -154,6 +136,24 @@ static void usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs("\nTry 'sfilterd --help' for more information.\n", stderr);
 }
+
+/* Seconds, as a decimal: 0 or -EINVAL after a usage error on stderr. */
+static int set_repeat(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (*arg == '\0' || *end || errno || !(v >= 0 && v <= REPEAT_MAX_S)) {
+		usage_error("--repeat-interval '%s': seconds from 0 to %d", arg, REPEAT_MAX_S);
+		return -EINVAL;
+	}
+	d.repeat_ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+/* ---- options ------------------------------------------------------------ */
 
 /* A group's id from /etc/group (fgetgrent: no NSS in a static binary), or
  * a number. 0 or -ENOENT. */
@@ -180,21 +180,21 @@ static int group_id(const char *name, gid_t *gid)
 }
 
 /* The numeric options (the limits): opt's value from arg. 0, or -EINVAL
- * after a line on stderr. */
+ * after a usage error on stderr. */
 static int set_number(int opt, const char *arg)
 {
 	char *end;
 	unsigned long v = strtoul(arg, &end, 10);
 
 	if (*arg == '\0' || *end || v > UINT32_MAX) {
-		diag("bad number '%s'", arg);
+		usage_error("bad number '%s'", arg);
 		return -EINVAL;
 	}
 	/* One message may always wait, so a bound below the largest one
 	 * would not bound anything. */
 	if ((opt == 'C' && v == 0) || (opt == 'Q' && v < SF_PROTO_MAX_MSG) ||
 	    (opt == 'B' && v == 0)) {
-		diag("--%s %lu: at least %u", opt == 'C' ? "max-conns" : opt == 'B' ?
+		usage_error("--%s %lu: at least %u", opt == 'C' ? "max-conns" : opt == 'B' ?
 		     "event-burst" : "max-queue-bytes", v, opt == 'Q' ? SF_PROTO_MAX_MSG : 1);
 		return -EINVAL;
 	}
@@ -264,7 +264,7 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 			break;
 		case 'g':
 			if (group_id(optarg, &d.admin_gid) < 0) {
-				diag("--admin-group: no group '%s' in /etc/group", optarg);
+				usage_error("--admin-group: no group '%s' in /etc/group", optarg);
 				return false;
 			}
 			break;
