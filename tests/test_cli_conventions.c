@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
@@ -170,10 +172,11 @@ TEST(sfctl_json_errors_are_an_object_on_stdout_with_the_same_status)
 }
 
 /* errno's "Host is down" said nothing of the daemon; the line names the
- * socket that was tried. */
+ * socket that was tried, missing or stale. */
 TEST(without_a_daemon_sfctl_and_sfrun_say_sfilterd_is_not_running_at_the_socket)
 {
 	static const char sock[] = "/nonexistent/sfilterd.sock";
+	struct sockaddr_un stale = { .sun_family = AF_UNIX };
 	static struct run r;
 	char want[256], filter[] = "/tmp/sf-conv-XXXXXX";
 	int fd;
@@ -183,6 +186,20 @@ TEST(without_a_daemon_sfctl_and_sfrun_say_sfilterd_is_not_running_at_the_socket)
 		ASSERT_EQ(r.status, 3, "sfctl: exit 3");
 		ASSERT_STREQ(r.err, want, "sfctl");
 	}
+	/* A socket left by a daemon that is gone: nothing listens there. */
+	snprintf(stale.sun_path, sizeof(stale.sun_path), "/tmp/sf-conv-%d.sock", (int)getpid());
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	if (ASSERT_TRUE(fd >= 0 && !bind(fd, (struct sockaddr *)&stale, sizeof(stale)),
+			"a stale socket") &&
+	    run("sfctl", (const char *[]){ "--socket", stale.sun_path, "ps", NULL }, NULL, &r)) {
+		snprintf(want, sizeof(want), "sfctl: sfilterd is not running at %s\n",
+			 stale.sun_path);
+		ASSERT_EQ(r.status, 3, "stale socket: exit 3");
+		ASSERT_STREQ(r.err, want, "stale socket");
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(stale.sun_path);
 	fd = mkstemp(filter);
 	if (!ASSERT_TRUE(fd >= 0 && write(fd, "ret ALLOW\n", 10) == 10, "the filter"))
 		return;

@@ -15,6 +15,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <limits.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <json-c/json.h>
 
 int cli_usage_status = 2;
@@ -78,9 +82,33 @@ void cli_bad_option(const char *prog, int opt, char **argv)
 	cli_usage_error(prog, "unknown option '-%c'", optopt);
 }
 
+const char *cli_daemon_why(const char *path, char *buf, size_t size)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = -1, err = ENAMETOOLONG;
+
+	if (strlen(path) < sizeof(addr.sun_path)) {
+		strcpy(addr.sun_path, path);
+		fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		err = fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) ? errno : 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err == ENOENT || err == ECONNREFUSED || err == ENOTDIR)
+		snprintf(buf, size, "sfilterd is not running at %s", path);
+	else if (!err)
+		snprintf(buf, size, "sfilterd at %s closed the connection without a hello",
+			 path);
+	else
+		snprintf(buf, size, "cannot reach sfilterd at %s: %s", path, strerror(err));
+	return buf;
+}
+
 void cli_daemon_down(const char *prog, const char *path)
 {
-	fprintf(stderr, "%s: " CLI_DAEMON_DOWN "\n", prog, path);
+	char why[PATH_MAX + 128];
+
+	fprintf(stderr, "%s: %s\n", prog, cli_daemon_why(path, why, sizeof(why)));
 }
 
 char *cli_read_file(const char *path, size_t max, size_t *len)

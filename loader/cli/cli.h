@@ -19,9 +19,6 @@ extern int cli_usage_status;
  * are, in place of its lines on stderr; the exit status is the same. */
 extern bool cli_json;
 
-/* What cli_daemon_down() says, for a caller that words it itself. */
-#define CLI_DAEMON_DOWN "sfilterd is not running at %s"
-
 /* "PROG (sfilter) VERSION" on stdout; exits 0. */
 void cli_version(const char *prog) __attribute__((noreturn));
 /* "PROG: WHAT" and "Try 'PROG --help' for more information." on stderr;
@@ -38,9 +35,13 @@ void cli_usage_lines(const char *prog, const char *help, const char *what);
  * printed nothing): the option named as it was written. */
 void cli_bad_option(const char *prog, int opt, char **argv)
 	__attribute__((noreturn));
-/* "PROG: sfilterd is not running at PATH" on stderr: a connect that found
- * no listener (sf_proto_connect()'s EHOSTDOWN), which errno's own text
- * ("Host is down") does not say. */
+/* Why sf_proto_connect() to path failed with EHOSTDOWN, which stands for
+ * every failure to connect and whose text ("Host is down") says none:
+ * asked again of connect(2), into buf. "sfilterd is not running at PATH"
+ * where nothing listens (no file, ENOENT; a stale socket, ECONNREFUSED), else the
+ * reason ("cannot reach sfilterd at PATH: Permission denied"). */
+const char *cli_daemon_why(const char *path, char *buf, size_t size);
+/* "PROG: " and cli_daemon_why() on stderr. */
 void cli_daemon_down(const char *prog, const char *path);
 
 /* "-" is stdin (or stdout): every file option and argument reads it so. */

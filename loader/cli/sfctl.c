@@ -146,12 +146,8 @@ int sfctl_connect_daemon(void)
 	if (fd == -EPROTO)
 		sfctl_die(3, "sfilterd at %s did not greet (no hello, or another protocol "
 		    "version than %u)", sfctl_sock_path, SF_PROTO_VERSION);
-	if (fd == -EHOSTDOWN && !cli_json) {
-		cli_daemon_down("sfctl", sfctl_sock_path);
-		exit(3);
-	}
 	if (fd == -EHOSTDOWN)
-		sfctl_die(3, CLI_DAEMON_DOWN, sfctl_sock_path);
+		sfctl_die(3, "%s", cli_daemon_why(sfctl_sock_path, why, sizeof(why)));
 	if (fd < 0)
 		sfctl_die(3, "cannot reach sfilterd at %s: %s", sfctl_sock_path, strerror(errno));
 	return fd;
