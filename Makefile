@@ -294,11 +294,11 @@ $(call obj,$(wildcard loader/cli/*.c)): LAYER_INC := $(CLI_INC)
 $(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
-$(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
+$(SFRUN): $(call obj,loader/cli/sfrun.c loader/cli/cli.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # The OCI runtime hook: a createRuntime hook that attaches through sfilterd.
-$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS) loader/cli/learned.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
+$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS) loader/cli/learned.c loader/cli/cli.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # --- cli: libsfprctl, the interposer sfrun --prctl / --take-seccomp preloads ----
@@ -340,7 +340,7 @@ RUNC_WRAP_SRCS := $(wildcard loader/cli/runc_wrap*.c)
 SFRUNCWRAP := $(OUTPUT)/sfilter-runc
 SF_THREADS := $(OUTPUT)/tests/sf-threads
 
-$(SFRUNCWRAP): $(call obj,$(RUNC_WRAP_SRCS) loader/cli/oci_hook_spec.c) $(LIBSFPROFILE) \
+$(SFRUNCWRAP): $(call obj,$(RUNC_WRAP_SRCS) loader/cli/oci_hook_spec.c loader/cli/cli.c) $(LIBSFPROFILE) \
 	       $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 

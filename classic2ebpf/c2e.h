@@ -194,10 +194,10 @@ int c2e_disasm_ebpf(const struct bpf_insn *insns, size_t len, FILE *out);
 /* Loads a filter file: raw struct sock_filter[] bytes (what libseccomp's
  * seccomp_export_bpf() writes) or the text form; a NUL byte means raw.
  * Errors: -ENOENT/-EACCES/... for the file, -EINVAL with *err filled for
- * a truncated raw file or bad text. Does not validate. */
+ * a truncated raw file or bad text. Does not validate. "-" is stdin. */
 int c2e_load_file(const char *path, struct sock_filter **out, size_t *len,
 		  struct c2e_error *err);
-/* Writes raw bytes to path. */
+/* Writes raw bytes to path ("-": stdout). */
 int c2e_save_raw(const char *path, const struct sock_filter *insns,
 		 size_t len);
 

@@ -29,7 +29,8 @@ static int read_capped(const char *path, char **buf, size_t *size)
 	char *b;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* "-" is stdin, as for every file the command lines read. */
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
 	if (fd < 0)
 		return -errno;
 	b = malloc(cap);
@@ -121,7 +122,8 @@ int c2e_save_raw(const char *path, const struct sock_filter *insns,
 	size_t left = len * sizeof(*insns);
 	int fd, ret = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = strcmp(path, "-") ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+			       : dup(STDOUT_FILENO);
 	if (fd < 0)
 		return -errno;
 	while (left) {

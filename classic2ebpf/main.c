@@ -7,9 +7,14 @@
  * Exit status: 0 success, 1 a filter that seccomp(2) would refuse, 2 usage
  * or input errors (unknown flags, unreadable or truncated files, bad text,
  * bad numbers), 3 translation or kernel failures. Every error is one line
- * on stderr starting with "classic2ebpf: ".
+ * on stderr starting with "classic2ebpf: "; a usage error (the command
+ * line itself) adds the --help hint as a second line, the sfilter
+ * programs' convention (loader/cli/cli.h, kept here on its own: this
+ * layer links nothing of theirs). "-" is stdin (FILE, --inputs) or
+ * stdout (-o).
  */
 #include "c2e.h"
+#include "sf_version.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,11 +34,12 @@
 
 static const char usage_text[] =
 "usage: classic2ebpf COMMAND [ARGS]\n"
+"       classic2ebpf --help | --version\n"
 "\n"
 "Classic seccomp filters, checked exactly as seccomp(2) checks them and run as\n"
 "eBPF. A FILE holds raw struct sock_filter[] bytes (what libseccomp's\n"
 "seccomp_export_bpf() writes) or the text form that disasm prints; a file\n"
-"with a NUL byte is raw.\n"
+"with a NUL byte is raw; - is stdin.\n"
 "\n"
 "commands:\n"
 "  check FILE             print \"FILE: valid, N instructions\", or the first\n"
@@ -41,7 +47,7 @@ static const char usage_text[] =
 "  dump FILE              classic listing, translated eBPF listing, and the\n"
 "                         instruction counts: classic, ours, the kernel's own\n"
 "                         conversion\n"
-"  asm FILE -o OUT        assemble the text form into raw bytes\n"
+"  asm FILE -o OUT        assemble the text form into raw bytes (OUT -: stdout)\n"
 "  disasm FILE            print the text form (also of filters the kernel\n"
 "                         refuses)\n"
 "  run FILE... (--nr N | --inputs TSV) [options]\n"
@@ -87,6 +93,15 @@ static const char usage_text[] =
 "exit status: 0 success, 1 a filter seccomp(2) would refuse, 2 usage or input\n"
 "error, 3 translation or kernel failure.\n";
 
+/* "classic2ebpf: " and the message on stderr, then tail. */
+static void say(const char *tail, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("classic2ebpf: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(tail, stderr);
+}
+
 static void die(int status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
@@ -94,13 +109,24 @@ static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("classic2ebpf: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say("\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
+}
+
+/* A usage error: the line, then where the usage is; exit 2. */
+static void usage_fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void usage_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say("\nTry 'classic2ebpf --help' for more information.\n", fmt, ap);
+	va_end(ap);
+	exit(EXIT_USAGE);
 }
 
 /* ---- numbers ----------------------------------------------------------- */
@@ -165,7 +191,7 @@ static uint32_t parse_arch(const char *s)
 	    !strcasecmp(s, "AUDIT_ARCH_I386"))
 		return C2E_AUDIT_ARCH_I386;
 	if (!parse_hex(s, 32, &v))
-		die(EXIT_USAGE, "bad --arch '%s' (hex, x86_64 or i386)", s);
+		usage_fail("bad --arch '%s' (hex, x86_64 or i386)", s);
 	return v;
 }
 
@@ -182,31 +208,31 @@ static uint32_t parse_nr(const char *s, uint32_t arch)
 	else if (!strncmp(name, "SYS_", 4))
 		name += 4;
 	if (!*name || !(isalpha((unsigned char)*name) || *name == '_'))
-		die(EXIT_USAGE, "bad --nr '%s' (a number or a syscall name)", s);
+		usage_fail("bad --nr '%s' (a number or a syscall name)", s);
 	nr = seccomp_syscall_resolve_name_arch(arch, name);
 	if (nr < 0)
-		die(EXIT_USAGE, "unknown syscall '%s' for arch 0x%08x", name,
+		usage_fail("unknown syscall '%s' for arch 0x%08x", name,
 		    arch);
 	return nr;
 }
 
 static void parse_args(const char *s, uint64_t args[6])
 {
-	char *copy = strdup(s), *tok, *save = NULL;
+	char *copy = strdup(s), *tok, *rest;
 	int n = 0;
 
 	if (!copy)
 		die(EXIT_KERNEL, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: "1,,2" is an empty second value, refused,
+	 * never two values that shift a2 into a1. */
+	for (rest = copy; (tok = strsep(&rest, ",")); n++) {
 		if (n == 6)
-			die(EXIT_USAGE, "--args takes at most 6 values: '%s'", s);
+			usage_fail("--args takes at most 6 values: '%s'", s);
+		if (!*tok)
+			usage_fail("--args '%s': value %d is empty", s, n + 1);
 		if (!parse_int(tok, 64, &args[n]))
-			die(EXIT_USAGE, "bad number '%s' in --args", tok);
-		n++;
+			usage_fail("bad number '%s' in --args", tok);
 	}
-	if (n == 0)
-		die(EXIT_USAGE, "bad --args '%s'", s);
 	free(copy);
 }
 
@@ -522,14 +548,14 @@ static void build_regs(const struct run_opts *o, unsigned char *regs)
 		char *eq = strchr(tok, '=');
 
 		if (!eq)
-			die(EXIT_USAGE, "bad --regs item '%s' (NAME=VALUE)", tok);
+			usage_fail("bad --regs item '%s' (NAME=VALUE)", tok);
 		*eq = '\0';
 		off = c2e_rfc_reg_offset(abi, tok);
 		if (off < 0)
-			die(EXIT_USAGE, "unknown register '%s' for %s", tok,
+			usage_fail("unknown register '%s' for %s", tok,
 			    c2e_abi_name(abi));
 		if (!parse_int(eq + 1, bits, &v))
-			die(EXIT_USAGE, "bad value '%s' for %s (a %d-bit number)",
+			usage_fail("bad value '%s' for %s (a %d-bit number)",
 			    eq + 1, tok, bits);
 		set_reg(regs, off, v);
 	}
@@ -599,6 +625,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "nr", required_argument, NULL, OPT_NR },
 	{ "arch", required_argument, NULL, OPT_ARCH },
@@ -615,9 +642,9 @@ static const struct option long_opts[] = {
 static void want_files(const char *cmd, int n, int want)
 {
 	if (n < want)
-		die(EXIT_USAGE, "%s: missing FILE (see --help)", cmd);
+		usage_fail("%s: missing FILE", cmd);
 	if (n > want)
-		die(EXIT_USAGE, "%s takes one FILE, got %d", cmd, n);
+		usage_fail("%s takes one FILE, got %d", cmd, n);
 }
 
 int main(int argc, char **argv)
@@ -631,12 +658,16 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "--version")) {
+		printf("classic2ebpf (sfilter) %s\n", SF_VERSION);
+		return 0;
+	}
 	if (argc < 2)
-		die(EXIT_USAGE, "missing COMMAND (see --help)");
+		usage_fail("missing COMMAND");
 	cmd = argv[1];
 	if (strcmp(cmd, "check") && strcmp(cmd, "dump") && strcmp(cmd, "asm") &&
 	    strcmp(cmd, "disasm") && strcmp(cmd, "run"))
-		die(EXIT_USAGE, "unknown command '%s' (see --help)", cmd);
+		usage_fail("unknown command '%s'", cmd);
 
 	opterr = 0;
 	argc--;
@@ -645,6 +676,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("classic2ebpf (sfilter) %s\n", SF_VERSION);
 			return 0;
 		case 'o':
 			out = optarg;
@@ -660,7 +694,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_IP:
 			if (!parse_hex(optarg, 64, &v))
-				die(EXIT_USAGE, "bad --ip '%s' (hex)", optarg);
+				usage_fail("bad --ip '%s' (hex)", optarg);
 			ro.ip = v;
 			run_only = "--ip";
 			seccomp_only = "--ip";
@@ -676,7 +710,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "interp"))
 				ro.interp = true;
 			else
-				die(EXIT_USAGE, "bad --engine '%s' (kernel or interp)",
+				usage_fail("bad --engine '%s' (kernel or interp)",
 				    optarg);
 			run_only = "--engine";
 			break;
@@ -687,7 +721,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_ABI:
 			if (c2e_abi_parse(optarg, &abi))
-				die(EXIT_USAGE, "bad --abi '%s' (seccomp, rfc2012 or rfc2012-i386)",
+				usage_fail("bad --abi '%s' (seccomp, rfc2012 or rfc2012-i386)",
 				    optarg);
 			break;
 		case OPT_COMPAT:
@@ -698,23 +732,23 @@ int main(int argc, char **argv)
 			run_only = "--regs";
 			break;
 		case ':':
-			die(EXIT_USAGE, "option '%s' needs an argument",
+			usage_fail("option '%s' needs an argument",
 			    argv[optind - 1]);
 		default:
-			die(EXIT_USAGE, "unknown option '%s' (see --help)",
+			usage_fail("unknown option '%s'",
 			    argv[optind - 1]);
 		}
 	}
 	n_files = argc - optind;
 	if (strcmp(cmd, "run") && run_only)
-		die(EXIT_USAGE, "%s is an option of run, not of %s", run_only, cmd);
+		usage_fail("%s is an option of run, not of %s", run_only, cmd);
 	if (strcmp(cmd, "asm") && out)
-		die(EXIT_USAGE, "-o is an option of asm, not of %s", cmd);
+		usage_fail("-o is an option of asm, not of %s", cmd);
 	if (abi != C2E_ABI_SECCOMP && seccomp_only)
-		die(EXIT_USAGE, "%s is for seccomp_data filters, not %s (use --regs)",
+		usage_fail("%s is for seccomp_data filters, not %s (use --regs)",
 		    seccomp_only, c2e_abi_name(abi));
 	if (abi == C2E_ABI_SECCOMP && ro.regs)
-		die(EXIT_USAGE, "--regs is for the RFC ABIs (--abi rfc2012 or --compat)");
+		usage_fail("--regs is for the RFC ABIs (--abi rfc2012 or --compat)");
 
 	if (!strcmp(cmd, "check")) {
 		want_files(cmd, n_files, 1);
@@ -731,16 +765,16 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "asm")) {
 		want_files(cmd, n_files, 1);
 		if (!out)
-			die(EXIT_USAGE, "asm: missing -o OUTPUT");
+			usage_fail("asm: missing -o OUTPUT");
 		return cmd_asm(argv[optind], out);
 	}
 	if (n_files == 0)
-		die(EXIT_USAGE, "run: missing FILE (see --help)");
+		usage_fail("run: missing FILE");
 	if (abi != C2E_ABI_SECCOMP)
 		return cmd_run_rfc(argv + optind, n_files, &ro);
 	if (!ro.nr && !ro.inputs)
-		die(EXIT_USAGE, "run: missing --nr N or --inputs TSV");
+		usage_fail("run: missing --nr N or --inputs TSV");
 	if (ro.nr && ro.inputs)
-		die(EXIT_USAGE, "run: --nr and --inputs exclude each other");
+		usage_fail("run: --nr and --inputs exclude each other");
 	return cmd_run(argv + optind, n_files, &ro);
 }

@@ -98,7 +98,7 @@ say "2. complain mode on a running process"
 /bin/sh -c 'while :; do mkdir -p "$0/d"; rmdir "$0/d"; ls "$0" >/dev/null; sleep 0.2; done' "$tmp" &
 looper=$!
 sleep 0.2
-out=$("$sfctl" --json attach --pid "$looper" --all-threads --complain --filter "$here/policy.s")
+out=$("$sfctl" --json attach --pid "$looper" --tsync --complain --filter "$here/policy.s")
 rc=$?
 echo "$out" | grep -E '"(message|filter)"'
 id=$(echo "$out" | sed -n 's/.*"filter": *\([0-9]*\).*/\1/p' | head -1)

@@ -172,6 +172,9 @@ static bool expect(const struct result *r, int status, const char *out,
 	return ok;
 }
 
+/* The second line of a usage error (the command line itself wrong). */
+#define USAGE_HINT "Try 'classic2ebpf --help' for more information.\n"
+
 static const char allowlist_text[] =
 	"; getpid and read allowed, write ERRNO(13), the rest KILL_PROCESS\n"
 	"\tld arch\n"
@@ -494,33 +497,34 @@ TEST(cli_usage_errors_exit_2)
 		if (run_cli(&r, NULL, __VA_ARGS__, NULL))                  \
 			expect(&r, status, "", msg, msg);                  \
 	} while (0)
+/* A usage error: its line, then the --help hint. */
+#define HINT "\n" USAGE_HINT
 
 	if (run_cli(&r, NULL, NULL))
-		expect(&r, 2, "", "classic2ebpf: missing COMMAND (see --help)\n",
-		       "no command");
-	ERR(2, "classic2ebpf: unknown command 'frob' (see --help)\n", "frob");
-	ERR(2, "classic2ebpf: unknown option '--bogus' (see --help)\n",
+		expect(&r, 2, "", "classic2ebpf: missing COMMAND" HINT, "no command");
+	ERR(2, "classic2ebpf: unknown command 'frob'" HINT, "frob");
+	ERR(2, "classic2ebpf: unknown option '--bogus'" HINT,
 	    "run", path("allow.bpf"), "--bogus");
-	ERR(2, "classic2ebpf: unknown option '-z' (see --help)\n",
+	ERR(2, "classic2ebpf: unknown option '-z'" HINT,
 	    "check", "-z", path("allow.bpf"));
-	ERR(2, "classic2ebpf: option '--nr' needs an argument\n",
+	ERR(2, "classic2ebpf: option '--nr' needs an argument" HINT,
 	    "run", path("allow.bpf"), "--nr");
-	ERR(2, "classic2ebpf: option '-o' needs an argument\n",
+	ERR(2, "classic2ebpf: option '-o' needs an argument" HINT,
 	    "asm", path("allow.s"), "-o");
-	ERR(2, "classic2ebpf: check: missing FILE (see --help)\n", "check");
-	ERR(2, "classic2ebpf: disasm takes one FILE, got 2\n", "disasm",
+	ERR(2, "classic2ebpf: check: missing FILE" HINT, "check");
+	ERR(2, "classic2ebpf: disasm takes one FILE, got 2" HINT, "disasm",
 	    path("allow.bpf"), path("allow.bpf"));
-	ERR(2, "classic2ebpf: asm: missing -o OUTPUT\n", "asm", path("allow.s"));
-	ERR(2, "classic2ebpf: run: missing FILE (see --help)\n", "run", "--nr", "1");
-	ERR(2, "classic2ebpf: run: missing --nr N or --inputs TSV\n", "run",
+	ERR(2, "classic2ebpf: asm: missing -o OUTPUT" HINT, "asm", path("allow.s"));
+	ERR(2, "classic2ebpf: run: missing FILE" HINT, "run", "--nr", "1");
+	ERR(2, "classic2ebpf: run: missing --nr N or --inputs TSV" HINT, "run",
 	    path("allow.bpf"));
-	ERR(2, "classic2ebpf: run: --nr and --inputs exclude each other\n", "run",
+	ERR(2, "classic2ebpf: run: --nr and --inputs exclude each other" HINT, "run",
 	    path("allow.bpf"), "--nr", "1", "--inputs", path("bad.tsv"));
-	ERR(2, "classic2ebpf: --nr is an option of run, not of check\n", "check",
+	ERR(2, "classic2ebpf: --nr is an option of run, not of check" HINT, "check",
 	    path("allow.bpf"), "--nr", "1");
-	ERR(2, "classic2ebpf: -o is an option of asm, not of disasm\n", "disasm",
+	ERR(2, "classic2ebpf: -o is an option of asm, not of disasm" HINT, "disasm",
 	    path("allow.bpf"), "-o", path("x"));
-	ERR(2, "classic2ebpf: bad --engine 'jit' (kernel or interp)\n", "run",
+	ERR(2, "classic2ebpf: bad --engine 'jit' (kernel or interp)" HINT, "run",
 	    path("allow.bpf"), "--nr", "1", "--engine", "jit");
 
 	/* Files. */
@@ -541,23 +545,28 @@ TEST(cli_usage_errors_exit_2)
 	ERR(2, want, "asm", path("bad.s"), "-o", path("bad.bpf"));
 
 	/* Numbers. */
-	ERR(2, "classic2ebpf: bad --nr '12x' (a number or a syscall name)\n",
+	ERR(2, "classic2ebpf: bad --nr '12x' (a number or a syscall name)" HINT,
 	    "run", path("allow.bpf"), "--nr", "12x");
-	ERR(2, "classic2ebpf: unknown syscall 'nosuchcall' for arch 0xc000003e\n",
+	ERR(2, "classic2ebpf: unknown syscall 'nosuchcall' for arch 0xc000003e" HINT,
 	    "run", path("allow.bpf"), "--nr", "nosuchcall");
-	ERR(2, "classic2ebpf: bad --nr '4294967296' (a number or a syscall name)\n",
+	ERR(2, "classic2ebpf: bad --nr '4294967296' (a number or a syscall name)" HINT,
 	    "run", path("allow.bpf"), "--nr", "4294967296");
-	ERR(2, "classic2ebpf: bad --arch 'arm' (hex, x86_64 or i386)\n",
+	ERR(2, "classic2ebpf: bad --arch 'arm' (hex, x86_64 or i386)" HINT,
 	    "run", path("allow.bpf"), "--nr", "1", "--arch", "arm");
-	ERR(2, "classic2ebpf: bad --ip 'g' (hex)\n",
+	ERR(2, "classic2ebpf: bad --ip 'g' (hex)" HINT,
 	    "run", path("allow.bpf"), "--nr", "1", "--ip", "g");
-	ERR(2, "classic2ebpf: bad number 'x' in --args\n",
+	ERR(2, "classic2ebpf: bad number 'x' in --args" HINT,
 	    "run", path("allow.bpf"), "--nr", "1", "--args", "1,x");
-	ERR(2, "classic2ebpf: --args takes at most 6 values: '1,2,3,4,5,6,7'\n",
+	ERR(2, "classic2ebpf: --args takes at most 6 values: '1,2,3,4,5,6,7'" HINT,
 	    "run", path("allow.bpf"), "--nr", "1", "--args", "1,2,3,4,5,6,7");
+	ERR(2, "classic2ebpf: --args '1,,2': value 2 is empty" HINT,
+	    "run", path("allow.bpf"), "--nr", "1", "--args", "1,,2");
+	ERR(2, "classic2ebpf: --args '1,': value 2 is empty" HINT,
+	    "run", path("allow.bpf"), "--nr", "1", "--args", "1,");
 	snprintf(want, sizeof(want), "classic2ebpf: %s:2: bad number 'zz' in field 2\n",
 		 path("bad.tsv"));
 	ERR(2, want, "run", path("allow.bpf"), "--inputs", path("bad.tsv"));
+#undef HINT
 #undef ERR
 }
 
@@ -701,16 +710,20 @@ TEST(cli_rfc2012_native_layout_names_bounds_and_usage_errors)
 		expect(&r, 1, "", want, "load beyond the end");
 	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), "--regs",
 		    "ebx=1", NULL))
-		expect(&r, 2, "", "classic2ebpf: unknown register 'ebx' for rfc2012\n",
+		expect(&r, 2, "", "classic2ebpf: unknown register 'ebx' for rfc2012\n"
+		       USAGE_HINT,
 		       "i386 name in the native layout");
 	if (run_cli(&r, NULL, "run", "--abi", "rfc2012", path("n.bpf"), "--args",
 		    "1", NULL))
-		expect(&r, 2, "", "classic2ebpf: --args is for seccomp_data filters, not rfc2012 (use --regs)\n",
+		expect(&r, 2, "", "classic2ebpf: --args is for seccomp_data filters, not rfc2012 (use --regs)\n"
+		       USAGE_HINT,
 		       "--args");
 	if (run_cli(&r, NULL, "run", path("n.bpf"), "--regs", "rdi=1", NULL))
-		expect(&r, 2, "", "classic2ebpf: --regs is for the RFC ABIs (--abi rfc2012 or --compat)\n",
+		expect(&r, 2, "", "classic2ebpf: --regs is for the RFC ABIs (--abi rfc2012 or --compat)\n"
+		       USAGE_HINT,
 		       "--regs without an RFC ABI");
 	if (run_cli(&r, NULL, "check", "--abi", "rfc1918", path("n.bpf"), NULL))
-		expect(&r, 2, "", "classic2ebpf: bad --abi 'rfc1918' (seccomp, rfc2012 or rfc2012-i386)\n",
+		expect(&r, 2, "", "classic2ebpf: bad --abi 'rfc1918' (seccomp, rfc2012 or rfc2012-i386)\n"
+		       USAGE_HINT,
 		       "bad --abi");
 }

@@ -352,8 +352,8 @@ TEST(a_bad_repeat_interval_is_refused_in_one_line)
 		int st = sfd_run(argv, true, 10, out, sizeof(out));
 
 		ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2, "refused with status 2");
-		ASSERT_TRUE(strstr(out, "--repeat-interval") && strchr(out, '\n') ==
-			    out + strlen(out) - 1, "in one line that names the option");
+		ASSERT_TRUE(strstr(out, "--repeat-interval") && sfd_error_lines(out, "sfilterd", NULL),
+			    "in one line that names the option, and the usage hint");
 	}
 }
 

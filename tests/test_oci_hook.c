@@ -492,7 +492,7 @@ static const struct refusal refusals[] = {
 	  "pid {pid}: its cgroup {cg} holds process {other} too: the container has no cgroup "
 	  "of its own" },
 	{ "sfilterd not running", NO_DAEMON, PROFILE_NOW,
-	  "sfilterd at {sock}: not running (No such file or directory)" },
+	  "sfilterd is not running at {sock}" },
 	/* The daemon's refusal, its errno and its reason: the cgroup's chain
 	 * would be longer than a chain may be. */
 	{ "the daemon's refusal", FULL_CHAIN, "\"io.sfilter.profile\":\"allow4096.bpf\"",

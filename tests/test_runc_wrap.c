@@ -303,12 +303,6 @@ struct refusal {
 static const struct refusal refusals[] = {
 	{ "config.json that is not JSON", NULL, NULL, { NULL },
 	  "config.json: {bundle}/config.json: not JSON: unexpected end of data" },
-	{ "an unknown option of the wrapper", "", NULL, { "--sfilter-profil=x.json" },
-	  "--sfilter-profil: unknown option (see --sfilter-help)" },
-	{ "an option without its value", "", NULL, { "--sfilter-mode" },
-	  "--sfilter-mode: needs a value" },
-	{ "a mode that is none", "", NULL, { "--sfilter-mode=audit" },
-	  "--sfilter-mode=audit: not enforce, shadow or complain" },
 	{ "a missing profile", "\"io.sfilter.profile\": \"missing.json\"", NULL, { NULL },
 	  "io.sfilter.profile: missing.json: no such file in {profiles}" },
 	{ "a profile outside the directory", "\"io.sfilter.profile\": \"../runc\"", NULL,
@@ -388,9 +382,19 @@ static bool bundle_clean(const struct fake *f)
 	return clean;
 }
 
-static void refuse(struct fake *f, const struct refusal *c)
+/* The wrapper's own options misused: usage errors (exit 2, the hint). */
+static const struct refusal usage_refusals[] = {
+	{ "an unknown option of the wrapper", "", NULL, { "--sfilter-profil=x.json" },
+	  "unknown option '--sfilter-profil'" },
+	{ "an option without its value", "", NULL, { "--sfilter-mode" },
+	  "--sfilter-mode: needs a value" },
+	{ "a mode that is none", "", NULL, { "--sfilter-mode=audit" },
+	  "--sfilter-mode=audit: not enforce, shadow or complain" },
+};
+
+static void refuse(struct fake *f, const struct refusal *c, bool usage)
 {
-	char want[1024], line[1100], log[1100], err[2048], logf[200], *before, *after, *got;
+	char want[1024], line[1200], log[1100], err[2048], logf[200], *before, *after, *got;
 	const char *args[12];
 	struct json_object *o = NULL, *v;
 	int n = 0, i, st;
@@ -414,9 +418,10 @@ static void refuse(struct fake *f, const struct refusal *c)
 	before = slurp(f->cfg);
 	st = fake_run(f, args, err, sizeof(err));
 	expand(f, c->want, want, sizeof(want));
-	snprintf(line, sizeof(line), "sfilter-runc: %s\n", want);
-	ASSERT_TRUE(exited(st, 1), c->name);
-	if (!ASSERT_STREQ(err, line, "exactly one line on stderr"))
+	snprintf(line, sizeof(line), "sfilter-runc: %s\n%s", want, usage ?
+		 "Try 'sfilter-runc --sfilter-help' for more information.\n" : "");
+	ASSERT_TRUE(exited(st, usage ? 2 : 1), c->name);
+	if (!ASSERT_STREQ(err, line, "exactly one line on stderr (and the usage hint)"))
 		test_log("case: %s\n", c->name);
 	ASSERT_TRUE((got = given(f)) == NULL, "runc was not run");
 	free(got);
@@ -449,7 +454,11 @@ TEST(sfilter_runc_refuses_what_it_cannot_enforce_with_one_line_and_runs_no_runc)
 		return;
 	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++) {
 		test_log("-- %s\n", refusals[i].name);
-		refuse(&f, &refusals[i]);
+		refuse(&f, &refusals[i], false);
+	}
+	for (i = 0; i < sizeof(usage_refusals) / sizeof(usage_refusals[0]); i++) {
+		test_log("-- %s\n", usage_refusals[i].name);
+		refuse(&f, &usage_refusals[i], true);
 	}
 }
 

@@ -38,7 +38,7 @@ static const struct { unsigned bit; uint32_t scmp; const char *name; } arches[] 
 struct oci_name { char *name; unsigned arches; };
 
 /* The arch bit of a seen call: x32 calls carry the x32 bit in nr. */
-static unsigned arch_bit(const struct seen *s)
+static unsigned arch_bit(const struct learned_call *s)
 {
 	if (s->arch == C2E_AUDIT_ARCH_I386)
 		return ARCH_I386;
@@ -65,7 +65,7 @@ static const char *oci_action(uint32_t ret, bool *with_data)
 
 /* Every name seen, with the arches it was seen on (libseccomp's names for
  * each arch: a number means another call on another arch). */
-static struct oci_name *oci_names(const struct seen *s, size_t n, size_t *count,
+static struct oci_name *oci_names(const struct learned_call *s, size_t n, size_t *count,
 				  unsigned *all, size_t *unnamed)
 {
 	struct oci_name *names = calloc(n ? n : 1, sizeof(*names));
@@ -120,7 +120,7 @@ static void oci_rule(struct json_object *rules, const struct oci_name *names, si
 	json_object_array_add(rules, rule);
 }
 
-struct json_object *learned_profile(const struct seen *s, size_t n, uint32_t dflt,
+struct json_object *learned_profile(const struct learned_call *s, size_t n, uint32_t dflt,
 				    size_t *unnamed)
 {
 	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();

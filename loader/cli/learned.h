@@ -13,7 +13,7 @@
 /* An (arch, syscall) pair seen: AUDIT_ARCH_*, the number as the filter
  * sees it (x32 bit included), its name ("x32 " first; policy-from-log's),
  * and the calls it stands for. */
-struct seen { uint32_t arch; int32_t nr; char name[48]; uint64_t calls; };
+struct learned_call { uint32_t arch; int32_t nr; char name[48]; uint64_t calls; };
 
 /*
  * The OCI seccomp profile allowing every name seen (n pairs at s), with
@@ -21,7 +21,7 @@ struct seen { uint32_t arch; int32_t nr; char name[48]; uint64_t calls; };
  * with errno EINVAL when OCI has no action for dflt, or ENOMEM.
  * *unnamed: pairs left out, libseccomp having no name for the number.
  */
-struct json_object *learned_profile(const struct seen *s, size_t n, uint32_t dflt,
+struct json_object *learned_profile(const struct learned_call *s, size_t n, uint32_t dflt,
 				    size_t *unnamed);
 
 #endif

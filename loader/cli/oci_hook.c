@@ -35,8 +35,8 @@
  * (again the runtime's init at first).
  *
  * Exit status 0 with nothing on stdout; else 1 and one line on stderr
- * saying what failed. -v or SFILTER_HOOK_VERBOSE=1: after an attach, the
- * daemon's note on stderr.
+ * saying what failed (2 and cli.h's two lines for a usage error). -v or
+ * SFILTER_HOOK_VERBOSE=1: after an attach, the daemon's note on stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -44,6 +44,7 @@
 #include "oci_hook.h"
 #include "admin.h"
 #include "sfilter.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +58,9 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <json-c/json.h>
+
+/* The name every line of the hook starts with. */
+#define HOOK "sfilter-oci-hook"
 
 /* A state is a few hundred bytes; the bound stops a runaway writer. */
 #define STATE_MAX (1 << 20)
@@ -144,13 +148,17 @@ static int pidfd_of(pid_t pid)
 uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_policy *p,
 		     unsigned int flags, bool verbose)
 {
-	const char *sock = sf_client_socket_path();
+	const char *sock = sf_proto_socket_path();
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
 	int r;
 
 	if (!rep)
 		hook_fail("%s", strerror(ENOMEM));
 	r = sf_client_admin_attach(sock, 0, -1, cgroup, p->insns, p->len, flags, rep);
+	if (!rep->answered && r == -EHOSTDOWN) {
+		cli_daemon_down("sfilter-oci-hook", sock);
+		exit(1);
+	}
 	if (!rep->answered)
 		hook_fail("sfilterd at %s: %s", sock, rep->message);
 	if (r < 0)
@@ -184,6 +192,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sfilter-oci-hook [-v|--verbose] [--profile-dir DIR] [--record-dir RDIR]\n"
 		"       < STATE\n"
+		"       sfilter-oci-hook --help | --version\n"
 		"An OCI createRuntime (and poststop) hook: STATE is the container's state\n"
 		"(JSON). The container's annotations choose what is attached through\n"
 		"sfilterd to the container's cgroup (its process's, and every process\n"
@@ -212,6 +221,7 @@ static bool options(int argc, char **argv, const char **profile_dir, const char 
 		{ "profile-dir", required_argument, NULL, 'p' },
 		{ "record-dir", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("SFILTER_HOOK_VERBOSE");
@@ -221,28 +231,30 @@ static bool options(int argc, char **argv, const char **profile_dir, const char 
 	*profile_dir = HOOK_PROFILE_DIR;
 	*record_dir = HOOK_RECORD_DIR;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
 		if (o == 'v') {
 			verbose = true;
 		} else if (o == 'p') {
 			if (optarg[0] != '/')
-				hook_fail("--profile-dir %s: not an absolute path", optarg);
+				cli_usage_error(HOOK, "--profile-dir %s: not an absolute path",
+						optarg);
 			*profile_dir = optarg;
 		} else if (o == 'r') {
 			if (optarg[0] != '/')
-				hook_fail("--record-dir %s: not an absolute path", optarg);
+				cli_usage_error(HOOK, "--record-dir %s: not an absolute path",
+						optarg);
 			*record_dir = optarg;
 		} else if (o == 'h') {
 			usage(stdout);
 			exit(0);
-		} else if (optopt) {
-			hook_fail("unknown option -%c (see --help)", optopt);
+		} else if (o == 'V') {
+			cli_version(HOOK);
 		} else {
-			hook_fail("unknown option %s (see --help)", argv[optind - 1]);
+			cli_bad_option(HOOK, o, argv);
 		}
 	}
 	if (optind < argc)
-		hook_fail("unexpected argument '%s' (see --help)", argv[optind]);
+		cli_usage_error(HOOK, "unexpected argument '%s'", argv[optind]);
 	return verbose;
 }
 

@@ -146,7 +146,7 @@ static uint32_t arch_token(const char *name)
 /* What a file of the record directory allowed, as pairs, into *s (n of
  * them, cap room): its architectures' numbers of each name its
  * SCMP_ACT_ALLOW rules list. A file that is not there adds nothing. */
-static void add_old(int dir, const char *dirpath, const char *name, struct seen **s,
+static void add_old(int dir, const char *dirpath, const char *name, struct learned_call **s,
 		    size_t *n, size_t *cap)
 {
 	struct json_object *old, *arches, *rules;
@@ -194,7 +194,7 @@ static void add_old(int dir, const char *dirpath, const char *name, struct seen 
 				if (*n == *cap && !(*s = realloc(*s, (*cap = 2 * *cap + 64) *
 								   sizeof(**s))))
 					hook_fail("%s", strerror(ENOMEM));
-				(*s)[(*n)++] = (struct seen){
+				(*s)[(*n)++] = (struct learned_call){
 					.arch = token == SCMP_ARCH_X86 ? C2E_AUDIT_ARCH_I386 :
 						C2E_AUDIT_ARCH_X86_64, .nr = nr };
 			}
@@ -207,7 +207,7 @@ int hook_record_finish(const char *id, const char *dirpath)
 	static const char *const arches[] = { "x86_64", "i386", "x32" };
 	struct json_object *st, *v, *got, *list;
 	struct sf_client_reply *rep;
-	struct seen *s = NULL;
+	struct learned_call *s = NULL;
 	size_t n = 0, cap = 0, unnamed, i, a;
 	char name[200], *text;
 	const char *file;
@@ -249,7 +249,7 @@ int hook_record_finish(const char *id, const char *dirpath)
 
 			if (n == cap && !(s = realloc(s, (cap = 2 * cap + 64) * sizeof(*s))))
 				hook_fail("%s", strerror(ENOMEM));
-			s[n++] = (struct seen){ .arch = a == 1 ? C2E_AUDIT_ARCH_I386 :
+			s[n++] = (struct learned_call){ .arch = a == 1 ? C2E_AUDIT_ARCH_I386 :
 							     C2E_AUDIT_ARCH_X86_64,
 						.nr = a == 2 ? nr | (int)C2E_X32_SYSCALL_BIT : nr };
 		}

@@ -25,6 +25,7 @@
 #endif
 #include "runc_wrap.h"
 #include "oci_spec.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +117,8 @@ static void usage(void)
 	       "  --sfilter-profile-dir=DIR   the hook's --profile-dir (default %s)\n"
 	       "  --sfilter-socket=PATH       sfilterd's socket (default $SFILTER_SOCKET, else\n"
 	       "                              /run/sfilter/sfilterd.sock)\n"
+	       "  --sfilter-help              this text (--help is runc's)\n"
+	       "  --sfilter-version           sfilter's version (--version is runc's)\n"
 	       "See sfilter-runc(8).\n", WRAP_DEFAULT_RUNC, WRAP_DEFAULT_RUNC,
 	       "/etc/sfilter/profiles");
 	exit(0);
@@ -171,6 +174,8 @@ static int option(struct wrap *w, int argc, char **argv, int i)
 #define IS(s) (n == strlen(s) && !strncmp(name, s, n))
 	if (IS("help"))
 		usage();
+	if (IS("version"))
+		cli_version(WRAP_NAME);
 	if (IS("take-seccomp")) {
 		if (eq)
 			opt_fail(w, "%s: takes no value", opt);
@@ -181,8 +186,7 @@ static int option(struct wrap *w, int argc, char **argv, int i)
 	for (k = 0; valued[k] && !IS(valued[k]); k++)
 		;
 	if (!valued[k]) {
-		opt_fail(w, "%.*s: unknown option (see %shelp)", (int)(name + n - opt), opt,
-			 OPT_PREFIX);
+		opt_fail(w, "unknown option '%.*s'", (int)(name + n - opt), opt);
 		return i;
 	}
 	/* No value of these starts with "--": that is the next option. */
@@ -302,11 +306,20 @@ int main(int argc, char **argv)
 				global(&w, a, args[n++] = argv[++i]);
 		}
 	}
-	if (w.err[0])
-		wrap_fail(&w, "%s", w.err);
 	if (w.profile && w.take)
-		wrap_fail(&w, "%sprofile and %stake-seccomp: give one of them, not both",
-			  OPT_PREFIX, OPT_PREFIX);
+		opt_fail(&w, "%sprofile and %stake-seccomp: give one of them, not both",
+			 OPT_PREFIX, OPT_PREFIX);
+	if (w.err[0]) {
+		/* A usage error: exit 2 with the hint (cli.h), its line in runc's
+		 * --log too, where containerd looks for the reason. */
+		char msg[sizeof(w.err) + 32];
+
+		snprintf(msg, sizeof(msg), WRAP_NAME ": %s", w.err);
+		if (w.log)
+			log_line(&w, msg);
+		cli_usage_lines(WRAP_NAME, OPT_PREFIX "help", w.err);
+		exit(2);
+	}
 	for (; i < argc; i++)
 		args[n++] = argv[i];
 	args[0] = (char *)w.runc;

@@ -395,12 +395,11 @@ static void find_hook(struct job *j)
 void wrap_config(const struct wrap *w, const char *bundle, bool restore)
 {
 	struct job j = { .w = w };
-	const char *env = getenv(SF_PROTO_SOCKET_ENV);
 	char why[512];
 
 	if (snprintf(j.path, sizeof(j.path), "%s/config.json", bundle) >= (int)sizeof(j.path))
 		wrap_fail(w, "config.json: the bundle's path is longer than %d bytes", PATH_MAX);
-	j.socket = w->socket ? w->socket : env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
+	j.socket = w->socket ? w->socket : sf_proto_socket_path();
 	j.config = read_config(&j);
 	j.ann = member(&j, "annotations", json_type_object);
 	/* A pod's sandbox is left alone whatever the options say. */

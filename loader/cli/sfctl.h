@@ -17,26 +17,28 @@ struct sock_filter;
 #define AUDIT_X86_64 0xc000003eU
 #define AUDIT_I386   0x40000003U
 
-extern bool json_out; /* --json */
-extern const char *sock_path; /* --socket, else $SFILTER_SOCKET, else the default */
-extern bool profile_lenient; /* --lenient: a profile read as runc reads it (sfctl_profile.c) */
+#include "cli.h" /* cli_json: --json */
+
+extern const char *sfctl_sock_path; /* --socket, else $SFILTER_SOCKET, else the default */
+/* --lenient: a profile read as runc reads it (sfctl_profile.c) */
+extern bool sfctl_profile_lenient;
 
 /* The connection to sfilterd (sfctl.c): connect (exit 3 when it cannot),
  * send one request, read one reply (false at end of file; exit 3 on a
  * malformed one). A reply's text as JSON (a text that is not becomes
- * {"message": text}); refused() prints a refusal and exits 1. */
-struct reply {
+ * {"message": text}); sfctl_refused() prints a refusal and exits 1. */
+struct sfctl_reply {
 	int error;
 	uint32_t id, flags;
 	const char *text;
 	const void *data;
 	uint32_t data_len;
 };
-int connect_daemon(void);
-void send_req(int fd, void *msg, uint16_t type, uint32_t len);
-bool recv_reply(int fd, struct reply *r);
-struct json_object *parse_text(const char *text);
-void refused(const char *what, const struct reply *r) __attribute__((noreturn));
+int sfctl_connect_daemon(void);
+void sfctl_send_req(int fd, void *msg, uint16_t type, uint32_t len);
+bool sfctl_recv_reply(int fd, struct sfctl_reply *r);
+struct json_object *sfctl_parse_text(const char *text);
+void sfctl_refused(const char *what, const struct sfctl_reply *r) __attribute__((noreturn));
 
 /* sfctl status, ps, show PID [--hits] (sfctl_status.c): exit status. */
 int cmd_status(void);
@@ -44,33 +46,34 @@ int cmd_ps(void);
 int cmd_show(pid_t pid, bool hits);
 /* Every task of a (multi-reply) PS or SHOW in one array; *last is the
  * reply that ended the list (SHOW's filters follow it while it has MORE). */
-struct json_object *read_tasks(int fd, const char *what, struct reply *last);
+struct json_object *sfctl_read_tasks(int fd, const char *what, struct sfctl_reply *last);
 
-/* Prints "sfctl: ..." and exits with code. */
-void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
-const char *get_str(struct json_object *o, const char *key);
-int64_t get_int(struct json_object *o, const char *key, int64_t dflt);
-void print_json(struct json_object *o);
+/* Prints "sfctl: ..." (with --json, {"error": "..."} on stdout) and exits
+ * with code. */
+void sfctl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+const char *sfctl_get_str(struct json_object *o, const char *key);
+int64_t sfctl_get_int(struct json_object *o, const char *key, int64_t dflt);
+void sfctl_print_json(struct json_object *o);
 
 /* LOG: fn gets every event the daemon keeps (with follow, every new one). */
 typedef void (*event_fn)(void *ctx, const char *line);
-void read_log(bool follow, event_fn fn, void *ctx);
+void sfctl_read_log(bool follow, event_fn fn, void *ctx);
 /* The same from a log file (log; "-": stdin), or the daemon (NULL). */
-void read_events(const char *log, event_fn fn, void *ctx);
+void sfctl_read_events(const char *log, event_fn fn, void *ctx);
 /* The calls an event stands for, into *n: its "count" (sfilterd folds a
  * process's repeats of a call into one event with a count; 0 when another
  * event counted them), else one. False when "count" is not a count. */
-bool event_count(struct json_object *o, uint64_t *n);
+bool sfctl_event_count(struct json_object *o, uint64_t *n);
 
 /* sfctl log --summary (sfctl_logsum.c): the calls of each process,
  * syscall and outcome, most first. Exit status. */
 int cmd_log_summary(const char *log);
 
-/* struct seen: an (arch, syscall) pair policy-from-log saw (learned.h). */
+/* struct learned_call: an (arch, syscall) pair policy-from-log saw (learned.h). */
 #include "learned.h"
 /* policy-from-log --format oci (sfctl_oci.c): the profile to PREFIX.json
  * (NULL: stdout). Exit status. */
-int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
+int policy_oci(const struct learned_call *s, size_t n, size_t events, const char *dflt,
 	       const char *prefix);
 
 /* Which events policy-from-log learns from: all (pid 0), or those of one

@@ -51,7 +51,7 @@ static void add_filter(struct side *s, struct sock_filter *insns, size_t len)
 	struct sock_fprog *c = realloc(s->chain, (s->n + 1) * sizeof(*c));
 
 	if (!c)
-		die(1, "out of memory");
+		sfctl_die(1, "out of memory");
 	s->chain = c;
 	c[s->n++] = (struct sock_fprog){ .len = (unsigned short)len, .filter = insns };
 }
@@ -62,7 +62,7 @@ static bool is_profile(const char *path)
 	int ch;
 
 	if (!f)
-		die(2, "%s: %s", path, strerror(errno));
+		sfctl_die(2, "%s: %s", path, strerror(errno));
 	while ((ch = fgetc(f)) != EOF && isspace(ch))
 		;
 	fclose(f);
@@ -77,7 +77,7 @@ static void load_profile(struct side *s, const char *caps)
 	size_t i;
 
 	if (sf_profile_compile_file(s->arg, &opts, &p, &err) < 0)
-		die(2, "%s: %s", s->arg, err.msg);
+		sfctl_die(2, "%s: %s", s->arg, err.msg);
 	for (i = 0; i < p.n_warnings; i++)
 		fprintf(stderr, "sfctl: warning: %s: %s\n", s->arg, p.warnings[i]);
 	add_filter(s, p.insns, p.len);
@@ -97,10 +97,10 @@ static void load_classic(struct side *s)
 	memset(&err, 0, sizeof(err));
 	r = c2e_load_file_abi(s->arg, C2E_ABI_SECCOMP, &insns, &len, &err);
 	if (r < 0)
-		die(2, "%s: %s", s->arg, err.msg[0] ? c2e_error_str(&err, ebuf, sizeof(ebuf)) :
+		sfctl_die(2, "%s: %s", s->arg, err.msg[0] ? c2e_error_str(&err, ebuf, sizeof(ebuf)) :
 		    strerror(-r));
 	if (c2e_validate(insns, len, &err) < 0)
-		die(2, "%s: %s", s->arg, c2e_error_str(&err, ebuf, sizeof(ebuf)));
+		sfctl_die(2, "%s: %s", s->arg, c2e_error_str(&err, ebuf, sizeof(ebuf)));
 	add_filter(s, insns, len);
 	snprintf(s->what, sizeof(s->what), "filter %s, %zu instructions", s->arg, len);
 }
@@ -113,13 +113,13 @@ static struct json_object *thread_filters(struct json_object *tasks, long pid, b
 	for (i = 0; i < json_object_array_length(tasks); i++) {
 		struct json_object *t = json_object_array_get_idx(tasks, i), *ids;
 
-		if (get_int(t, "tid", 0) != pid)
+		if (sfctl_get_int(t, "tid", 0) != pid)
 			continue;
 		if (!json_object_object_get_ex(t, "filters", &ids) ||
-		    (int64_t)json_object_array_length(ids) != get_int(t, "n_filters", 0))
-			die(2, "pid:%ld: sfilterd lists %" PRId64 " filters of it but sends fewer ids",
-			    pid, get_int(t, "n_filters", 0));
-		*at_exec = get_int(t, "at_exec", 0) != 0;
+		    (int64_t)json_object_array_length(ids) != sfctl_get_int(t, "n_filters", 0))
+			sfctl_die(2, "pid:%ld: sfilterd lists %" PRId64 " filters of it but sends fewer ids",
+			    pid, sfctl_get_int(t, "n_filters", 0));
+		*at_exec = sfctl_get_int(t, "at_exec", 0) != 0;
 		return ids;
 	}
 	return NULL;
@@ -140,7 +140,7 @@ static bool has_flag(struct json_object *f, const char *name)
 
 /* One filter of a SHOW reply as a seccomp_data program (the 2012
  * interface's through its twin). */
-static void add_shown(struct side *s, long pid, struct json_object *f, const struct reply *r)
+static void add_shown(struct side *s, long pid, struct json_object *f, const struct sfctl_reply *r)
 {
 	enum c2e_abi abi = C2E_ABI_SECCOMP;
 	struct sock_filter *insns = malloc(r->data_len), *twin;
@@ -148,22 +148,22 @@ static void add_shown(struct side *s, long pid, struct json_object *f, const str
 	size_t len = r->data_len / 8, tlen;
 
 	if (!insns)
-		die(1, "out of memory");
+		sfctl_die(1, "out of memory");
 	memcpy(insns, r->data, r->data_len);
-	if (get_str(f, "abi"))
-		c2e_abi_parse(get_str(f, "abi"), &abi);
+	if (sfctl_get_str(f, "abi"))
+		c2e_abi_parse(sfctl_get_str(f, "abi"), &abi);
 	if (abi != C2E_ABI_SECCOMP) {
 		memset(&err, 0, sizeof(err));
 		if (c2e_rfc_to_seccomp(abi, insns, len, &twin, &tlen, &err) < 0)
-			die(2, "pid:%ld: filter %" PRId64 " (%s) has no seccomp_data twin: %s",
-			    pid, get_int(f, "filter", 0), c2e_abi_name(abi), err.msg);
+			sfctl_die(2, "pid:%ld: filter %" PRId64 " (%s) has no seccomp_data twin: %s",
+			    pid, sfctl_get_int(f, "filter", 0), c2e_abi_name(abi), err.msg);
 		free(insns);
 		insns = twin;
 		len = tlen;
 	}
 	if (c2e_validate(insns, len, &err) < 0)
-		die(2, "pid:%ld: filter %" PRId64 " does not validate: %s", pid,
-		    get_int(f, "filter", 0), err.msg);
+		sfctl_die(2, "pid:%ld: filter %" PRId64 " does not validate: %s", pid,
+		    sfctl_get_int(f, "filter", 0), err.msg);
 	add_filter(s, insns, len);
 }
 
@@ -172,7 +172,7 @@ static void load_pid(struct side *s, const char *num)
 	struct json_object *tasks, *ids, **shown = NULL;
 	struct sf_id_req req;
 	const void **data = NULL;
-	struct reply *reps = NULL, r;
+	struct sfctl_reply *reps = NULL, r;
 	size_t i, k, nshown = 0, skipped = 0;
 	bool at_exec = false;
 	char *end;
@@ -182,25 +182,25 @@ static void load_pid(struct side *s, const char *num)
 	errno = 0;
 	pid = strtol(num, &end, 10);
 	if (!*num || *end || errno || pid <= 0 || pid > INT32_MAX)
-		die(2, "%s: pid:PID takes a thread id", s->arg);
-	fd = connect_daemon();
+		sfctl_die(2, "%s: pid:PID takes a thread id", s->arg);
+	fd = sfctl_connect_daemon();
 	memset(&req, 0, sizeof(req));
 	req.id = (uint32_t)pid;
-	send_req(fd, &req, SF_MSG_SHOW, sizeof(req));
-	tasks = read_tasks(fd, "show", &r);
-	/* The filters, one reply each, each program kept (recv_reply()
+	sfctl_send_req(fd, &req, SF_MSG_SHOW, sizeof(req));
+	tasks = sfctl_read_tasks(fd, "show", &r);
+	/* The filters, one reply each, each program kept (sfctl_recv_reply()
 	 * reuses its buffer). */
 	while (r.flags & SF_REPLY_MORE) {
-		if (!recv_reply(fd, &r))
-			die(3, "show: connection closed");
+		if (!sfctl_recv_reply(fd, &r))
+			sfctl_die(3, "show: connection closed");
 		if (r.error)
-			refused("show", &r);
+			sfctl_refused("show", &r);
 		shown = realloc(shown, (nshown + 1) * sizeof(*shown));
 		reps = realloc(reps, (nshown + 1) * sizeof(*reps));
 		data = realloc(data, (nshown + 1) * sizeof(*data));
 		if (!shown || !reps || !data)
-			die(1, "out of memory");
-		shown[nshown] = parse_text(r.text);
+			sfctl_die(1, "out of memory");
+		shown[nshown] = sfctl_parse_text(r.text);
 		reps[nshown] = r;
 		data[nshown] = r.data_len ? memcpy(malloc(r.data_len), r.data, r.data_len) : NULL;
 		reps[nshown].data = data[nshown];
@@ -209,15 +209,15 @@ static void load_pid(struct side *s, const char *num)
 	close(fd);
 	ids = thread_filters(tasks, pid, &at_exec);
 	if (!ids)
-		die(2, "pid:%ld: no thread %ld is confined by sfilterd at this socket (or it is "
+		sfctl_die(2, "pid:%ld: no thread %ld is confined by sfilterd at this socket (or it is "
 		    "another user's)", pid, pid);
 	for (i = 0; i < json_object_array_length(ids); i++) {
 		int64_t id = json_object_get_int64(json_object_array_get_idx(ids, i));
 
-		for (k = 0; k < nshown && get_int(shown[k], "filter", 0) != id; k++)
+		for (k = 0; k < nshown && sfctl_get_int(shown[k], "filter", 0) != id; k++)
 			;
 		if (k == nshown || reps[k].data_len < 8)
-			die(2, "pid:%ld: sfilterd did not send filter %" PRId64 "'s program", pid, id);
+			sfctl_die(2, "pid:%ld: sfilterd did not send filter %" PRId64 "'s program", pid, id);
 		if (has_flag(shown[k], "complain") || has_flag(shown[k], "shadow")) {
 			skipped++;
 			continue;
@@ -431,20 +431,20 @@ int cmd_diff(int argc, char **argv)
 	int opt, r, status;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "sK:a:b:j", diff_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":sK:a:b:j", diff_opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': subset = true; break;
 		case 'K': caps = optarg; break;
 		case 'a': caps_a = optarg; break;
 		case 'b': caps_b = optarg; break;
-		case 'j': json_out = true; break;
-		default:
-			die(2, "usage: sfctl diff [--subset] [--caps LIST | --caps-a LIST "
-			    "--caps-b LIST] [--json] A B  (A, B: FILE or pid:PID)");
+		case 'j': cli_json = true; break;
+		default: cli_bad_option("sfctl", opt, argv);
 		}
 	}
 	if (argc - optind != 2)
-		die(2, "diff: two policies, A and B (a filter file, a profile, or pid:PID)");
+		cli_usage_error("sfctl", "diff: two policies, A and B (a filter file, a profile, "
+				"or pid:PID)");
 	a.arg = argv[optind];
 	b.arg = argv[optind + 1];
 	load_side(&a, caps_a ? caps_a : caps);
@@ -452,14 +452,14 @@ int cmd_diff(int argc, char **argv)
 	memset(&err, 0, sizeof(err));
 	r = c2e_diff_chains(a.chain, a.n, b.chain, b.n, &d, &err);
 	if (r < 0)
-		die(r == -EINVAL ? 2 : 1, "diff: %s", err.msg[0] ? err.msg : strerror(-r));
+		sfctl_die(r == -EINVAL ? 2 : 1, "diff: %s", err.msg[0] ? err.msg : strerror(-r));
 	for (i = 0; i < d.n; i++) {
 		shown += !subset || widening(&d.regions[i]);
 		/* A sampled number's other differences may hide a widening. */
 		sampled |= d.regions[i].sampled;
 	}
 	status = shown ? 1 : d.n_unproven || (subset && sampled) ? EXIT_UNPROVEN : 0;
-	if (json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *regs = json_object_new_array(), *unp = json_object_new_array();
 
@@ -488,7 +488,7 @@ int cmd_diff(int argc, char **argv)
 		if (subset)
 			json_object_object_add(o, "subset", status == 0 ? json_object_new_boolean(1) :
 					       status == 1 ? json_object_new_boolean(0) : NULL);
-		print_json(o);
+		sfctl_print_json(o);
 		json_object_put(o);
 	} else {
 		printf("A: %s\nB: %s\n", a.what, b.what);

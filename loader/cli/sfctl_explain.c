@@ -66,13 +66,13 @@ static void parse_args(const char *s, uint64_t args[6])
 		errno = 0;
 		args[i] = strtoull(p, &end, 0);
 		if (end == p || errno || *p == '-' || (*end && *end != ','))
-			die(2, "explain: --args %s: argument %d is not a number (up to six "
+			cli_usage_error("sfctl", "explain: --args %s: argument %d is not a number (up to six "
 			    "numbers, comma-separated)", s, i);
 		if (!*end)
 			return;
 		p = end + 1;
 	}
-	die(2, "explain: --args %s: more than six arguments", s);
+	cli_usage_error("sfctl", "explain: --args %s: more than six arguments", s);
 }
 
 /* The "rule" object (sf_profile_why_json(): its one owner). */
@@ -81,7 +81,7 @@ static struct json_object *why_json(const struct sf_profile_why *w)
 	char buf[1024];
 
 	if (sf_profile_why_json(w, buf, sizeof(buf)) < 0)
-		die(1, "explain: %s", strerror(ENOSPC));
+		sfctl_die(1, "explain: %s", strerror(ENOSPC));
 	return json_tokener_parse(buf);
 }
 
@@ -94,7 +94,7 @@ static void print_why(const struct seccomp_data *d, const char *arch,
 
 	c2e_verdict_str(w->verdict, buf, sizeof(buf));
 	v = strchr(buf, ' ') ? strchr(buf, ' ') + 1 : buf;
-	if (json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 
 		json_object_object_add(o, "syscall", w->syscall[0] ?
@@ -106,7 +106,7 @@ static void print_why(const struct seccomp_data *d, const char *arch,
 		json_object_object_add(o, "args", a);
 		json_object_object_add(o, "verdict", json_object_new_string(v));
 		json_object_object_add(o, "rule", why_json(w));
-		print_json(o);
+		sfctl_print_json(o);
 		json_object_put(o);
 		return;
 	}
@@ -164,18 +164,18 @@ static void annotate_line(void *ctx, const char *line)
 
 	an->line++;
 	if (!o || json_object_get_type(o) != json_type_object)
-		die(1, "explain: log line %zu: not a JSON object", an->line);
+		sfctl_die(1, "explain: log line %zu: not a JSON object", an->line);
 	/* sfilterd's own lines, and the events of other filters, as they are. */
 	if (!json_object_object_get_ex(o, "nr", &v) ||
-	    (an->filter >= 0 && get_int(o, "filter", -1) != an->filter)) {
+	    (an->filter >= 0 && sfctl_get_int(o, "filter", -1) != an->filter)) {
 		put_line(o);
 		json_object_put(o);
 		return;
 	}
 	d.nr = json_object_get_int(v);
-	if (!arch_named(get_str(o, "arch"), &audit, &bit) ||
+	if (!arch_named(sfctl_get_str(o, "arch"), &audit, &bit) ||
 	    !json_object_object_get_ex(o, "ret", &v) || !hex_field(v, &ret) || ret > UINT32_MAX)
-		die(1, "explain: log line %zu: an event without a known \"arch\" or a \"ret\"",
+		sfctl_die(1, "explain: log line %zu: an event without a known \"arch\" or a \"ret\"",
 		    an->line);
 	d.arch = audit;
 	have_args = json_object_object_get_ex(o, "args", &args) &&
@@ -183,7 +183,7 @@ static void annotate_line(void *ctx, const char *line)
 		    json_object_array_length(args) == 6;
 	for (i = 0; have_args && i < 6; i++) {
 		if (!hex_field(json_object_array_get_idx(args, i), &x))
-			die(1, "explain: log line %zu: args[%zu] is not a number", an->line, i);
+			sfctl_die(1, "explain: log line %zu: args[%zu] is not a number", an->line, i);
 		d.args[i] = x;
 	}
 	sf_profile_rules_explain(an->r, &d, &(uint32_t){ (uint32_t)ret }, have_args, &w);
@@ -209,7 +209,7 @@ int cmd_explain(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "p:K:k:La:n:A:l::f:j", explain_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":p:K:k:La:n:A:l::f:j", explain_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'p': profile = optarg; break;
 		case 'K': opts.caps = optarg; break;
@@ -220,32 +220,29 @@ int cmd_explain(int argc, char **argv)
 		case 'A': args = optarg; break;
 		case 'l': from_log = true; log = optarg; break;
 		case 'f': filter = strtol(optarg, NULL, 10); break;
-		case 'j': json_out = true; break;
-		default:
-			die(2, "explain: %s: %s (sfctl --help)", argv[optind - 1],
-			    optopt && strchr("pKkanAf", optopt) ? "needs a value"
-							       : "unknown option");
+		case 'j': cli_json = true; break;
+		default: cli_bad_option("sfctl", opt, argv);
 		}
 	}
 	/* "--log FILE" as two words. */
 	if (from_log && !log && optind < argc)
 		log = argv[optind++];
 	if (optind != argc)
-		die(2, "explain: %s: unexpected (sfctl --help)", argv[optind]);
+		cli_usage_error("sfctl", "explain: unexpected argument '%s'", argv[optind]);
 	if (!profile)
-		die(2, "explain: --profile JSON is needed");
+		cli_usage_error("sfctl", "explain: --profile JSON is needed");
 	if (from_log == !!nr)
-		die(2, "explain: one of --nr NAME (a call) and --log [FILE] (a log's events)");
+		cli_usage_error("sfctl", "explain: one of --nr NAME (a call) and --log [FILE] (a log's events)");
 	if (from_log && args)
-		die(2, "explain: --args goes with --nr (a log's events carry theirs)");
+		cli_usage_error("sfctl", "explain: --args goes with --nr (a log's events carry theirs)");
 	if (!arch_named(arch, &d.arch, &bit))
-		die(2, "explain: --arch %s: x86_64, i386 or x32", arch);
+		cli_usage_error("sfctl", "explain: --arch %s: x86_64, i386 or x32", arch);
 	if (sf_profile_rules_open(profile, &opts, &r, &err) < 0)
-		die(2, "%s: %s", profile, err.msg);
+		sfctl_die(2, "%s: %s", profile, err.msg);
 	if (from_log) {
 		struct annotate an = { .r = r, .filter = filter };
 
-		read_events(log, annotate_line, &an);
+		sfctl_read_events(log, annotate_line, &an);
 		fprintf(stderr, "sfctl: %zu events explained by %s%s\n", an.explained, profile,
 			an.inexact ? "; some by no rule of it (\"path\": null)" : "");
 		sf_profile_rules_close(r);
@@ -259,7 +256,7 @@ int cmd_explain(int argc, char **argv)
 			int k = seccomp_syscall_resolve_name_arch(scmp_arch(d.arch, bit), nr);
 
 			if (k == __NR_SCMP_ERROR)
-				die(2, "explain: --nr %s: no such syscall on %s", nr, arch);
+				sfctl_die(2, "explain: --nr %s: no such syscall on %s", nr, arch);
 			n = k;
 		}
 		d.nr = (int)((uint32_t)n | bit);

@@ -25,8 +25,8 @@ static int64_t hits_of(struct json_object *hits, size_t i)
 	for (k = 0; k < json_object_array_length(hits); k++) {
 		struct json_object *h = json_object_array_get_idx(hits, k);
 
-		if (get_int(h, "insn", -1) == (int64_t)i)
-			return get_int(h, "count", 0);
+		if (sfctl_get_int(h, "insn", -1) == (int64_t)i)
+			return sfctl_get_int(h, "count", 0);
 	}
 	return 0;
 }
@@ -87,11 +87,11 @@ void hits_print(struct json_object *f)
 		printf("  (not counted: attach with --count)\n");
 		return;
 	}
-	printf("  hits per rule%s:\n", get_int(f, "hits_truncated", 0) ? " (truncated)" : "");
+	printf("  hits per rule%s:\n", sfctl_get_int(f, "hits_truncated", 0) ? " (truncated)" : "");
 	for (i = 0; i < json_object_array_length(rets); i++) {
 		struct json_object *r = json_object_array_get_idx(rets, i);
 
-		printf("  %5" PRId64 ": %-32s %12" PRId64 "\n", get_int(r, "insn", 0),
-		       get_str(r, "rule"), get_int(r, "count", 0));
+		printf("  %5" PRId64 ": %-32s %12" PRId64 "\n", sfctl_get_int(r, "insn", 0),
+		       sfctl_get_str(r, "rule"), sfctl_get_int(r, "count", 0));
 	}
 }

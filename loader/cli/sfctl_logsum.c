@@ -31,7 +31,7 @@ struct summary {
 
 static void copy(char *dst, size_t size, struct json_object *o, const char *key)
 {
-	const char *s = get_str(o, key);
+	const char *s = sfctl_get_str(o, key);
 
 	snprintf(dst, size, "%s", s ? s : "?");
 }
@@ -47,22 +47,22 @@ static void add(void *ctx, const char *line)
 	s->lines++;
 	if (!o)
 		return;
-	if (!json_object_object_get_ex(o, "nr", NULL) || !get_str(o, "arch")) {
+	if (!json_object_object_get_ex(o, "nr", NULL) || !sfctl_get_str(o, "arch")) {
 		json_object_put(o); /* a daemon line, not an event */
 		return;
 	}
 	s->events++;
-	k.pid = get_int(o, "pid", -1);
-	k.start = (uint64_t)get_int(o, "start_ns", 0);
-	k.filter = get_int(o, "filter", -1);
+	k.pid = sfctl_get_int(o, "pid", -1);
+	k.start = (uint64_t)sfctl_get_int(o, "start_ns", 0);
+	k.filter = sfctl_get_int(o, "filter", -1);
 	copy(k.comm, sizeof(k.comm), o, "comm");
 	copy(k.arch, sizeof(k.arch), o, "arch");
 	copy(k.taken, sizeof(k.taken), o, "taken");
 	copy(k.action, sizeof(k.action), o, "action");
-	if (get_str(o, "syscall"))
+	if (sfctl_get_str(o, "syscall"))
 		copy(k.syscall, sizeof(k.syscall), o, "syscall");
 	else
-		snprintf(k.syscall, sizeof(k.syscall), "%" PRId64, get_int(o, "nr", -1));
+		snprintf(k.syscall, sizeof(k.syscall), "%" PRId64, sfctl_get_int(o, "nr", -1));
 	for (i = 0; i < s->n; i++) {
 		r = &s->r[i];
 		if (r->pid == k.pid && r->start == k.start && r->filter == k.filter &&
@@ -75,13 +75,13 @@ static void add(void *ctx, const char *line)
 			s->cap = s->cap ? 2 * s->cap : 64;
 			s->r = realloc(s->r, s->cap * sizeof(*s->r));
 			if (!s->r)
-				die(1, "out of memory");
+				sfctl_die(1, "out of memory");
 		}
 		s->r[s->n++] = k;
 	}
 	r = &s->r[i];
-	if (!event_count(o, &n))
-		die(1, "line %zu of the log: \"count\" is not a count of calls", s->lines);
+	if (!sfctl_event_count(o, &n))
+		sfctl_die(1, "line %zu of the log: \"count\" is not a count of calls", s->lines);
 	r->calls += n;
 	r->events++;
 	r->repeats += json_object_object_get_ex(o, "repeat", &v) && json_object_get_boolean(v);
@@ -101,10 +101,10 @@ int cmd_log_summary(const char *log)
 	struct summary s = { 0 };
 	size_t i;
 
-	read_events(log, add, &s);
+	sfctl_read_events(log, add, &s);
 	if (s.n)
 		qsort(s.r, s.n, sizeof(*s.r), most_calls);
-	if (json_out) {
+	if (cli_json) {
 		struct json_object *arr = json_object_new_array();
 
 		for (i = 0; i < s.n; i++) {
@@ -124,7 +124,7 @@ int cmd_log_summary(const char *log)
 			json_object_object_add(o, "repeat_events", json_object_new_uint64(r->repeats));
 			json_object_array_add(arr, o);
 		}
-		print_json(arr);
+		sfctl_print_json(arr);
 		json_object_put(arr);
 	} else {
 		printf("%-12s %-8s %-8s %-16s %-20s %-7s %-13s %-16s %s\n", "CALLS", "EVENTS", "PID",

@@ -16,7 +16,7 @@
 #include <json-c/json.h>
 #include <seccomp.h>
 
-int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
+int policy_oci(const struct learned_call *s, size_t n, size_t events, const char *dflt,
 	       const char *prefix)
 {
 	struct json_object *o;
@@ -27,12 +27,12 @@ int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
 	FILE *f;
 
 	if (c2e_parse_action(dflt, &ret) < 0)
-		die(2, "--default %s: not an action", dflt);
+		sfctl_die(2, "--default %s: not an action", dflt);
 	o = learned_profile(s, n, ret, &unnamed);
 	if (!o && errno == EINVAL)
-		die(2, "--default: no OCI action for 0x%08x", ret);
+		sfctl_die(2, "--default: no OCI action for 0x%08x", ret);
 	if (!o)
-		die(1, "out of memory");
+		sfctl_die(1, "out of memory");
 	if (unnamed)
 		fprintf(stderr, "sfctl: %zu syscall numbers have no name on their arch; "
 			"not in the profile\n", unnamed);
@@ -45,8 +45,8 @@ int policy_oci(const struct seen *s, size_t n, size_t events, const char *dflt,
 		snprintf(path, sizeof(path), "%s.json", prefix);
 		f = fopen(path, "we");
 		if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f) != 0)
-			die(1, "%s: %s", path, strerror(errno));
-		if (json_out)
+			sfctl_die(1, "%s: %s", path, strerror(errno));
+		if (cli_json)
 			printf("{ \"events\": %zu, \"oci\": \"%s\" }\n", events, path);
 		else
 			printf("%zu syscalls from %zu events: %s (OCI seccomp profile)\n",

@@ -36,7 +36,7 @@ struct call {
 };
 
 struct policy {
-	struct seen *s;
+	struct learned_call *s;
 	size_t n, cap;
 	const struct policy_pick *pick;
 	size_t events, used, lines;
@@ -52,7 +52,7 @@ static void *grow(void *p, size_t *cap, size_t n, size_t size)
 	*cap = *cap ? 2 * *cap : 64;
 	p = realloc(p, *cap * size);
 	if (!p)
-		die(1, "out of memory");
+		sfctl_die(1, "out of memory");
 	return p;
 }
 
@@ -77,7 +77,7 @@ static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name,
 	p->n++;
 }
 
-bool event_count(struct json_object *o, uint64_t *n)
+bool sfctl_event_count(struct json_object *o, uint64_t *n)
 {
 	struct json_object *v;
 
@@ -103,7 +103,7 @@ bad_line(size_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	die(1, "line %zu of the log: %s; nothing learned", line, why);
+	sfctl_die(1, "line %zu of the log: %s; nothing learned", line, why);
 }
 
 /* The event's syscall: its arch (AUDIT_ARCH_*), number and label (the
@@ -122,7 +122,7 @@ static void event_syscall(struct json_object *o, size_t line, uint32_t *a, int32
 		bad_line(line, "\"nr\" is %s, not a syscall number",
 			 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	*nr = (int32_t)n;
-	arch = get_str(o, "arch");
+	arch = sfctl_get_str(o, "arch");
 	if (!arch || (strcmp(arch, "x86_64") && strcmp(arch, "x32") && strcmp(arch, "i386")))
 		bad_line(line, "\"arch\" is not x86_64, x32 or i386");
 	if (!strcmp(arch, "x32") != !!(*nr & 0x40000000))
@@ -164,14 +164,14 @@ static void add_event(void *ctx, const char *line)
 		bad_line(p->lines, "neither an event (no \"nr\") nor a line of sfilterd's");
 	event_syscall(o, p->lines, &a, &nr, label, sizeof(label));
 	p->events++;
-	if (!event_count(o, &count)) {
+	if (!sfctl_event_count(o, &count)) {
 		json_object_object_get_ex(o, "count", &v);
 		bad_line(p->lines, "\"count\" is %s, not a count of calls",
 			 json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	}
-	if (p->pick->filter && get_int(o, "filter", 0) != p->pick->filter)
+	if (p->pick->filter && sfctl_get_int(o, "filter", 0) != p->pick->filter)
 		goto out;
-	if (p->pick->pid && get_int(o, "pid", 0) != p->pick->pid)
+	if (p->pick->pid && sfctl_get_int(o, "pid", 0) != p->pick->pid)
 		goto out;
 	if (!p->pick->pid) {
 		add_seen(p, a, nr, label, count);
@@ -184,15 +184,16 @@ static void add_event(void *ctx, const char *line)
 		c->arch = a;
 		c->nr = nr;
 		snprintf(c->name, sizeof(c->name), "%s", label);
-		c->uid = get_int(o, "uid", -1);
+		c->uid = sfctl_get_int(o, "uid", -1);
 		c->count = count;
 		c->repeat = json_object_object_get_ex(o, "repeat", &v) &&
 			    json_object_get_boolean(v);
 		c->known = json_object_object_get_ex(o, "start_ns", NULL) &&
 			   (c->repeat || json_object_object_get_ex(o, "exec_id", NULL));
-		c->start = (uint64_t)get_int(o, "start_ns", 0);
-		c->exec_id = (uint64_t)get_int(o, "exec_id", 0);
-		snprintf(c->comm, sizeof(c->comm), "%s", get_str(o, "comm") ? get_str(o, "comm") : "");
+		c->start = (uint64_t)sfctl_get_int(o, "start_ns", 0);
+		c->exec_id = (uint64_t)sfctl_get_int(o, "exec_id", 0);
+		snprintf(c->comm, sizeof(c->comm), "%s",
+			 sfctl_get_str(o, "comm") ? sfctl_get_str(o, "comm") : "");
 	}
 out:
 	json_object_put(o);
@@ -227,7 +228,7 @@ static struct image *images_of(const struct policy *p, size_t *n)
 	size_t i, j;
 
 	if (!im)
-		die(1, "out of memory");
+		sfctl_die(1, "out of memory");
 	*n = 0;
 	for (i = 0; i < p->nc; i++) {
 		if (!picked(p->pick, &p->c[i]))
@@ -280,7 +281,7 @@ static void refuse_ambiguous(const struct policy *p, const struct image *im, siz
 			  "its process is gone): pick one with --uid, --start or --exec-id";
 	size_t i;
 
-	if (json_out) {
+	if (cli_json) {
 		struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
 
 		for (i = 0; i < n; i++)
@@ -288,7 +289,7 @@ static void refuse_ambiguous(const struct policy *p, const struct image *im, siz
 		json_object_object_add(o, "error", json_object_new_string(why));
 		json_object_object_add(o, "pid", json_object_new_int64(p->pick->pid));
 		json_object_object_add(o, "images", arr);
-		print_json(o);
+		sfctl_print_json(o);
 		json_object_put(o);
 	}
 	fprintf(stderr, "sfctl: pid %ld %s:\n", p->pick->pid, why);
@@ -353,7 +354,7 @@ static struct json_object *pick_process(struct policy *p)
 
 static int cmp_seen(const void *a, const void *b)
 {
-	const struct seen *x = a, *y = b;
+	const struct learned_call *x = a, *y = b;
 
 	if (x->arch != y->arch)
 		return x->arch < y->arch ? -1 : 1;
@@ -398,19 +399,19 @@ static char *policy_text(struct policy *p, const char *dflt, struct json_object 
 	return text;
 }
 
-void read_events(const char *log, event_fn fn, void *ctx)
+void sfctl_read_events(const char *log, event_fn fn, void *ctx)
 {
 	FILE *f;
 	char *line = NULL;
 	size_t cap = 0;
 
 	if (!log) {
-		read_log(false, fn, ctx);
+		sfctl_read_log(false, fn, ctx);
 		return;
 	}
 	f = strcmp(log, "-") ? fopen(log, "re") : stdin;
 	if (!f)
-		die(2, "%s: %s", log, strerror(errno));
+		sfctl_die(2, "%s: %s", log, strerror(errno));
 	while (getline(&line, &cap, f) > 0)
 		fn(ctx, line);
 	free(line);
@@ -428,10 +429,10 @@ static void policy_write(const char *prefix, const char *text,
 	snprintf(path, sizeof(path), "%s.s", prefix);
 	f = fopen(path, "we");
 	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
-		die(1, "%s: %s", path, strerror(errno));
+		sfctl_die(1, "%s: %s", path, strerror(errno));
 	snprintf(path, sizeof(path), "%s.bpf", prefix);
 	if (c2e_save_raw(path, insns, n) < 0)
-		die(1, "%s: %s", path, strerror(errno));
+		sfctl_die(1, "%s: %s", path, strerror(errno));
 }
 
 static void policy_json(const struct policy *p, const char *dflt, const char *prefix,
@@ -468,7 +469,7 @@ static void policy_json(const struct policy *p, const char *dflt, const char *pr
 	} else {
 		json_object_object_add(o, "policy", json_object_new_string(text));
 	}
-	print_json(o);
+	sfctl_print_json(o);
 	json_object_put(o);
 }
 
@@ -502,7 +503,7 @@ static void check_learned(const struct policy *p, const struct sock_filter *insn
 			sd.arch = arches[k];
 			sd.nr = nr;
 			if ((c2e_interpret(insns, n, &sd) == SECCOMP_RET_ALLOW) != learned(p, arches[k], nr))
-				die(1, "the generated policy %s %s nr %d, which the log %s; nothing "
+				sfctl_die(1, "the generated policy %s %s nr %d, which the log %s; nothing "
 				    "written", learned(p, arches[k], nr) ? "refuses" : "allows",
 				    k ? "i386" : "x86_64", nr,
 				    learned(p, arches[k], nr) ? "has" : "never showed");
@@ -512,7 +513,7 @@ static void check_learned(const struct policy *p, const struct sock_filter *insn
 		sd.arch = p->s[i].arch;
 		sd.nr = p->s[i].nr;
 		if (c2e_interpret(insns, n, &sd) != SECCOMP_RET_ALLOW)
-			die(1, "the generated policy refuses %s, which the log has; nothing written",
+			sfctl_die(1, "the generated policy refuses %s, which the log has; nothing written",
 			    p->s[i].name);
 	}
 }
@@ -529,19 +530,19 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 	size_t n;
 
 	if (c2e_parse_action(dflt, &action) < 0)
-		die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
+		sfctl_die(2, "--default %s: not an action (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
 	if ((action & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_ALLOW)
-		die(2, "--default %s: a learned policy would allow every call; its default "
+		sfctl_die(2, "--default %s: a learned policy would allow every call; its default "
 		    "refuses or logs (KILL_PROCESS, ERRNO(1), LOG, ...)", dflt);
 	if (strcmp(format, "classic") && strcmp(format, "oci"))
-		die(2, "--format %s: classic or oci", format);
+		sfctl_die(2, "--format %s: classic or oci", format);
 	if (!pick->pid && (pick->uid_set || pick->start_set || pick->exec_set))
-		die(2, "--uid, --start and --exec-id pick one process of --pid PID");
-	read_events(log, add_event, &p);
+		sfctl_die(2, "--uid, --start and --exec-id pick one process of --pid PID");
+	sfctl_read_events(log, add_event, &p);
 	if (pick->pid)
 		proc = pick_process(&p);
 	if (!p.n)
-		die(1, "no syscall events%s%s in %s", pick->filter ? " of that filter" : "",
+		sfctl_die(1, "no syscall events%s%s in %s", pick->filter ? " of that filter" : "",
 		    pick->pid ? " of that pid (as picked)" : "",
 		    log ? log : "the daemon's log");
 	if (!strcmp(format, "oci")) {
@@ -556,12 +557,12 @@ int cmd_policy(const char *log, const struct policy_pick *pick, const char *dflt
 	memset(&err, 0, sizeof(err));
 	if (c2e_asm_parse(text, strlen(text), &insns, &n, &err) < 0 ||
 	    c2e_validate(insns, n, &err) < 0)
-		die(1, "generated policy does not validate: %s",
+		sfctl_die(1, "generated policy does not validate: %s",
 		    c2e_error_str(&err, ebuf, sizeof(ebuf)));
 	check_learned(&p, insns, n);
 	if (prefix)
 		policy_write(prefix, text, insns, n);
-	if (json_out)
+	if (cli_json)
 		policy_json(&p, dflt, prefix, text, n, proc);
 	else if (prefix)
 		printf("%zu syscalls from %zu events: %s.s and %s.bpf (%zu instructions, valid)\n",

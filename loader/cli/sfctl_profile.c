@@ -26,23 +26,46 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
-bool profile_lenient;
+bool sfctl_profile_lenient;
 
-/* Compiles path or dies (exit 2), printing its warnings. */
-static void compile_or_die(const char *path, const char *caps, pid_t pid, struct sf_profile *p)
+/* Compiles path ("-": stdin) or dies (exit 2), printing its warnings;
+ * the text read, for send_profile() (stdin cannot be read twice). */
+static char *compile_or_die(const char *path, const char *caps, pid_t pid, struct sf_profile *p)
 {
 	struct sf_profile_opts opts = { .caps = caps, .caps_pid = pid,
-					.lenient = profile_lenient };
+					.lenient = sfctl_profile_lenient };
 	struct sf_profile_error err;
-	size_t i;
+	size_t i, len;
+	char *json;
 
 	if (!path)
-		die(2, "--profile JSON is needed");
-	if (sf_profile_compile_file(path, &opts, p, &err) < 0)
-		die(2, "%s: %s", path, err.msg);
+		cli_usage_error("sfctl", "missing --profile JSON");
+	json = cli_read_file(path, 64 << 20, &len);
+	if (!json)
+		sfctl_die(2, "%s: %s", path, strerror(errno));
+	if (sf_profile_compile(json, len, &opts, p, &err) < 0)
+		sfctl_die(2, "%s: %s", path, err.msg);
 	for (i = 0; i < p->n_warnings; i++)
 		fprintf(stderr, "sfctl: warning: %s: %s\n", path, p->warnings[i]);
+	return json;
+}
+
+/* compile --json: what was written, as the stderr line says it. */
+static void compile_json(const char *out, const struct sf_profile *p)
+{
+	struct json_object *o = json_object_new_object(), *w = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "output", json_object_new_string(out));
+	json_object_object_add(o, "instructions", json_object_new_int64((int64_t)p->len));
+	json_object_object_add(o, "rules", json_object_new_int64(p->n_rules));
+	for (i = 0; i < p->n_warnings; i++)
+		json_object_array_add(w, json_object_new_string(p->warnings[i]));
+	json_object_object_add(o, "warnings", w);
+	sfctl_print_json(o);
+	json_object_put(o);
 }
 
 int cmd_compile(const char *profile, const char *caps, const char *out)
@@ -51,14 +74,19 @@ int cmd_compile(const char *profile, const char *caps, const char *out)
 	int r;
 
 	if (!out)
-		die(2, "compile: -o OUT.bpf is needed");
-	compile_or_die(profile, caps ? caps : "none", 0, &p);
+		cli_usage_error("sfctl", "compile: missing -o OUT.bpf (- for stdout)");
+	if (cli_json && cli_is_stdio(out))
+		cli_usage_error("sfctl", "compile: -o - writes the filter to stdout, where "
+				"--json writes its summary");
+	free(compile_or_die(profile, caps ? caps : "none", 0, &p));
 	r = c2e_save_raw(out, p.insns, p.len);
 	if (r < 0)
-		die(1, "%s: %s", out, strerror(-r));
-	if (!json_out)
+		sfctl_die(1, "%s: %s", out, strerror(-r));
+	if (cli_json)
+		compile_json(out, &p);
+	else
 		fprintf(stderr, "sfctl: %s: %zu instructions, %u syscalls with a rule\n",
-			out, p.len, p.n_rules);
+			cli_is_stdio(out) ? "stdout" : out, p.len, p.n_rules);
 	sf_profile_free(&p);
 	return 0;
 }
@@ -71,7 +99,7 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 		     const char *socket)
 {
 	struct sf_profile_opts opts = { .caps = caps ? caps : "none",
-					.lenient = profile_lenient };
+					.lenient = sfctl_profile_lenient };
 	struct sf_profile_gate g;
 	struct sf_profile_error err;
 	char agent[108];
@@ -79,23 +107,25 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 	int fd, r;
 
 	if (!profile)
-		die(2, "--profile JSON is needed");
+		cli_usage_error("sfctl", "missing --profile JSON");
 	if ((r = sf_proto_agent_path(socket, agent, sizeof(agent))) < 0)
-		die(2, "%s: no agent socket path: %s", socket, strerror(-r));
+		sfctl_die(2, "%s: no agent socket path: %s", socket, strerror(-r));
 	if (sf_profile_gate_file(profile, &opts, agent, &g, &err) < 0)
-		die(2, "%s: %s", profile, err.msg);
+		sfctl_die(2, "%s: %s", profile, err.msg);
 	for (i = 0; i < g.n_warnings; i++)
 		fprintf(stderr, "sfctl: warning: %s: %s\n", profile, g.warnings[i]);
+	if (cli_is_stdio(out))
+		out = NULL;
 	fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
 	if (fd < 0)
-		die(1, "%s: %s", out, strerror(errno));
+		sfctl_die(1, "%s: %s", out, strerror(errno));
 	len = strlen(g.json);
 	for (i = 0; i < len; i += (size_t)r)
 		if ((r = (int)write(fd, g.json + i, len - i)) <= 0)
-			die(1, "%s: %s", out ? out : "stdout", r ? strerror(errno) : "short write");
+			sfctl_die(1, "%s: %s", out ? out : "stdout", r ? strerror(errno) : "short write");
 	if (out && close(fd))
-		die(1, "%s: %s", out, strerror(errno));
-	if (!json_out && out)
+		sfctl_die(1, "%s: %s", out, strerror(errno));
+	if (!cli_json && out)
 		fprintf(stderr, "sfctl: %s: the gate of %s: %u syscalls notified to %s, "
 			"%zu instructions\n", out, profile, g.n_notify, agent, g.len);
 	sf_profile_gate_free(&g);
@@ -105,34 +135,24 @@ int cmd_compile_gate(const char *profile, const char *caps, const char *out,
 /* The profile's text sent to the daemon for filter id (SF_MSG_PROFILE), so
  * that its events name their rules; a failure is only said: the filter is
  * attached and enforcing either way. */
-static void send_profile(uint32_t id, const char *path, const char *caps)
+static void send_profile(uint32_t id, const char *json, const char *caps)
 {
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
-	char *json = NULL;
-	size_t len = 0;
-	FILE *f = fopen(path, "re");
-	int r = -errno;
+	size_t len = strlen(json);
+	int r = !rep ? -ENOMEM : len >= SF_PROTO_MAX_MSG ? -EMSGSIZE : 0;
 
-	if (f && rep) {
-		json = malloc(SF_PROTO_MAX_MSG);
-		len = json ? fread(json, 1, SF_PROTO_MAX_MSG, f) : 0;
-		r = len == SF_PROTO_MAX_MSG ? -EMSGSIZE : 0;
-	}
-	if (f)
-		fclose(f);
 	if (!r)
-		r = sf_client_profile(sock_path, id, caps, profile_lenient, json, len, rep);
+		r = sf_client_profile(sfctl_sock_path, id, caps, sfctl_profile_lenient, json, len, rep);
 	if (r < 0)
 		fprintf(stderr, "sfctl: warning: filter %u's events will not name its profile's "
 			"rules: %s\n", id, rep && rep->message[0] ? rep->message : strerror(-r));
-	free(json);
 	free(rep);
 }
 
 int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const char *caps,
 		       uint32_t flags)
 {
-	char note[512], text[400], mask[32];
+	char note[512], text[400], mask[32], *json;
 	struct sf_profile p;
 	uint32_t id = 0;
 	uint64_t set;
@@ -142,19 +162,20 @@ int cmd_attach_profile(pid_t pid, const char *cgroup, const char *profile, const
 	 * compiles the profile again (send_profile()). */
 	if (!caps && !cgroup) {
 		if ((r = sf_profile_task_caps(pid, &set)) < 0)
-			die(1, "pid %d: capget: %s", (int)pid, strerror(-r));
+			sfctl_die(1, "pid %d: capget: %s", (int)pid, strerror(-r));
 		snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)set);
 		caps = mask;
 	}
-	compile_or_die(profile, caps ? caps : "none", 0, &p);
+	json = compile_or_die(profile, caps ? caps : "none", 0, &p);
 	/* A cgroup's tasks each get the filter: TSYNC has nothing to add. */
 	flags |= cgroup ? p.flags & ~SF_PROFILE_FLAG_TSYNC : p.flags;
 	r = attach_insns(pid, cgroup, p.insns, p.len, flags, note, sizeof(note), &id);
 	if (!r && id)
-		send_profile(id, profile, caps ? caps : "none");
+		send_profile(id, json, caps ? caps : "none");
+	free(json);
 	/* The tier, from the attach note (loader/daemon/reply.c). */
 	sf_profile_tier_text(&p, note, !!(flags & SF_ATTACH_FALLBACK_LOG), text, sizeof(text));
-	if (text[0] && !json_out)
+	if (text[0] && !cli_json)
 		fprintf(stderr, "sfctl: %s\n", text);
 	sf_profile_free(&p);
 	return r;

@@ -20,13 +20,13 @@
  * pays for while they are (an older daemon reports none). */
 static void print_programs(struct json_object *o)
 {
-	if (!get_str(o, "dispatcher"))
+	if (!sfctl_get_str(o, "dispatcher"))
 		return;
-	printf("programs: dispatcher %s", get_str(o, "dispatcher"));
-	if (get_int(o, "lsm_programs", -1) >= 0)
-		printf("; %" PRId64 " LSM programs", get_int(o, "lsm_programs", 0));
-	if (get_str(o, "reply_programs"))
-		printf("; reply programs %s", get_str(o, "reply_programs"));
+	printf("programs: dispatcher %s", sfctl_get_str(o, "dispatcher"));
+	if (sfctl_get_int(o, "lsm_programs", -1) >= 0)
+		printf("; %" PRId64 " LSM programs", sfctl_get_int(o, "lsm_programs", 0));
+	if (sfctl_get_str(o, "reply_programs"))
+		printf("; reply programs %s", sfctl_get_str(o, "reply_programs"));
 	printf("\n");
 }
 
@@ -38,10 +38,10 @@ static void print_drops(struct json_object *o)
 	size_t i;
 
 	if (json_object_object_get_ex(o, "event_budget", &b) && b) {
-		if (get_int(b, "rate", 0))
+		if (sfctl_get_int(b, "rate", 0))
 			printf("budget:   %" PRId64 " events a second per login user, bursts of %"
 			       PRId64 " (each for denials and kills, and for calls only logged)\n",
-			       get_int(b, "rate", 0), get_int(b, "burst", 0));
+			       sfctl_get_int(b, "rate", 0), sfctl_get_int(b, "burst", 0));
 		else
 			printf("budget:   none (every event is logged that fits the ring buffer)\n");
 	}
@@ -53,7 +53,7 @@ static void print_drops(struct json_object *o)
 		if (s > 0)
 			printf("repeats:  one event with a count per %g s for a process's repeats of "
 			       "a call; %" PRId64 " calls folded, %" PRId64 " repeat events\n", s,
-			       get_int(b, "folded", 0), get_int(b, "repeat_events", 0));
+			       sfctl_get_int(b, "folded", 0), sfctl_get_int(b, "repeat_events", 0));
 		else
 			printf("repeats:  not folded (an event per call)\n");
 	}
@@ -64,8 +64,8 @@ static void print_drops(struct json_object *o)
 
 		printf("%s uid %" PRId64 ": %" PRId64 " events dropped over its budget, %" PRId64
 		       " with the ring buffer full (%" PRId64 " denials or kills)\n",
-		       i ? "         " : "dropped: ", get_int(a, "uid", 0), get_int(a, "budget", 0),
-		       get_int(a, "ring", 0), get_int(a, "enforced", 0));
+		       i ? "         " : "dropped: ", sfctl_get_int(a, "uid", 0), sfctl_get_int(a, "budget", 0),
+		       sfctl_get_int(a, "ring", 0), sfctl_get_int(a, "enforced", 0));
 	}
 }
 
@@ -73,77 +73,77 @@ int cmd_status(void)
 {
 	struct sf_msg_hdr h;
 	struct json_object *o;
-	struct reply r;
-	int fd = connect_daemon();
+	struct sfctl_reply r;
+	int fd = sfctl_connect_daemon();
 
-	send_req(fd, &h, SF_MSG_STATUS, sizeof(h));
-	if (!recv_reply(fd, &r))
-		die(3, "no reply");
+	sfctl_send_req(fd, &h, SF_MSG_STATUS, sizeof(h));
+	if (!sfctl_recv_reply(fd, &r))
+		sfctl_die(3, "no reply");
 	if (r.error)
-		refused("status", &r);
-	o = parse_text(r.text);
-	if (json_out) {
-		print_json(o);
+		sfctl_refused("status", &r);
+	o = sfctl_parse_text(r.text);
+	if (cli_json) {
+		sfctl_print_json(o);
 	} else {
 		printf("sfilterd %s (protocol %" PRId64 "), pid %" PRId64 "\n",
-		       get_str(o, "version"), get_int(o, "protocol", 0), get_int(o, "pid", 0));
-		printf("tier:     %s", get_str(o, "tier"));
-		if (get_str(o, "tier_reason") && *get_str(o, "tier_reason"))
-			printf(" (%s)", get_str(o, "tier_reason"));
+		       sfctl_get_str(o, "version"), sfctl_get_int(o, "protocol", 0), sfctl_get_int(o, "pid", 0));
+		printf("tier:     %s", sfctl_get_str(o, "tier"));
+		if (sfctl_get_str(o, "tier_reason") && *sfctl_get_str(o, "tier_reason"))
+			printf(" (%s)", sfctl_get_str(o, "tier_reason"));
 		printf("\n");
-		printf("pinned:   %s%s%s\n", get_int(o, "pinned", 0) ? "yes, " : "no",
-		       get_int(o, "pinned", 0) ? get_str(o, "pin_dir") : "",
-		       get_int(o, "adopted", 0) ? " (adopted at start)" : "");
-		if (get_int(o, "tasks", -1) >= 0)
+		printf("pinned:   %s%s%s\n", sfctl_get_int(o, "pinned", 0) ? "yes, " : "no",
+		       sfctl_get_int(o, "pinned", 0) ? sfctl_get_str(o, "pin_dir") : "",
+		       sfctl_get_int(o, "adopted", 0) ? " (adopted at start)" : "");
+		if (sfctl_get_int(o, "tasks", -1) >= 0)
 			printf("tasks:    %" PRId64 " confined\nfilters:  %" PRId64 " in force\n",
-			       get_int(o, "tasks", 0), get_int(o, "filters", 0));
+			       sfctl_get_int(o, "tasks", 0), sfctl_get_int(o, "filters", 0));
 		else
-			printf("tasks:    unknown (%s)\n", get_str(o, "message"));
+			printf("tasks:    unknown (%s)\n", sfctl_get_str(o, "message"));
 		printf("events:   %" PRId64 " since start\nuptime:   %" PRId64 " s\n",
-		       get_int(o, "events", 0), get_int(o, "uptime_s", 0));
+		       sfctl_get_int(o, "events", 0), sfctl_get_int(o, "uptime_s", 0));
 		/* What every task on the machine pays for, now. */
 		print_programs(o);
 		{
 			struct json_object *a = NULL;
 
 			if (json_object_object_get_ex(o, "sf_attach", &a) && a)
-				printf("sf_attach: %" PRId64 " attached\n", get_int(a, "armed", 0));
+				printf("sf_attach: %" PRId64 " attached\n", sfctl_get_int(a, "armed", 0));
 			if (json_object_object_get_ex(o, "gate", &a) && a)
 				printf("gate:     %" PRId64 " listeners held; calls sent up: %" PRId64
 				       " judged, %" PRId64 " continued, %" PRId64 " refused, %" PRId64
 				       " trapped, %" PRId64 " killed (agent socket %s)\n",
-				       get_int(a, "listeners", 0), get_int(a, "judged", 0),
-				       get_int(a, "continued", 0) + get_int(a, "unjudged", 0),
-				       get_int(a, "denied", 0), get_int(a, "trapped", 0),
-				       get_int(a, "killed", 0), get_str(a, "agent_socket"));
+				       sfctl_get_int(a, "listeners", 0), sfctl_get_int(a, "judged", 0),
+				       sfctl_get_int(a, "continued", 0) + sfctl_get_int(a, "unjudged", 0),
+				       sfctl_get_int(a, "denied", 0), sfctl_get_int(a, "trapped", 0),
+				       sfctl_get_int(a, "killed", 0), sfctl_get_str(a, "agent_socket"));
 			if (json_object_object_get_ex(o, "kernel_counters", &a) && a)
 				printf("kernel:   %" PRId64 " events dropped, %" PRId64
 				       " forks unconfined, %" PRId64 " empty chain slots, %" PRId64
-				       " cgroup joins failed\n", get_int(a, "events_dropped", 0),
-				       get_int(a, "fork_failed", 0), get_int(a, "tailcall_failed", 0),
-				       get_int(a, "cgroup_join_failed", 0));
+				       " cgroup joins failed\n", sfctl_get_int(a, "events_dropped", 0),
+				       sfctl_get_int(a, "fork_failed", 0), sfctl_get_int(a, "tailcall_failed", 0),
+				       sfctl_get_int(a, "cgroup_join_failed", 0));
 		}
 		print_drops(o);
-		printf("you:      %s\n", get_int(o, "admin", 0) ? "admin" : "not admin");
+		printf("you:      %s\n", sfctl_get_int(o, "admin", 0) ? "admin" : "not admin");
 	}
 	json_object_put(o);
 	return 0;
 }
 
 /* Collects every task of a (multi-reply) PS or SHOW into one array. */
-struct json_object *read_tasks(int fd, const char *what, struct reply *last)
+struct json_object *sfctl_read_tasks(int fd, const char *what, struct sfctl_reply *last)
 {
 	struct json_object *all = json_object_new_array(), *o, *arr;
-	struct reply r;
+	struct sfctl_reply r;
 	size_t i;
 	bool done;
 
 	for (;;) {
-		if (!recv_reply(fd, &r))
-			die(3, "%s: connection closed", what);
+		if (!sfctl_recv_reply(fd, &r))
+			sfctl_die(3, "%s: connection closed", what);
 		if (r.error)
-			refused(what, &r);
-		o = parse_text(r.text);
+			sfctl_refused(what, &r);
+		o = sfctl_parse_text(r.text);
 		if (json_object_object_get_ex(o, "tasks", &arr))
 			for (i = 0; i < json_object_array_length(arr); i++)
 				json_object_array_add(all, json_object_get(
@@ -168,23 +168,23 @@ static void print_task_header(void)
 static void print_task(struct json_object *t)
 {
 	struct json_object *ids;
-	const char *container = get_str(t, "container");
+	const char *container = sfctl_get_str(t, "container");
 	size_t i;
 
-	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s %-12.12s ", get_int(t, "tid", 0),
-	       get_int(t, "tgid", 0), get_int(t, "uid", 0), get_str(t, "comm"),
+	printf("%7" PRId64 " %7" PRId64 " %6" PRId64 "  %-16s %-12.12s ", sfctl_get_int(t, "tid", 0),
+	       sfctl_get_int(t, "tgid", 0), sfctl_get_int(t, "uid", 0), sfctl_get_str(t, "comm"),
 	       container && *container ? container : "-");
 	if (json_object_object_get_ex(t, "filters", &ids))
 		for (i = 0; i < json_object_array_length(ids); i++)
 			printf("%s%" PRId64, i ? "," : "",
 			       json_object_get_int64(json_object_array_get_idx(ids, i)));
-	if (get_int(t, "n_filters", 0) > 64)
-		printf(",... (%" PRId64 ")", get_int(t, "n_filters", 0));
-	if (get_int(t, "at_exec", 0))
+	if (sfctl_get_int(t, "n_filters", 0) > 64)
+		printf(",... (%" PRId64 ")", sfctl_get_int(t, "n_filters", 0));
+	if (sfctl_get_int(t, "at_exec", 0))
 		printf(" (from its next execve)");
-	if (get_int(t, "gated", 0))
+	if (sfctl_get_int(t, "gated", 0))
 		printf(" (gated)");
-	if (get_int(t, "user_notif", 0))
+	if (sfctl_get_int(t, "user_notif", 0))
 		printf(" (under another supervisor's USER_NOTIF listener)");
 	putchar('\n');
 }
@@ -193,17 +193,17 @@ int cmd_ps(void)
 {
 	struct sf_msg_hdr h;
 	struct json_object *tasks;
-	struct reply r;
+	struct sfctl_reply r;
 	size_t i;
-	int fd = connect_daemon();
+	int fd = sfctl_connect_daemon();
 
-	send_req(fd, &h, SF_MSG_PS, sizeof(h));
-	tasks = read_tasks(fd, "ps", &r);
-	if (json_out) {
+	sfctl_send_req(fd, &h, SF_MSG_PS, sizeof(h));
+	tasks = sfctl_read_tasks(fd, "ps", &r);
+	if (cli_json) {
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "tasks", tasks);
-		print_json(o);
+		sfctl_print_json(o);
 		json_object_put(o);
 		return 0;
 	}
@@ -218,28 +218,28 @@ int cmd_show(pid_t pid, bool hits)
 {
 	struct sf_id_req req = { .id = (uint32_t)pid };
 	struct json_object *tasks, *filters = json_object_new_array(), *out;
-	struct reply r;
+	struct sfctl_reply r;
 	size_t i;
-	int fd = connect_daemon();
+	int fd = sfctl_connect_daemon();
 
-	send_req(fd, &req, SF_MSG_SHOW, sizeof(req));
-	tasks = read_tasks(fd, "show", &r);
+	sfctl_send_req(fd, &req, SF_MSG_SHOW, sizeof(req));
+	tasks = sfctl_read_tasks(fd, "show", &r);
 	while (r.flags & SF_REPLY_MORE) {
 		struct json_object *f;
 		char *dis = NULL;
 		size_t dlen = 0;
 		FILE *m;
 
-		if (!recv_reply(fd, &r))
-			die(3, "show: connection closed");
+		if (!sfctl_recv_reply(fd, &r))
+			sfctl_die(3, "show: connection closed");
 		if (r.error)
-			refused("show", &r);
-		f = parse_text(r.text);
+			sfctl_refused("show", &r);
+		f = sfctl_parse_text(r.text);
 		if (r.data_len >= 8 && (m = open_memstream(&dis, &dlen))) {
 			enum c2e_abi abi = C2E_ABI_SECCOMP;
 
-			if (get_str(f, "abi"))
-				c2e_abi_parse(get_str(f, "abi"), &abi);
+			if (sfctl_get_str(f, "abi"))
+				c2e_abi_parse(sfctl_get_str(f, "abi"), &abi);
 			c2e_disasm_classic_abi(r.data, r.data_len / 8, abi, m);
 			fclose(m);
 			json_object_object_add(f, "disasm", json_object_new_string(dis));
@@ -247,7 +247,7 @@ int cmd_show(pid_t pid, bool hits)
 			if (hits)
 				hits_annotate(f, r.data, r.data_len / 8, abi);
 		}
-		if (get_int(f, "filter", 0) || r.id)
+		if (sfctl_get_int(f, "filter", 0) || r.id)
 			json_object_array_add(filters, f);
 		else
 			json_object_put(f);
@@ -256,8 +256,8 @@ int cmd_show(pid_t pid, bool hits)
 	json_object_object_add(out, "pid", json_object_new_int(pid));
 	json_object_object_add(out, "tasks", tasks);
 	json_object_object_add(out, "filters", filters);
-	if (json_out) {
-		print_json(out);
+	if (cli_json) {
+		sfctl_print_json(out);
 	} else if (json_object_array_length(tasks) == 0) {
 		printf("process %d is not confined\n", pid);
 	} else {
@@ -266,12 +266,12 @@ int cmd_show(pid_t pid, bool hits)
 			print_task(json_object_array_get_idx(tasks, i));
 		for (i = 0; i < json_object_array_length(filters); i++) {
 			struct json_object *f = json_object_array_get_idx(filters, i), *fl;
-			const char *dis = get_str(f, "disasm");
+			const char *dis = sfctl_get_str(f, "disasm");
 
 			printf("\nfilter %" PRId64 ": %" PRId64 " instructions over %s, attached by uid %" PRId64,
-			       get_int(f, "filter", 0), get_int(f, "len", 0),
-			       get_str(f, "abi") ? get_str(f, "abi") : "seccomp",
-			       get_int(f, "owner", 0));
+			       sfctl_get_int(f, "filter", 0), sfctl_get_int(f, "len", 0),
+			       sfctl_get_str(f, "abi") ? sfctl_get_str(f, "abi") : "seccomp",
+			       sfctl_get_int(f, "owner", 0));
 			if (json_object_object_get_ex(f, "flags", &fl) &&
 			    json_object_array_length(fl))
 				printf(", flags %s", json_object_to_json_string_ext(fl, JSON_C_TO_STRING_PLAIN));

@@ -63,6 +63,8 @@
 #include "admin.h"    /* sf_client_profile() */
 #include "profile.h"
 #include "c2e.h"
+#include "cli.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +100,8 @@ struct opts {
 	unsigned int flags;
 	unsigned int route;
 	const char *profile_path;
+	char *profile_json;        /* its text, read once ("-": stdin) */
+	size_t profile_len;
 	bool lenient;              /* --lenient: the profile read as runc reads it */
 	struct sf_profile profile;
 };
@@ -107,6 +111,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: sfrun [--filter FILE]... [--profile JSON [--lenient]] [--fallback kill|log]\n"
 		"             [--tsync] [--log] [--prctl] [--take-seccomp] [--no-gate] -- CMD [ARGS...]\n"
+		"       sfrun --help | --version\n"
 		"  --filter FILE    a classic seccomp filter: raw .bpf bytes or the text\n"
 		"                   form; repeatable, attached in order (last = newest)\n"
 		"  --profile JSON   a container seccomp profile (OCI, Docker, Podman), its\n"
@@ -125,7 +130,9 @@ static void usage(FILE *out)
 		"sfrun is confined from the first attach on: each filter must allow what\n"
 		"follows it (the later attaches' socket calls, then execve and CMD).\n"
 		"The daemon is found at $SFILTER_SOCKET, else /run/sfilter/sfilterd.sock.\n"
-		"Exit status: CMD's; 125 if sfrun fails, 126 if CMD cannot run, 127 if not found.\n");
+		"FILE or JSON may be - (stdin).\n"
+		"Exit status: CMD's; 125 if sfrun fails (a usage error too), 126 if CMD cannot\n"
+		"run, 127 if not found.\n");
 }
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -155,15 +162,21 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "no-gate", no_argument, NULL, 'G' },
 		{ "lenient", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
+
+	/* sfrun's own failures, usage errors included, exit 125 as env(1)'s
+	 * do: every other status is CMD's (sfrun.1, CONVENTIONS). */
+	cli_usage_status = EXIT_FAIL;
+	opterr = 0;
 
 	o->filters = calloc(argc, sizeof(*o->filters));
 	if (!o->filters)
 		die("out of memory");
 	/* '+': stop at the first non-option, so CMD's own options are its. */
-	while ((opt = getopt_long(argc, argv, "+f:F:tlh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:f:F:tlh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': o->filters[o->n++].path = optarg; break;
 		case 'p': o->profile_path = optarg; break;
@@ -174,7 +187,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "log") == 0)
 				o->flags |= SF_ATTACH_FALLBACK_LOG;
 			else
-				die("--fallback: '%s' is neither kill nor log", optarg);
+				cli_usage_error("sfrun", "--fallback: '%s' is neither kill nor log",
+						optarg);
 			break;
 		case 't': o->flags |= SF_ATTACH_TSYNC; break;
 		case 'l': o->flags |= SF_ATTACH_LOG; break;
@@ -185,19 +199,14 @@ static int parse(int argc, char **argv, struct opts *o)
 				die("out of memory");
 			break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); exit(EXIT_FAIL);
+		case 'V': cli_version("sfrun");
+		default: cli_bad_option("sfrun", opt, argv);
 		}
 	}
-	if (o->n == 0 && !o->route && !o->profile_path) {
-		fprintf(stderr, "sfrun: no --filter, --profile, --prctl or --take-seccomp given\n");
-		usage(stderr);
-		exit(EXIT_FAIL);
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "sfrun: no command given\n");
-		usage(stderr);
-		exit(EXIT_FAIL);
-	}
+	if (o->n == 0 && !o->route && !o->profile_path)
+		cli_usage_error("sfrun", "no --filter, --profile, --prctl or --take-seccomp given");
+	if (optind >= argc)
+		cli_usage_error("sfrun", "no command given");
 	return optind;
 }
 
@@ -210,7 +219,12 @@ static void load_profile(struct opts *o)
 
 	if (!o->profile_path)
 		return;
-	if (sf_profile_compile_file(o->profile_path, &popts, &o->profile, &err) < 0)
+	/* Read once: profile_announce() sends the same text, and "-" (stdin)
+	 * cannot be read twice. */
+	o->profile_json = cli_read_file(o->profile_path, 64 << 20, &o->profile_len);
+	if (!o->profile_json)
+		die("%s: %s", o->profile_path, strerror(errno));
+	if (sf_profile_compile(o->profile_json, o->profile_len, &popts, &o->profile, &err) < 0)
 		die("%s: %s", o->profile_path, err.msg);
 	for (i = 0; i < o->profile.n_warnings; i++)
 		fprintf(stderr, "sfrun: warning: %s: %s\n", o->profile_path,
@@ -228,6 +242,10 @@ static void attach_one(const char *path, const struct sock_filter *insns, size_t
 	if (r > 0)
 		die("%s: TSYNC: thread %d could not be synchronized: %s",
 		    path, r, sf_last_error());
+	if (r < 0 && errno == EHOSTDOWN) {
+		cli_daemon_down("sfrun", sf_proto_socket_path());
+		exit(EXIT_FAIL);
+	}
 	if (r < 0) {
 		const char *why = sf_last_error();
 
@@ -264,24 +282,17 @@ static void load_filters(struct opts *o)
 static void profile_announce(const struct opts *o)
 {
 	struct sf_client_reply *rep;
-	char mask[32], *json;
+	char mask[32];
 	uint64_t set;
-	size_t len;
-	FILE *f;
 
 	if (!o->profile_path || sf_profile_task_caps(0, &set) < 0)
 		return;
 	snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)set);
-	json = malloc(SF_PROTO_MAX_MSG);
 	rep = malloc(sizeof(*rep));
-	f = json && rep ? fopen(o->profile_path, "re") : NULL;
-	len = f ? fread(json, 1, SF_PROTO_MAX_MSG, f) : 0;
-	if (f)
-		fclose(f);
-	if (len && len < SF_PROTO_MAX_MSG)
-		sf_client_profile(NULL, 0, mask, o->lenient, json, len, rep);
+	if (rep && o->profile_len && o->profile_len < SF_PROTO_MAX_MSG)
+		sf_client_profile(NULL, 0, mask, o->lenient, o->profile_json, o->profile_len,
+				  rep);
 	free(rep);
-	free(json);
 }
 
 /* One gate for every filter, before the first attach: each attach would

@@ -39,13 +39,6 @@ static int local_failure(struct sf_client_reply *reply, int err, const char *fmt
 	return -err;
 }
 
-const char *sf_client_socket_path(void)
-{
-	const char *p = getenv(SF_PROTO_SOCKET_ENV);
-
-	return p && *p ? p : SF_PROTO_DEFAULT_SOCKET;
-}
-
 /* The request: header left to the sender; NULL with -EMSGSIZE or -ENOMEM. */
 static struct sf_admin_attach_req *build(pid_t tid, const char *cgroup,
 					 const struct sock_filter *insns, size_t n,
@@ -155,7 +148,7 @@ static int not_running(const char *path, struct sf_client_reply *reply)
  * its hello, or -errno with reply->message saying why. */
 static int connect_to(const char *socket, struct sf_client_reply *reply)
 {
-	const char *path = socket ? socket : sf_client_socket_path();
+	const char *path = socket ? socket : sf_proto_socket_path();
 	char why[SF_PROTO_MAX_TEXT];
 	int fd;
 

@@ -80,7 +80,4 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, bool lenient,
 		      const char *json, size_t len, struct sf_client_reply *reply);
 
-/* The socket a client speaks to: $SFILTER_SOCKET, else the default. */
-const char *sf_client_socket_path(void);
-
 #endif

@@ -37,7 +37,6 @@
 #define _GNU_SOURCE
 #endif
 #include "selfgate.h"
-#include "admin.h" /* sf_client_socket_path() */
 #include "proto.h"
 #include "c2e.h"
 
@@ -206,7 +205,7 @@ static int connect_agent(char *why, size_t size)
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, r, err;
 
-	if (sf_proto_agent_path(sf_client_socket_path(), addr.sun_path,
+	if (sf_proto_agent_path(sf_proto_socket_path(), addr.sun_path,
 				sizeof(addr.sun_path))) {
 		set_why(why, size, "the agent socket's path is too long");
 		return -ENAMETOOLONG;

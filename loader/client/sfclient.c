@@ -21,7 +21,6 @@
 #define _GNU_SOURCE
 #endif
 #include "sfclient.h"
-#include "admin.h" /* sf_client_socket_path() */
 #include "selfgate.h"
 #include "proto.h"
 
@@ -193,7 +192,7 @@ static ssize_t exchange(const struct sock_fprog *prog, unsigned int flags,
 retry:
 	reused = kept_fd >= 0;
 	if (kept_fd < 0) {
-		kept_fd = connect_daemon(sf_client_socket_path());
+		kept_fd = connect_daemon(sf_proto_socket_path());
 		kept_pid = getpid();
 	}
 	fd = kept_fd;

@@ -40,6 +40,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,13 +115,29 @@ static void usage(FILE *out)
 		"  --admin-group NAME  members may administer too (default: uid 0 only)\n"
 		"  --metrics ADDR:PORT serve Prometheus metrics at /metrics (\":PORT\": loopback)\n"
 		"  --force-tracepoint  do not use BPF LSM programs even if the kernel allows them\n"
-		"  -v, --verbose       libbpf debug output and one line per request on stderr\n",
+		"  -v, --verbose       libbpf debug output and one line per request on stderr\n"
+		"  --help, --version   this text; sfilterd (sfilter) VERSION\n",
 		SF_PROTO_SOCKET_ENV, SF_PROTO_DEFAULT_SOCKET, DEFAULT_LOGFILE, SF_PIN_DIR,
 		conn_cfg.per_uid, conn_cfg.total, conn_cfg.queue_bytes, SF_EVENT_RATE_DEFAULT,
 		SF_EVENT_BURST_DEFAULT, REPEAT_DEFAULT_MS / 1000.0);
 }
 
-/* Seconds, as a decimal: 0 or -EINVAL after a line on stderr. */
+/* A usage error as every sfilter program says one (the man pages'
+ * CONVENTIONS; loader/cli/cli.c, which the daemon's layer may not link):
+ * the line, then where the usage is. The caller exits 2. */
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sfilterd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'sfilterd --help' for more information.\n", stderr);
+}
+
+/* Seconds, as a decimal: 0 or -EINVAL after a usage error on stderr. */
 static int set_repeat(const char *arg)
 {
 	char *end;
@@ -129,7 +146,7 @@ static int set_repeat(const char *arg)
 	errno = 0;
 	v = strtod(arg, &end);
 	if (*arg == '\0' || *end || errno || !(v >= 0 && v <= REPEAT_MAX_S)) {
-		diag("--repeat-interval '%s': seconds from 0 to %d", arg, REPEAT_MAX_S);
+		usage_error("--repeat-interval '%s': seconds from 0 to %d", arg, REPEAT_MAX_S);
 		return -EINVAL;
 	}
 	d.repeat_ns = (uint64_t)(v * 1e9 + 0.5);
@@ -163,21 +180,21 @@ static int group_id(const char *name, gid_t *gid)
 }
 
 /* The numeric options (the limits): opt's value from arg. 0, or -EINVAL
- * after a line on stderr. */
+ * after a usage error on stderr. */
 static int set_number(int opt, const char *arg)
 {
 	char *end;
 	unsigned long v = strtoul(arg, &end, 10);
 
 	if (*arg == '\0' || *end || v > UINT32_MAX) {
-		diag("bad number '%s'", arg);
+		usage_error("bad number '%s'", arg);
 		return -EINVAL;
 	}
 	/* One message may always wait, so a bound below the largest one
 	 * would not bound anything. */
 	if ((opt == 'C' && v == 0) || (opt == 'Q' && v < SF_PROTO_MAX_MSG) ||
 	    (opt == 'B' && v == 0)) {
-		diag("--%s %lu: at least %u", opt == 'C' ? "max-conns" : opt == 'B' ?
+		usage_error("--%s %lu: at least %u", opt == 'C' ? "max-conns" : opt == 'B' ?
 		     "event-burst" : "max-queue-bytes", v, opt == 'Q' ? SF_PROTO_MAX_MSG : 1);
 		return -EINVAL;
 	}
@@ -224,14 +241,15 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		{ "metrics", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *env = getenv(SF_PROTO_SOCKET_ENV);
 	int opt;
 
 	*status = 2;
-	d.socket_path = env && *env ? env : SF_PROTO_DEFAULT_SOCKET;
-	while ((opt = getopt_long(argc, argv, "s:fl:tvh", longopts, NULL)) != -1) {
+	d.socket_path = sf_proto_socket_path();
+	opterr = 0; /* the bad option is named below, in one line */
+	while ((opt = getopt_long(argc, argv, ":s:fl:tvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 's': d.socket_path = optarg; break;
 		case 'f': s->foreground = true; break;
@@ -246,7 +264,7 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 			break;
 		case 'g':
 			if (group_id(optarg, &d.admin_gid) < 0) {
-				diag("--admin-group: no group '%s' in /etc/group", optarg);
+				usage_error("--admin-group: no group '%s' in /etc/group", optarg);
 				return false;
 			}
 			break;
@@ -257,16 +275,28 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 			break;
 		case 'v': d.verbose = s->opts.verbose = true; break;
 		case 'h': usage(stdout); *status = 0; return false;
-		default: usage(stderr); return false;
+		case 'V':
+			printf("sfilterd (sfilter) %s\n", SF_VERSION);
+			*status = 0;
+			return false;
+		case ':':
+			usage_error("option '%s' needs an argument", argv[optind - 1]);
+			return false;
+		default:
+			if (optopt && strncmp(argv[optind - 1], "--", 2))
+				usage_error("unknown option '-%c'", optopt);
+			else
+				usage_error("unknown option '%.*s'",
+					    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			return false;
 		}
 	}
 	if (optind < argc) {
-		diag("unexpected argument '%s'", argv[optind]);
-		usage(stderr);
+		usage_error("unexpected argument '%s'", argv[optind]);
 		return false;
 	}
 	if (s->no_pin && d.pin_dir) {
-		diag("--no-pin and --pin-dir exclude each other");
+		usage_error("--no-pin and --pin-dir exclude each other");
 		return false;
 	}
 	if (!d.pin_dir)

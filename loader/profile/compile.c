@@ -690,7 +690,9 @@ int pf_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
 
 int pf_read_file(const char *path, char **buf, size_t *len, struct sf_profile_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), r;
+	/* "-" is stdin, as for every file the command lines read. */
+	bool in = !strcmp(path, "-");
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC), r;
 	size_t cap = 0;
 	ssize_t n;
 
@@ -716,7 +718,7 @@ int pf_read_file(const char *path, char **buf, size_t *len, struct sf_profile_er
 		}
 		*len += (size_t)n;
 	}
-	if (fd >= 0)
+	if (fd >= 0 && !in)
 		close(fd);
 	if (r) {
 		free(*buf);

@@ -118,6 +118,7 @@ struct sf_profile_error {
 
 int sf_profile_compile(const char *json, size_t len, const struct sf_profile_opts *opts,
 		       struct sf_profile *out, struct sf_profile_error *err);
+/* The same from the file at path ("-": stdin). */
 int sf_profile_compile_file(const char *path, const struct sf_profile_opts *opts,
 			    struct sf_profile *out, struct sf_profile_error *err);
 void sf_profile_free(struct sf_profile *p);

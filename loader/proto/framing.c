@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -41,4 +42,11 @@ int sf_proto_agent_path(const char *socket_path, char *out, size_t size)
 	    (size_t)n >= sizeof(((struct sockaddr_un *)0)->sun_path))
 		return -ENAMETOOLONG;
 	return 0;
+}
+
+const char *sf_proto_socket_path(void)
+{
+	const char *p = getenv(SF_PROTO_SOCKET_ENV);
+
+	return p && *p ? p : SF_PROTO_DEFAULT_SOCKET;
 }

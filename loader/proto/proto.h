@@ -302,6 +302,11 @@ bool sf_proto_json_int(const char *text, const char *name, long *v);
 /* socket_path's agent socket into out: 0, or -ENAMETOOLONG past
  * size or sun_path. */
 int sf_proto_agent_path(const char *socket_path, char *out, size_t size);
+/* The socket sfilterd serves and its clients reach when no --socket is
+ * given: $SF_PROTO_SOCKET_ENV when set and not empty, else
+ * SF_PROTO_DEFAULT_SOCKET. The one reading of that environment, so that
+ * the daemon and every client agree on it. */
+const char *sf_proto_socket_path(void);
 /* ---- framing, both ends (loader/proto/framing.c) ---- */
 /* Fills the header for a message of length len. */
 void sf_proto_header(struct sf_msg_hdr *h, uint16_t type, uint32_t len, uint32_t request_id);

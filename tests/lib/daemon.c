@@ -652,6 +652,20 @@ bool sfd_ps_task(const char *sock, pid_t tid, char *out, size_t size)
 	return f.found;
 }
 
+bool sfd_error_lines(const char *err, const char *prog, const char *help)
+{
+	const char *nl = strchr(err, '\n');
+	char hint[256];
+
+	if (!nl || nl == err)
+		return false;
+	if (!nl[1])
+		return true;
+	snprintf(hint, sizeof(hint), "Try '%s %s' for more information.\n", prog,
+		 help ? help : "--help");
+	return !strcmp(nl + 1, hint);
+}
+
 bool sfd_file_has(const char *path, const char *needle)
 {
 	static char buf[65536];

@@ -93,6 +93,11 @@ void sfd_stop_cleanup(struct sfd *dm);
  * also specifies how the daemon ends. */
 #define SFD_AUTO_STOP struct sfd dm __attribute__((cleanup(sfd_stop_cleanup))) = { 0 }
 
+/* Whether err, a program's stderr, is one line, or (a usage error) one
+ * line and the hint "Try 'PROG --help' for more information." (help: the
+ * option, "--help" when NULL). */
+bool sfd_error_lines(const char *err, const char *prog, const char *help);
+
 /* Whether the file at path contains needle (which has no NUL bytes before
  * it: the event log and stderr are text). */
 bool sfd_file_has(const char *path, const char *needle);
