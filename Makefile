@@ -12,8 +12,10 @@
 # below them (*_INC); tests/check-layers.sh, run by `make test`, checks the
 # include edges.
 #
-#   make            deps, the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
+#   make            the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
 #                   sfilter-oci-hook, build/tests/sftest, build/bench/*
+#                   (never apt-get: `make deps` installs DEB_PKGS, and the
+#                   goals that run things, test, demo, fuzz, image, do it first)
 #   make test       all + fuzzers + the ASan daemon, then the suite on the
 #                   host, the fuzzers for FUZZ_SHORT_SECONDS each, and the
 #                   suite in the 6.1 guest
@@ -21,8 +23,12 @@
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make image      the DaemonSet's OCI image: build/sfilter-image.tar (dist/image)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
-#   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
-#                   (LIBDIR/sfilter, where sfrun looks), man pages
+#   make install    what a package ships, and only what it needs built:
+#                   binaries, libsfclient, sfclient.h, sfclient.pc, the
+#                   interposers (LIBDIR/sfilter, where sfrun looks), man pages,
+#                   the logrotate file (INSTALLED below); `make uninstall`
+#                   removes the same list. CPPFLAGS, CFLAGS and LDFLAGS are
+#                   honoured by every host compile and link.
 
 OUTPUT ?= build
 CC ?= cc
@@ -107,6 +113,11 @@ endif
 # --- packages ----------------------------------------------------------------
 # A stamp per package list: a changed list, or a fresh clone, checks again.
 DEPS_STAMP := $(OUTPUT)/.deps-$(shell printf '%s ' $(DEB_PKGS) | cksum | cut -d' ' -f1)
+# A build never installs packages by itself (a distribution's build runs
+# without network or root); the goals that need the packages depend on
+# deps, and then compiling waits for it.
+DEPS_GOALS := deps test demo fuzz fuzz-bins fuzz-short sfilterd-asan guest-kernel guest-shell image
+DEPS_FIRST := $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP))
 
 deps: $(DEPS_STAMP)
 
@@ -131,15 +142,15 @@ $(DEPS_STAMP):
 # --- compiling ---------------------------------------------------------------
 # One rule per flavour; each object group sets LAYER_INC (a target-specific
 # variable on the objects themselves, never on what links them).
-$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP) $(VERSION_H)
+$(OUTPUT)/obj/%.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_STAMP) $(VERSION_H)
+$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC-PIC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
 		-c $< -o $@
 
 $(VERSION_H): VERSION
@@ -149,7 +160,7 @@ $(VERSION_H): VERSION
 	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 archive = $(call msg,AR,$@) rm -f $@ && $(AR) rcs $@ $^
-link_static = $(call msg,BINARY,$@) $(CC) -static $(LDFLAGS) $(filter %.o %.a,$^) \
+link_static = $(call msg,BINARY,$@) $(CC) -static $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) \
 	$(STATIC_LIBS) -o $@
 
 # --- classic2ebpf: libc2e.a and the classic2ebpf CLI ---------------------------
@@ -175,7 +186,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLI
 
 bpf: $(BPF_SKELS)
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_STAMP)
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_FIRST)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -247,7 +258,7 @@ $(LIBSFCLIENT): $(call obj,$(CLIENT_SRCS))
 $(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS)) \
 		  loader/client/libsfclient.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,-soname,libsfclient.so.0 \
+	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,-soname,libsfclient.so.0 \
 		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) \
 		-lseccomp -ljson-c -pthread -o $@
 	$(Q)ln -sf libsfclient.so $@.0
@@ -309,10 +320,10 @@ LIBSFPRCTL := $(OUTPUT)/libsfprctl.so
 LIBSFPRCTL32 := $(OUTPUT)/libsfprctl32.so
 pic32 = $(patsubst %.c,$(OUTPUT)/obj32/%.pic.o,$(1))
 
-$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_STAMP) $(VERSION_H)
+$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC32,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -m32 $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
+	$(Q)$(CC) -m32 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
 		-c $< -o $@
 
 $(call pic,loader/cli/interpose.c) $(call pic32,loader/cli/interpose.c): LAYER_INC := $(CLI_INC)
@@ -322,13 +333,24 @@ $(call pic,$(CLIENT_C2E_SRCS)) $(call pic32,$(CLIENT_C2E_SRCS)): LAYER_INC := $(
 
 $(LIBSFPRCTL): $(call pic,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
+	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
 
 $(LIBSFPRCTL32): $(call pic32,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
+	$(Q)$(CC) -m32 -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
+
+# Only where $(CC) -m32 links (gcc-multilib, libc6-dev-i386): a build host
+# without them still builds and installs the rest, and says so in one line.
+# Asked once a run, when first expanded.
+HAVE_M32 = $(eval HAVE_M32 := $$(shell printf '\043include <stdlib.h>\nint main(void) { return 0; }\n' | \
+	$$(CC) -m32 -x c - -o /dev/null >/dev/null 2>&1 && echo 1))$(HAVE_M32)
+PRCTL32 = $(if $(HAVE_M32),$(LIBSFPRCTL32),prctl32-skipped)
+
+.PHONY: prctl32-skipped
+prctl32-skipped:
+	@echo "  SKIP     libsfprctl32.so: $(CC) -m32 cannot link (gcc-multilib, libc6-dev-i386)"
 
 # --- cli: sfilter-runc, runc with sfilter for Docker and containerd ------------------
 # runc_wrap*.c and what it reads as the hook reads it (oci_hook_spec.c);
@@ -405,7 +427,7 @@ FUZZ_LIB_OBJS := $(call fobj,$(C2E_SRCS) $(TESTLIB_SRCS) loader/proto/checks.c \
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	       $(WARNINGS) $(TEST_INC) -MMD -MP
 
-$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(VERSION_H)
+$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_FIRST) $(BPF_SKELS) $(VERSION_H)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
@@ -449,7 +471,7 @@ $(call aobj,$(RUNTIME_SRCS)): LAYER_INC := $(RUNTIME_INC)
 $(call aobj,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
 $(call aobj,$(C2E_SRCS)): LAYER_INC := $(C2E_INC)
 
-$(OUTPUT)/asan/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(VERSION_H)
+$(OUTPUT)/asan/%.o: %.c | $(DEPS_FIRST) $(BPF_SKELS) $(VERSION_H)
 	$(call msg,ASAN-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(LAYER_INC) -c $< -o $@
@@ -461,14 +483,14 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ -lseccomp -lbpf -lelf -lz -ljson-c -lpthread -o $@
 
 # --- all -----------------------------------------------------------------------------
-all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
+all: $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
      $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
-     $(LIBSFPRCTL) $(LIBSFPRCTL32) \
+     $(LIBSFPRCTL) $(PRCTL32) \
      $(SFRUNCWRAP) \
      $(SFTEST) $(BENCHES)
 
 # --- running ---------------------------------------------------------------------------
-test: all fuzz-bins $(SFILTERD_ASAN)
+test: deps all fuzz-bins $(SFILTERD_ASAN)
 	$(Q)FUZZ_SHORT_SECONDS=$(FUZZ_SHORT_SECONDS) tests/run-all.sh $(FUZZERS)
 
 demo: deps $(C2E_CLI) $(SFILTERD) $(SFCTL) $(SFRUN)
@@ -480,7 +502,7 @@ guest-kernel: deps
 	$(Q)tests/guest/kernel.sh >/dev/null
 
 # An interactive busybox shell in the 6.1 guest, with sftest in /sf.
-guest-shell: all
+guest-shell: deps all
 	$(Q)SF_GUEST_SHELL=1 tests/guest/run.sh $(SFTEST)
 
 # --- install ---------------------------------------------------------------------------
@@ -615,7 +637,7 @@ $(TEST_HOOKS_JSON): dist/oci-hooks.d/sfilter.json
 # image as the kubelet would.
 TEST_INIT_SH := $(OUTPUT)/tests/sfilter-init.sh
 
-$(TEST_INIT_SH): dist/kubernetes/sfilterd-daemonset.yaml tests/check-dist.py | $(DEPS_STAMP)
+$(TEST_INIT_SH): dist/kubernetes/sfilterd-daemonset.yaml tests/check-dist.py | $(DEPS_FIRST)
 	$(Q)mkdir -p $(@D)
 	$(Q)/usr/bin/python3 tests/check-dist.py --init-script > $@.tmp && mv -f $@.tmp $@
 
