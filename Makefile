@@ -233,10 +233,15 @@ $(LIBSFPROFILE): $(call obj,$(PROFILE_SRCS))
 	$(Q)$(archive)
 
 # --- client: libsfclient (.a, .so, .pc) ------------------------------------------
-# The shared library holds the protocol's framing and the profile compiler
-# (sf_attach_profile()) too, hidden; only the symbols of
-# loader/client/libsfclient.map are exported. Static users of
-# sf_attach_profile() link libsfprofile.a, -lseccomp and -ljson-c as well.
+# The tree's own programs link the internal archive $(OUTPUT)/libsfclient.a
+# with libsfproto.a and the rest. What is installed is another pair built
+# from one object set: the shared library and the static archive both hold
+# the protocol's framing, the profile compiler (sf_attach_profile()) and the
+# classic2ebpf code of the gate, and both show only the symbols of
+# loader/client/libsfclient.map. The installed archive is one relocatable
+# object whose other symbols are made local, so that it links alone (with
+# -lseccomp -ljson-c -pthread) and its internals never clash with a
+# program's own names.
 CLIENT_SRCS := $(wildcard loader/client/*.c)
 CLIENT_PROFILE_SRCS := loader/client/profile.c
 # The gate (loader/client/selfgate.c) builds its filter with classic2ebpf: the
@@ -246,33 +251,72 @@ CLIENT_C2E_SRCS := classic2ebpf/gate.c classic2ebpf/validate.c classic2ebpf/inte
 CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c \
 		   $(CLIENT_C2E_SRCS)
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
-LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
+SFCLIENT_OBJS := $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS))
+SFCLIENT_MAP := loader/client/libsfclient.map
+SFCLIENT_SYMS := $(OUTPUT)/lib/sfclient.syms
+LIBSFCLIENT_PUB := $(OUTPUT)/lib/libsfclient.a
+# The real file carries the version; the soname link what programs load;
+# the plain .so is what -lsfclient finds at link time.
+SFCLIENT_SONAME := libsfclient.so.0
+LIBSFCLIENT_SO := $(OUTPUT)/lib/libsfclient.so.$(SF_VERSION)
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
 SFCLIENT_VERSION := $(SF_VERSION)
+LD ?= ld
+OBJCOPY ?= objcopy
 
 $(call obj,$(CLIENT_SRCS)) $(call pic,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC)
 
 $(LIBSFCLIENT): $(call obj,$(CLIENT_SRCS))
 	$(Q)$(archive)
 
-$(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS)) \
-		  loader/client/libsfclient.map
+$(LIBSFCLIENT_SO): $(SFCLIENT_OBJS) $(SFCLIENT_MAP)
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,-soname,libsfclient.so.0 \
-		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) \
-		-lseccomp -ljson-c -pthread -o $@
-	$(Q)ln -sf libsfclient.so $@.0
-
-$(SFCLIENT_PC): Makefile
-	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,-soname,$(SFCLIENT_SONAME) \
+		-Wl,--version-script=$(SFCLIENT_MAP) $(filter %.o,$^) \
+		-lseccomp -ljson-c -pthread -o $@
+	$(Q)ln -sf $(@F) $(@D)/$(SFCLIENT_SONAME)
+	$(Q)ln -sf $(SFCLIENT_SONAME) $(@D)/libsfclient.so
+
+# The version script's global names, one a line, for objcopy.
+$(SFCLIENT_SYMS): $(SFCLIENT_MAP)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -n 's/^[[:space:]]*\(sf_[a-z0-9_]*\);.*/\1/p' $< > $@
+
+$(LIBSFCLIENT_PUB): $(SFCLIENT_OBJS) $(SFCLIENT_SYMS)
+	$(call msg,AR,$@)
+	$(Q)$(LD) -r -o $(@D)/sfclient.o $(filter %.o,$^)
+	$(Q)$(OBJCOPY) --keep-global-symbols=$(SFCLIENT_SYMS) $(@D)/sfclient.o
+	$(Q)rm -f $@ && $(AR) rcs $@ $(@D)/sfclient.o
+
+# Generated files that say where things are installed, rewritten only when
+# their content changes: `make install PREFIX=/usr` after `make` brings a
+# .pc and an sfrun that name /usr, and a second run rebuilds nothing.
+# $(replace_if_changed): $@.tmp becomes $@ only when they differ, so that
+# what depends on $@ is rebuilt only then (says GEN only then).
+replace_if_changed = if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
+	$(if $(Q),printf '  %-8s %s\n' GEN '$@' &&) mv -f $@.tmp $@; fi
+# $(call gen_if_changed,TEXT) writes TEXT, printf's arguments, to $@ so.
+gen_if_changed = mkdir -p $(@D) && printf $(1) > $@.tmp && $(replace_if_changed)
+
+.PHONY: FORCE
+FORCE:
+
+$(SFCLIENT_PC): FORCE
+	$(Q)$(call gen_if_changed,'%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
 		'Name: sfclient' \
 		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
 		'Version: $(SFCLIENT_VERSION)' \
 		'Libs: -L$${libdir} -lsfclient' \
-		'Libs.private: -lsfprofile -lseccomp -ljson-c -pthread' \
-		'Cflags: -I$${includedir}' > $@
+		'Libs.private: -lseccomp -ljson-c -pthread' \
+		'Cflags: -I$${includedir}')
+
+# Where sfrun finds the interposers once installed (LIBDIR may be a
+# multiarch directory).
+PATHS_H := $(OUTPUT)/include/sf_paths.h
+
+$(PATHS_H): FORCE
+	$(Q)$(call gen_if_changed,'/* generated from the install directories (Makefile) */\n#define SF_PRELOAD_DIR "%s"\n' '$(PRELOAD_DIR)')
 
 # --- daemon: sfilterd -------------------------------------------------------------
 DAEMON_SRCS := $(wildcard loader/daemon/*.c)
@@ -304,6 +348,8 @@ $(call obj,$(wildcard loader/cli/*.c)): LAYER_INC := $(CLI_INC)
 
 $(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
+
+$(call obj,loader/cli/sfrun.c): | $(PATHS_H)
 
 $(SFRUN): $(call obj,loader/cli/sfrun.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
@@ -484,7 +530,7 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 
 # --- all -----------------------------------------------------------------------------
 all: $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
-     $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
+     $(LIBSFCLIENT) $(LIBSFCLIENT_PUB) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
      $(LIBSFPRCTL) $(PRCTL32) \
      $(SFRUNCWRAP) \
      $(SFTEST) $(BENCHES)
@@ -511,50 +557,90 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 PCDIR ?= $(LIBDIR)/pkgconfig
+# The interposers sfrun preloads (build/include/sf_paths.h).
+PRELOAD_DIR ?= $(LIBDIR)/sfilter
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
+# Where logrotate reads, whatever PREFIX is; the file names sfilterd's
+# default log, /var/log/sfilterd.log.
+LOGROTATEDIR ?= /etc/logrotate.d
+# Podman's and CRI-O's directory for packages (/etc/containers/oci/hooks.d
+# is the administrator's, and what the DaemonSet writes: docs/kubernetes.md).
 HOOKSDIR ?= /usr/share/containers/oci/hooks.d
 # The hook's --profile-dir in dist/oci-hooks.d/sfilter.json.
 PROFILEDIR ?= /etc/sfilter/profiles
 INSTALL ?= install
-MAN_PAGES := $(wildcard man/*.[0-9])
 
-install: all
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
-	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(DESTDIR)$(BINDIR)/
-	$(INSTALL) -m 755 $(SFRUNCWRAP) $(DESTDIR)$(BINDIR)/
-	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
-	$(INSTALL) -m 644 $(LIBSFPROFILE) $(DESTDIR)$(LIBDIR)/libsfprofile.a
-	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
-	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
-	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
-	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/sfilter
-	$(INSTALL) -m 755 $(LIBSFPRCTL) $(LIBSFPRCTL32) $(DESTDIR)$(LIBDIR)/sfilter/
-	for m in $(MAN_PAGES); do s=$${m##*.}; \
-		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
-		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+# The man pages are templates: @VERSION@ and @PRELOAD_DIR@ are filled in
+# build/man, rewritten only when that changes the text.
+MAN_PAGES := $(patsubst man/%,$(OUTPUT)/man/%,$(wildcard man/*.[0-9]))
 
-# The units run $(BINDIR)/sfilterd.
-install-systemd: install
-	$(INSTALL) -d $(DESTDIR)$(SYSTEMD_UNITDIR)
-	for u in dist/sfilterd.service dist/sfilterd.socket; do \
-		sed 's|@BINDIR@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
-		chmod 644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; done
+$(OUTPUT)/man/%: man/% FORCE
+	$(Q)mkdir -p $(@D) && sed -e 's|@VERSION@|$(SF_VERSION)|g' \
+		-e 's|@PRELOAD_DIR@|$(PRELOAD_DIR)|g' $< > $@.tmp && $(replace_if_changed)
+
+# The units run $(BINDIR)/sfilterd; the hooks.d file names
+# $(BINDIR)/sfilter-oci-hook and $(PROFILEDIR).
+$(OUTPUT)/dist/%: dist/% FORCE
+	$(Q)mkdir -p $(@D) && sed -e 's|@BINDIR@|$(BINDIR)|g' \
+		-e 's|@PROFILEDIR@|$(PROFILEDIR)|g' $< > $@.tmp && $(replace_if_changed)
+
+# What each install goal puts where: one list, DEST:SOURCE:MODE (MODE
+# "link": SOURCE is the link's text), read by the goal and by uninstall.
+INSTALLED := $(foreach b,$(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(SFRUNCWRAP) $(C2E_CLI),\
+		$(BINDIR)/$(notdir $(b)):$(b):755) \
+	     $(LIBDIR)/libsfclient.a:$(LIBSFCLIENT_PUB):644 \
+	     $(LIBDIR)/$(notdir $(LIBSFCLIENT_SO)):$(LIBSFCLIENT_SO):755 \
+	     $(LIBDIR)/$(SFCLIENT_SONAME):$(notdir $(LIBSFCLIENT_SO)):link \
+	     $(LIBDIR)/libsfclient.so:$(SFCLIENT_SONAME):link \
+	     $(INCDIR)/sfclient.h:loader/client/sfclient.h:644 \
+	     $(PCDIR)/sfclient.pc:$(SFCLIENT_PC):644 \
+	     $(foreach l,$(LIBSFPRCTL) $(filter-out prctl32-skipped,$(PRCTL32)),\
+		$(PRELOAD_DIR)/$(notdir $(l)):$(l):755) \
+	     $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):$(m):644) \
+	     $(LOGROTATEDIR)/sfilterd:dist/logrotate/sfilterd:644
+SYSTEMD_INSTALLED := $(foreach u,sfilterd.service sfilterd.socket,\
+		$(SYSTEMD_UNITDIR)/$(u):$(OUTPUT)/dist/$(u):644)
+HOOKS_INSTALLED := $(HOOKSDIR)/sfilter.json:$(OUTPUT)/dist/oci-hooks.d/sfilter.json:644
+
+# The sources a list needs built (its entries but the links).
+install_srcs = $(foreach e,$(1),$(if $(filter link,$(lastword $(subst :, ,$(e)))),,\
+	$(word 2,$(subst :, ,$(e)))))
+# Each file is written beside its place and renamed over it: a program
+# running the old library, or CRI-O rereading hooks.d on every change, never
+# sees half a file.
+install_list = for e in $(1); do d=$(DESTDIR)$${e%%:*}; r=$${e\#*:}; s=$${r%:*}; m=$${r\#\#*:}; \
+	$(if $(Q),printf '  %-8s %s\n' INSTALL "$$d";) \
+	$(INSTALL) -d "$${d%/*}" && \
+	if [ "$$m" = link ]; then ln -sfn "$$s" "$$d.tmp"; \
+	else $(INSTALL) -m "$$m" "$$s" "$$d.tmp"; fi && \
+	mv -fT "$$d.tmp" "$$d" || exit 1; done
+
+.PHONY: uninstall
+install: $(call install_srcs,$(INSTALLED)) $(PRCTL32)
+	$(Q)$(call install_list,$(INSTALLED))
+
+install-systemd: install $(call install_srcs,$(SYSTEMD_INSTALLED))
+	$(Q)$(call install_list,$(SYSTEMD_INSTALLED))
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null; then \
 		systemctl daemon-reload || true; \
 		echo "enable with: systemctl enable --now sfilterd.service"; fi
 
 # The hooks.d file (oci-hooks(5)) makes CRI-O and Podman add
 # $(BINDIR)/sfilter-oci-hook, which `install` puts there, to containers
-# annotated io.sfilter.profile or io.sfilter.take-seccomp. CRI-O rereads the
-# directory on every change: the file goes in whole, by rename.
-install-hooks: install
-	$(INSTALL) -d $(DESTDIR)$(HOOKSDIR)
-	$(INSTALL) -d $(DESTDIR)$(PROFILEDIR)
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILEDIR@|$(PROFILEDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
-	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
-	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
+# annotated io.sfilter.profile or io.sfilter.take-seccomp.
+install-hooks: install $(call install_srcs,$(HOOKS_INSTALLED))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(PROFILEDIR)
+	$(Q)$(call install_list,$(HOOKS_INSTALLED))
+
+# What the install goals put there, and the interposers' directory if that
+# leaves it empty; never PROFILEDIR, whose profiles are the administrator's.
+uninstall:
+	$(Q)for e in $(INSTALLED) $(SYSTEMD_INSTALLED) $(HOOKS_INSTALLED); do \
+		d=$(DESTDIR)$${e%%:*}; \
+		if [ -e "$$d" ] || [ -L "$$d" ]; then \
+			$(if $(Q),printf '  %-8s %s\n' RM "$$d" &&) rm -f "$$d" || exit 1; fi; done
+	$(Q)rmdir $(DESTDIR)$(PRELOAD_DIR) 2>/dev/null || true
 
 # --- image: the DaemonSet's OCI image (dist/image/Containerfile) ---------------------
 # FROM scratch, built offline with buildah: the static binaries the
