@@ -42,6 +42,9 @@ libdir=/usr/lib${multiarch:+/$multiarch}
 stage=$tmp/stage
 make_vars=(OUTPUT="$tmp/build" DESTDIR="$stage" PREFIX=/usr LIBDIR="$libdir")
 jobs=$(nproc 2>/dev/null || echo 2)
+# Run by `make test`: the stage's build is its own, not a sub-make of that
+# one (its variables, its jobserver).
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 # --- install ------------------------------------------------------------------
 if ! make -j"$jobs" "${make_vars[@]}" install >"$tmp/install.log" 2>&1; then
