@@ -186,6 +186,10 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLI
 
 bpf: $(BPF_SKELS)
 
+# The product's programs include only this one; the others are the tests'
+# and the benches', which `make install` does not build.
+SFILTER_SKEL := $(OUTPUT)/sfilter.skel.h
+
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_FIRST)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
@@ -208,7 +212,7 @@ RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
 LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
 
 $(RUNTIME_OBJS): LAYER_INC := $(RUNTIME_INC)
-$(RUNTIME_OBJS): | $(BPF_SKELS)
+$(RUNTIME_OBJS): | $(SFILTER_SKEL)
 
 $(LIBSFRUNTIME): $(RUNTIME_OBJS)
 	$(Q)$(archive)
@@ -324,7 +328,7 @@ DAEMON_OBJS := $(call obj,$(DAEMON_SRCS))
 SFILTERD := $(OUTPUT)/sfilterd
 
 $(DAEMON_OBJS): LAYER_INC := $(DAEMON_INC)
-$(DAEMON_OBJS): | $(BPF_SKELS)
+$(DAEMON_OBJS): | $(SFILTER_SKEL)
 
 $(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
