@@ -12,8 +12,10 @@
 # below them (*_INC); tests/check-layers.sh, run by `make test`, checks the
 # include edges.
 #
-#   make            deps, the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
+#   make            the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
 #                   sfilter-oci-hook, build/tests/sftest, build/bench/*
+#                   (never apt-get: `make deps` installs DEB_PKGS, and the
+#                   goals that run things, test, demo, fuzz, image, do it first)
 #   make test       all + fuzzers + the ASan daemon, then the suite on the
 #                   host, the fuzzers for FUZZ_SHORT_SECONDS each, and the
 #                   suite in the 6.1 guest
@@ -21,8 +23,12 @@
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make image      the DaemonSet's OCI image: build/sfilter-image.tar (dist/image)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
-#   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
-#                   (LIBDIR/sfilter, where sfrun looks), man pages
+#   make install    what a package ships, and only what it needs built:
+#                   binaries, libsfclient, sfclient.h, sfclient.pc, the
+#                   interposers (LIBDIR/sfilter, where sfrun looks), man pages,
+#                   the logrotate file (INSTALLED below); `make uninstall`
+#                   removes the same list. CPPFLAGS, CFLAGS and LDFLAGS are
+#                   honoured by every host compile and link.
 
 OUTPUT ?= build
 CC ?= cc
@@ -107,6 +113,11 @@ endif
 # --- packages ----------------------------------------------------------------
 # A stamp per package list: a changed list, or a fresh clone, checks again.
 DEPS_STAMP := $(OUTPUT)/.deps-$(shell printf '%s ' $(DEB_PKGS) | cksum | cut -d' ' -f1)
+# A build never installs packages by itself (a distribution's build runs
+# without network or root); the goals that need the packages depend on
+# deps, and then compiling waits for it.
+DEPS_GOALS := deps test demo fuzz fuzz-bins fuzz-short sfilterd-asan guest-kernel guest-shell image
+DEPS_FIRST := $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP))
 
 deps: $(DEPS_STAMP)
 
@@ -131,15 +142,15 @@ $(DEPS_STAMP):
 # --- compiling ---------------------------------------------------------------
 # One rule per flavour; each object group sets LAYER_INC (a target-specific
 # variable on the objects themselves, never on what links them).
-$(OUTPUT)/obj/%.o: %.c | $(DEPS_STAMP) $(VERSION_H)
+$(OUTPUT)/obj/%.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
 
-$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_STAMP) $(VERSION_H)
+$(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC-PIC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
 		-c $< -o $@
 
 $(VERSION_H): VERSION
@@ -149,7 +160,7 @@ $(VERSION_H): VERSION
 	$(Q)cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 
 archive = $(call msg,AR,$@) rm -f $@ && $(AR) rcs $@ $^
-link_static = $(call msg,BINARY,$@) $(CC) -static $(LDFLAGS) $(filter %.o %.a,$^) \
+link_static = $(call msg,BINARY,$@) $(CC) -static $(CFLAGS) $(LDFLAGS) $(filter %.o %.a,$^) \
 	$(STATIC_LIBS) -o $@
 
 # --- classic2ebpf: libc2e.a and the classic2ebpf CLI ---------------------------
@@ -175,7 +186,11 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLI
 
 bpf: $(BPF_SKELS)
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_STAMP)
+# The product's programs include only this one; the others are the tests'
+# and the benches', which `make install` does not build.
+SFILTER_SKEL := $(OUTPUT)/sfilter.skel.h
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_FIRST)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -197,7 +212,7 @@ RUNTIME_OBJS := $(call obj,$(RUNTIME_SRCS))
 LIBSFRUNTIME := $(OUTPUT)/libsfruntime.a
 
 $(RUNTIME_OBJS): LAYER_INC := $(RUNTIME_INC)
-$(RUNTIME_OBJS): | $(BPF_SKELS)
+$(RUNTIME_OBJS): | $(SFILTER_SKEL)
 
 $(LIBSFRUNTIME): $(RUNTIME_OBJS)
 	$(Q)$(archive)
@@ -222,10 +237,15 @@ $(LIBSFPROFILE): $(call obj,$(PROFILE_SRCS))
 	$(Q)$(archive)
 
 # --- client: libsfclient (.a, .so, .pc) ------------------------------------------
-# The shared library holds the protocol's framing and the profile compiler
-# (sf_attach_profile()) too, hidden; only the symbols of
-# loader/client/libsfclient.map are exported. Static users of
-# sf_attach_profile() link libsfprofile.a, -lseccomp and -ljson-c as well.
+# The tree's own programs link the internal archive $(OUTPUT)/libsfclient.a
+# with libsfproto.a and the rest. What is installed is another pair built
+# from one object set: the shared library and the static archive both hold
+# the protocol's framing, the profile compiler (sf_attach_profile()) and the
+# classic2ebpf code of the gate, and both show only the symbols of
+# loader/client/libsfclient.map. The installed archive is one relocatable
+# object whose other symbols are made local, so that it links alone (with
+# -lseccomp -ljson-c -pthread) and its internals never clash with a
+# program's own names.
 CLIENT_SRCS := $(wildcard loader/client/*.c)
 CLIENT_PROFILE_SRCS := loader/client/profile.c
 # The gate (loader/client/selfgate.c) builds its filter with classic2ebpf: the
@@ -235,33 +255,72 @@ CLIENT_C2E_SRCS := classic2ebpf/gate.c classic2ebpf/validate.c classic2ebpf/inte
 CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c \
 		   $(CLIENT_C2E_SRCS)
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a
-LIBSFCLIENT_SO := $(OUTPUT)/libsfclient.so
+SFCLIENT_OBJS := $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS))
+SFCLIENT_MAP := loader/client/libsfclient.map
+SFCLIENT_SYMS := $(OUTPUT)/lib/sfclient.syms
+LIBSFCLIENT_PUB := $(OUTPUT)/lib/libsfclient.a
+# The real file carries the version; the soname link what programs load;
+# the plain .so is what -lsfclient finds at link time.
+SFCLIENT_SONAME := libsfclient.so.0
+LIBSFCLIENT_SO := $(OUTPUT)/lib/libsfclient.so.$(SF_VERSION)
 SFCLIENT_PC := $(OUTPUT)/sfclient.pc
 SFCLIENT_VERSION := $(SF_VERSION)
+LD ?= ld
+OBJCOPY ?= objcopy
 
 $(call obj,$(CLIENT_SRCS)) $(call pic,$(CLIENT_SRCS)): LAYER_INC := $(CLIENT_INC)
 
 $(LIBSFCLIENT): $(call obj,$(CLIENT_SRCS))
 	$(Q)$(archive)
 
-$(LIBSFCLIENT_SO): $(call pic,$(CLIENT_PIC_SRCS) $(CLIENT_PROFILE_SRCS) $(PROFILE_SRCS)) \
-		  loader/client/libsfclient.map
+$(LIBSFCLIENT_SO): $(SFCLIENT_OBJS) $(SFCLIENT_MAP)
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,-soname,libsfclient.so.0 \
-		-Wl,--version-script=loader/client/libsfclient.map $(filter %.o,$^) \
-		-lseccomp -ljson-c -pthread -o $@
-	$(Q)ln -sf libsfclient.so $@.0
-
-$(SFCLIENT_PC): Makefile
-	$(call msg,GEN,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
+	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,-soname,$(SFCLIENT_SONAME) \
+		-Wl,--version-script=$(SFCLIENT_MAP) $(filter %.o,$^) \
+		-lseccomp -ljson-c -pthread -o $@
+	$(Q)ln -sf $(@F) $(@D)/$(SFCLIENT_SONAME)
+	$(Q)ln -sf $(SFCLIENT_SONAME) $(@D)/libsfclient.so
+
+# The version script's global names, one a line, for objcopy.
+$(SFCLIENT_SYMS): $(SFCLIENT_MAP)
+	$(Q)mkdir -p $(@D)
+	$(Q)sed -n 's/^[[:space:]]*\(sf_[a-z0-9_]*\);.*/\1/p' $< > $@
+
+$(LIBSFCLIENT_PUB): $(SFCLIENT_OBJS) $(SFCLIENT_SYMS)
+	$(call msg,AR,$@)
+	$(Q)$(LD) -r -o $(@D)/sfclient.o $(filter %.o,$^)
+	$(Q)$(OBJCOPY) --keep-global-symbols=$(SFCLIENT_SYMS) $(@D)/sfclient.o
+	$(Q)rm -f $@ && $(AR) rcs $@ $(@D)/sfclient.o
+
+# Generated files that say where things are installed, rewritten only when
+# their content changes: `make install PREFIX=/usr` after `make` brings a
+# .pc and an sfrun that name /usr, and a second run rebuilds nothing.
+# $(replace_if_changed): $@.tmp becomes $@ only when they differ, so that
+# what depends on $@ is rebuilt only then (says GEN only then).
+replace_if_changed = if cmp -s $@.tmp $@; then rm -f $@.tmp; else \
+	$(if $(Q),printf '  %-8s %s\n' GEN '$@' &&) mv -f $@.tmp $@; fi
+# $(call gen_if_changed,TEXT) writes TEXT, printf's arguments, to $@ so.
+gen_if_changed = mkdir -p $(@D) && printf $(1) > $@.tmp && $(replace_if_changed)
+
+.PHONY: FORCE
+FORCE:
+
+$(SFCLIENT_PC): FORCE
+	$(Q)$(call gen_if_changed,'%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCDIR)' '' \
 		'Name: sfclient' \
 		'Description: attach seccomp-style filters through sfilterd (sfilter)' \
 		'Version: $(SFCLIENT_VERSION)' \
 		'Libs: -L$${libdir} -lsfclient' \
-		'Libs.private: -lsfprofile -lseccomp -ljson-c -pthread' \
-		'Cflags: -I$${includedir}' > $@
+		'Libs.private: -lseccomp -ljson-c -pthread' \
+		'Cflags: -I$${includedir}')
+
+# Where sfrun finds the interposers once installed (LIBDIR may be a
+# multiarch directory).
+PATHS_H := $(OUTPUT)/include/sf_paths.h
+
+$(PATHS_H): FORCE
+	$(Q)$(call gen_if_changed,'/* generated from the install directories (Makefile) */\n#define SF_PRELOAD_DIR "%s"\n' '$(PRELOAD_DIR)')
 
 # --- daemon: sfilterd -------------------------------------------------------------
 DAEMON_SRCS := $(wildcard loader/daemon/*.c)
@@ -269,7 +328,7 @@ DAEMON_OBJS := $(call obj,$(DAEMON_SRCS))
 SFILTERD := $(OUTPUT)/sfilterd
 
 $(DAEMON_OBJS): LAYER_INC := $(DAEMON_INC)
-$(DAEMON_OBJS): | $(BPF_SKELS)
+$(DAEMON_OBJS): | $(SFILTER_SKEL)
 
 $(SFILTERD): $(DAEMON_OBJS) $(LIBSFRUNTIME) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
@@ -294,6 +353,8 @@ $(call obj,$(wildcard loader/cli/*.c)): LAYER_INC := $(CLI_INC)
 $(SFCTL): $(call obj,$(SFCTL_SRCS)) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
+$(call obj,loader/cli/sfrun.c): | $(PATHS_H)
+
 $(SFRUN): $(call obj,loader/cli/sfrun.c loader/cli/cli.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
@@ -309,10 +370,10 @@ LIBSFPRCTL := $(OUTPUT)/libsfprctl.so
 LIBSFPRCTL32 := $(OUTPUT)/libsfprctl32.so
 pic32 = $(patsubst %.c,$(OUTPUT)/obj32/%.pic.o,$(1))
 
-$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_STAMP) $(VERSION_H)
+$(OUTPUT)/obj32/%.pic.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC32,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -m32 $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
+	$(Q)$(CC) -m32 $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -fPIC -fvisibility=hidden -MMD -MP \
 		-c $< -o $@
 
 $(call pic,loader/cli/interpose.c) $(call pic32,loader/cli/interpose.c): LAYER_INC := $(CLI_INC)
@@ -322,13 +383,24 @@ $(call pic,$(CLIENT_C2E_SRCS)) $(call pic32,$(CLIENT_C2E_SRCS)): LAYER_INC := $(
 
 $(LIBSFPRCTL): $(call pic,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
+	$(Q)$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
 
 $(LIBSFPRCTL32): $(call pic32,$(PRCTL_SRCS)) loader/cli/libsfprctl.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) -m32 -shared $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
+	$(Q)$(CC) -m32 -shared $(CFLAGS) $(LDFLAGS) -Wl,-z,defs -Wl,--version-script=loader/cli/libsfprctl.map \
 		$(filter %.o,$^) -o $@ -ldl -pthread
+
+# Only where $(CC) -m32 links (gcc-multilib, libc6-dev-i386): a build host
+# without them still builds and installs the rest, and says so in one line.
+# Asked once a run, when first expanded.
+HAVE_M32 = $(eval HAVE_M32 := $$(shell printf '\043include <stdlib.h>\nint main(void) { return 0; }\n' | \
+	$$(CC) -m32 -x c - -o /dev/null >/dev/null 2>&1 && echo 1))$(HAVE_M32)
+PRCTL32 = $(if $(HAVE_M32),$(LIBSFPRCTL32),prctl32-skipped)
+
+.PHONY: prctl32-skipped
+prctl32-skipped:
+	@echo "  SKIP     libsfprctl32.so: $(CC) -m32 cannot link (gcc-multilib, libc6-dev-i386)"
 
 # --- cli: sfilter-runc, runc with sfilter for Docker and containerd ------------------
 # runc_wrap*.c and what it reads as the hook reads it (oci_hook_spec.c);
@@ -405,7 +477,7 @@ FUZZ_LIB_OBJS := $(call fobj,$(C2E_SRCS) $(TESTLIB_SRCS) loader/proto/checks.c \
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
 	       $(WARNINGS) $(TEST_INC) -MMD -MP
 
-$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(VERSION_H)
+$(OUTPUT)/fuzz/obj/%.o: %.c | $(DEPS_FIRST) $(BPF_SKELS) $(VERSION_H)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
@@ -449,7 +521,7 @@ $(call aobj,$(RUNTIME_SRCS)): LAYER_INC := $(RUNTIME_INC)
 $(call aobj,$(PROTO_SRCS)): LAYER_INC := $(PROTO_INC)
 $(call aobj,$(C2E_SRCS)): LAYER_INC := $(C2E_INC)
 
-$(OUTPUT)/asan/%.o: %.c | $(DEPS_STAMP) $(BPF_SKELS) $(VERSION_H)
+$(OUTPUT)/asan/%.o: %.c | $(DEPS_FIRST) $(BPF_SKELS) $(VERSION_H)
 	$(call msg,ASAN-CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(ASAN_CFLAGS) $(LAYER_INC) -c $< -o $@
@@ -461,14 +533,14 @@ $(SFILTERD_ASAN): $(ASAN_OBJS)
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ -lseccomp -lbpf -lelf -lz -ljson-c -lpthread -o $@
 
 # --- all -----------------------------------------------------------------------------
-all: deps $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
-     $(LIBSFCLIENT) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
-     $(LIBSFPRCTL) $(LIBSFPRCTL32) \
+all: $(LIBC2E) $(C2E_CLI) $(BPF_SKELS) $(LIBSFRUNTIME) $(LIBSFPROTO) $(LIBSFPROFILE) \
+     $(LIBSFCLIENT) $(LIBSFCLIENT_PUB) $(LIBSFCLIENT_SO) $(SFCLIENT_PC) $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) \
+     $(LIBSFPRCTL) $(PRCTL32) \
      $(SFRUNCWRAP) \
      $(SFTEST) $(BENCHES)
 
 # --- running ---------------------------------------------------------------------------
-test: all fuzz-bins $(SFILTERD_ASAN)
+test: deps all fuzz-bins $(SFILTERD_ASAN)
 	$(Q)FUZZ_SHORT_SECONDS=$(FUZZ_SHORT_SECONDS) tests/run-all.sh $(FUZZERS)
 
 # The docs against the code: man pages' options, DEVELOPERS.md's Layout
@@ -485,7 +557,7 @@ guest-kernel: deps
 	$(Q)tests/guest/kernel.sh >/dev/null
 
 # An interactive busybox shell in the 6.1 guest, with sftest in /sf.
-guest-shell: all
+guest-shell: deps all
 	$(Q)SF_GUEST_SHELL=1 tests/guest/run.sh $(SFTEST)
 
 # --- install ---------------------------------------------------------------------------
@@ -494,50 +566,90 @@ BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCDIR ?= $(PREFIX)/include
 PCDIR ?= $(LIBDIR)/pkgconfig
+# The interposers sfrun preloads (build/include/sf_paths.h).
+PRELOAD_DIR ?= $(LIBDIR)/sfilter
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMD_UNITDIR ?= /lib/systemd/system
+# Where logrotate reads, whatever PREFIX is; the file names sfilterd's
+# default log, /var/log/sfilterd.log.
+LOGROTATEDIR ?= /etc/logrotate.d
+# Podman's and CRI-O's directory for packages (/etc/containers/oci/hooks.d
+# is the administrator's, and what the DaemonSet writes: docs/kubernetes.md).
 HOOKSDIR ?= /usr/share/containers/oci/hooks.d
 # The hook's --profile-dir in dist/oci-hooks.d/sfilter.json.
 PROFILEDIR ?= /etc/sfilter/profiles
 INSTALL ?= install
-MAN_PAGES := $(wildcard man/*.[0-9])
 
-install: all
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR)
-	$(INSTALL) -m 755 $(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(DESTDIR)$(BINDIR)/
-	$(INSTALL) -m 755 $(SFRUNCWRAP) $(DESTDIR)$(BINDIR)/
-	$(INSTALL) -m 644 $(LIBSFCLIENT) $(DESTDIR)$(LIBDIR)/libsfclient.a
-	$(INSTALL) -m 644 $(LIBSFPROFILE) $(DESTDIR)$(LIBDIR)/libsfprofile.a
-	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
-	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
-	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
-	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/sfilter
-	$(INSTALL) -m 755 $(LIBSFPRCTL) $(LIBSFPRCTL32) $(DESTDIR)$(LIBDIR)/sfilter/
-	for m in $(MAN_PAGES); do s=$${m##*.}; \
-		$(INSTALL) -d $(DESTDIR)$(MANDIR)/man$$s && \
-		$(INSTALL) -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/ || exit 1; done
+# The man pages are templates: @VERSION@ and @PRELOAD_DIR@ are filled in
+# build/man, rewritten only when that changes the text.
+MAN_PAGES := $(patsubst man/%,$(OUTPUT)/man/%,$(wildcard man/*.[0-9]))
 
-# The units run $(BINDIR)/sfilterd.
-install-systemd: install
-	$(INSTALL) -d $(DESTDIR)$(SYSTEMD_UNITDIR)
-	for u in dist/sfilterd.service dist/sfilterd.socket; do \
-		sed 's|@BINDIR@|$(BINDIR)|g' $$u > $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} && \
-		chmod 644 $(DESTDIR)$(SYSTEMD_UNITDIR)/$${u##*/} || exit 1; done
+$(OUTPUT)/man/%: man/% FORCE
+	$(Q)mkdir -p $(@D) && sed -e 's|@VERSION@|$(SF_VERSION)|g' \
+		-e 's|@PRELOAD_DIR@|$(PRELOAD_DIR)|g' $< > $@.tmp && $(replace_if_changed)
+
+# The units run $(BINDIR)/sfilterd; the hooks.d file names
+# $(BINDIR)/sfilter-oci-hook and $(PROFILEDIR).
+$(OUTPUT)/dist/%: dist/% FORCE
+	$(Q)mkdir -p $(@D) && sed -e 's|@BINDIR@|$(BINDIR)|g' \
+		-e 's|@PROFILEDIR@|$(PROFILEDIR)|g' $< > $@.tmp && $(replace_if_changed)
+
+# What each install goal puts where: one list, DEST:SOURCE:MODE (MODE
+# "link": SOURCE is the link's text), read by the goal and by uninstall.
+INSTALLED := $(foreach b,$(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(SFRUNCWRAP) $(C2E_CLI),\
+		$(BINDIR)/$(notdir $(b)):$(b):755) \
+	     $(LIBDIR)/libsfclient.a:$(LIBSFCLIENT_PUB):644 \
+	     $(LIBDIR)/$(notdir $(LIBSFCLIENT_SO)):$(LIBSFCLIENT_SO):755 \
+	     $(LIBDIR)/$(SFCLIENT_SONAME):$(notdir $(LIBSFCLIENT_SO)):link \
+	     $(LIBDIR)/libsfclient.so:$(SFCLIENT_SONAME):link \
+	     $(INCDIR)/sfclient.h:loader/client/sfclient.h:644 \
+	     $(PCDIR)/sfclient.pc:$(SFCLIENT_PC):644 \
+	     $(foreach l,$(LIBSFPRCTL) $(filter-out prctl32-skipped,$(PRCTL32)),\
+		$(PRELOAD_DIR)/$(notdir $(l)):$(l):755) \
+	     $(foreach m,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):$(m):644) \
+	     $(LOGROTATEDIR)/sfilterd:dist/logrotate/sfilterd:644
+SYSTEMD_INSTALLED := $(foreach u,sfilterd.service sfilterd.socket,\
+		$(SYSTEMD_UNITDIR)/$(u):$(OUTPUT)/dist/$(u):644)
+HOOKS_INSTALLED := $(HOOKSDIR)/sfilter.json:$(OUTPUT)/dist/oci-hooks.d/sfilter.json:644
+
+# The sources a list needs built (its entries but the links).
+install_srcs = $(foreach e,$(1),$(if $(filter link,$(lastword $(subst :, ,$(e)))),,\
+	$(word 2,$(subst :, ,$(e)))))
+# Each file is written beside its place and renamed over it: a program
+# running the old library, or CRI-O rereading hooks.d on every change, never
+# sees half a file.
+install_list = for e in $(1); do d=$(DESTDIR)$${e%%:*}; r=$${e\#*:}; s=$${r%:*}; m=$${r\#\#*:}; \
+	$(if $(Q),printf '  %-8s %s\n' INSTALL "$$d";) \
+	$(INSTALL) -d "$${d%/*}" && \
+	if [ "$$m" = link ]; then ln -sfn "$$s" "$$d.tmp"; \
+	else $(INSTALL) -m "$$m" "$$s" "$$d.tmp"; fi && \
+	mv -fT "$$d.tmp" "$$d" || exit 1; done
+
+.PHONY: uninstall
+install: $(call install_srcs,$(INSTALLED)) $(PRCTL32)
+	$(Q)$(call install_list,$(INSTALLED))
+
+install-systemd: install $(call install_srcs,$(SYSTEMD_INSTALLED))
+	$(Q)$(call install_list,$(SYSTEMD_INSTALLED))
 	@if [ -z "$(DESTDIR)" ] && command -v systemctl >/dev/null; then \
 		systemctl daemon-reload || true; \
 		echo "enable with: systemctl enable --now sfilterd.service"; fi
 
 # The hooks.d file (oci-hooks(5)) makes CRI-O and Podman add
 # $(BINDIR)/sfilter-oci-hook, which `install` puts there, to containers
-# annotated io.sfilter.profile or io.sfilter.take-seccomp. CRI-O rereads the
-# directory on every change: the file goes in whole, by rename.
-install-hooks: install
-	$(INSTALL) -d $(DESTDIR)$(HOOKSDIR)
-	$(INSTALL) -d $(DESTDIR)$(PROFILEDIR)
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@PROFILEDIR@|$(PROFILEDIR)|g' dist/oci-hooks.d/sfilter.json > $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
-	chmod 644 $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp
-	mv -f $(DESTDIR)$(HOOKSDIR)/sfilter.json.tmp $(DESTDIR)$(HOOKSDIR)/sfilter.json
+# annotated io.sfilter.profile or io.sfilter.take-seccomp.
+install-hooks: install $(call install_srcs,$(HOOKS_INSTALLED))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(PROFILEDIR)
+	$(Q)$(call install_list,$(HOOKS_INSTALLED))
+
+# What the install goals put there, and the interposers' directory if that
+# leaves it empty; never PROFILEDIR, whose profiles are the administrator's.
+uninstall:
+	$(Q)for e in $(INSTALLED) $(SYSTEMD_INSTALLED) $(HOOKS_INSTALLED); do \
+		d=$(DESTDIR)$${e%%:*}; \
+		if [ -e "$$d" ] || [ -L "$$d" ]; then \
+			$(if $(Q),printf '  %-8s %s\n' RM "$$d" &&) rm -f "$$d" || exit 1; fi; done
+	$(Q)rmdir $(DESTDIR)$(PRELOAD_DIR) 2>/dev/null || true
 
 # --- image: the DaemonSet's OCI image (dist/image/Containerfile) ---------------------
 # FROM scratch, built offline with buildah: the static binaries the
@@ -620,7 +732,7 @@ $(TEST_HOOKS_JSON): dist/oci-hooks.d/sfilter.json
 # image as the kubelet would.
 TEST_INIT_SH := $(OUTPUT)/tests/sfilter-init.sh
 
-$(TEST_INIT_SH): dist/kubernetes/sfilterd-daemonset.yaml tests/check-dist.py | $(DEPS_STAMP)
+$(TEST_INIT_SH): dist/kubernetes/sfilterd-daemonset.yaml tests/check-dist.py | $(DEPS_FIRST)
 	$(Q)mkdir -p $(@D)
 	$(Q)/usr/bin/python3 tests/check-dist.py --init-script > $@.tmp && mv -f $@.tmp $@
 

@@ -190,6 +190,8 @@ run_part "host: " 0 env SF_PREFIX="host: " tests/check-layers.sh
 # not for whatever python3 comes first on PATH.
 run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-dist.py
 run_part "host: " 0 env SF_PREFIX="host: " /usr/bin/python3 tests/check-docs.py
+# What `make install` stages for a package, built in a directory of its own.
+run_part "host: " 0 env SF_PREFIX="host: " tests/check-install.sh
 run_part "host: " 1 "$sftest" ${only[@]+"${only[@]}"} -p "host: "
 
 if [[ $# -gt 0 ]]; then

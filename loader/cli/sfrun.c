@@ -65,6 +65,7 @@
 #include "c2e.h"
 #include "cli.h"
 #include "proto.h"
+#include "sf_paths.h"  /* SF_PRELOAD_DIR */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -434,8 +435,9 @@ static int elf_class(const char *file)
 	return cls;
 }
 
-/* LD_PRELOAD libsfprctl of CMD's class, found beside sfrun, in
- * ../lib/sfilter from it, or in $SFILTER_PRELOAD_DIR. */
+/* LD_PRELOAD libsfprctl of CMD's class, found in $SFILTER_PRELOAD_DIR, else
+ * beside sfrun (the build tree), else in the directory it was installed to
+ * (SF_PRELOAD_DIR: LIBDIR/sfilter, which may be a multiarch directory). */
 static void interpose(unsigned int route, const char *cmd)
 {
 	const char *name = elf_class(cmd) == ELFCLASS32 ? "libsfprctl32.so" : "libsfprctl.so";
@@ -447,9 +449,10 @@ static void interpose(unsigned int route, const char *cmd)
 	dir = dirname(exe);
 	snprintf(lib, sizeof(lib), "%s/%s", env && *env ? env : dir, name);
 	if (access(lib, R_OK) != 0 && !(env && *env))
-		snprintf(lib, sizeof(lib), "%s/../lib/sfilter/%s", dir, name);
+		snprintf(lib, sizeof(lib), "%s/%s", SF_PRELOAD_DIR, name);
 	if (access(lib, R_OK) != 0)
-		die("%s not found beside sfrun, in ../lib/sfilter or $SFILTER_PRELOAD_DIR", name);
+		die("%s not found in %s, beside sfrun or in $SFILTER_PRELOAD_DIR",
+		    name, env && *env ? env : SF_PRELOAD_DIR);
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? " " : "", old ? old : "") < 0 ||
 	    setenv("LD_PRELOAD", pre, 1) ||
 	    setenv("SFILTER_INTERPOSE", route == ROUTE_PRCTL ? "prctl" :
