@@ -38,6 +38,7 @@
 #endif
 #include "selfgate.h"
 #include "admin.h" /* sf_client_socket_path() */
+#include "client.h"
 #include "proto.h"
 #include "c2e.h"
 

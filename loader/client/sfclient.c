@@ -23,6 +23,7 @@
 #include "sfclient.h"
 #include "admin.h" /* sf_client_socket_path() */
 #include "selfgate.h"
+#include "client.h"
 #include "proto.h"
 
 /* The public header writes the values out (it is installed alone). */
