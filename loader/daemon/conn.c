@@ -49,6 +49,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <json-c/json.h>
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
@@ -561,6 +562,18 @@ static int make_room(const struct login *who, uid_t uid, bool privileged, char *
 	return EAGAIN;
 }
 
+struct json_object *conn_reply_object(struct json_object *o, int error, const char *msg)
+{
+	if (!o)
+		o = json_object_new_object();
+	if (error)
+		json_object_object_add(o, "error", json_object_new_int(error));
+	if (msg && msg[0])
+		json_object_object_add(o, "message", json_object_new_string_len(
+					       msg, (int)strnlen(msg, SF_PROTO_MAX_TEXT - 1)));
+	return o;
+}
+
 /* Answers a connection over a limit why, in place of the hello, and closes
  * it. One line in the log a second at most: refusals are cheap to cause. */
 static void refuse(int fd, const struct ucred *cred, const struct login *who, const char *why)
@@ -574,9 +587,12 @@ static void refuse(int fd, const struct ucred *cred, const struct login *who, co
 	char text[SF_PROTO_MAX_NOTE_REPLY - SF_PROTO_GREPLY_SIZE];
 	time_t now = time(NULL);
 
+	struct json_object *o = conn_reply_object(NULL, EAGAIN, why);
+
 	conn_stats.refused++;
 	conn_discard(fd, who);
-	reply_error_text(EAGAIN, why, text, sizeof(text));
+	snprintf(text, sizeof(text), "%s", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
 	send_now(fd, &out, build_reply(&out, sizeof(out), 0, EAGAIN, 0, 0, text, NULL, 0),
 		 NULL, 0);
 	close_socket(fd, true, who);

@@ -340,10 +340,6 @@ void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t
  * {"error": error, "message": msg}; filter_id in the id field. */
 void reply_attach(struct client *c, uint32_t rid, int error, uint32_t filter_id,
 		  const char *msg);
-/* {"error": error, "message": msg} into out (size bytes: room for
- * SF_PROTO_MAX_NOTE_REPLY's text), for a reply sent without a client:
- * a refusal in place of the hello. */
-void reply_error_text(int error, const char *msg, char *out, size_t size);
 /* SF_ATTACH_* flags as ["tsync", "log", ...]. */
 struct json_object *flags_json(uint32_t flags);
 /* A runtime call's -errno r as the reply's error, with its message. */
