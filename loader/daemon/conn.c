@@ -481,14 +481,14 @@ static bool in_admin_group(int fd, gid_t gid)
 	socklen_t len = sizeof(groups);
 	size_t i;
 
-	if (d.admin_gid == (gid_t)-1)
+	if (sfd.admin_gid == (gid_t)-1)
 		return false;
-	if (gid == d.admin_gid)
+	if (gid == sfd.admin_gid)
 		return true;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
 		return false;
 	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == d.admin_gid)
+		if (groups[i] == sfd.admin_gid)
 			return true;
 	return false;
 }
@@ -549,7 +549,7 @@ static int make_room(const struct login *who, uid_t uid, bool privileged, char *
 	if (mine < conn_cfg.per_uid)
 		return 0;
 	if (oldest && mine == conn_cfg.per_uid) {
-		if (d.verbose)
+		if (sfd.verbose)
 			diag("pid %d uid %u: idle, closed to make room for its login user",
 			     oldest->pid, oldest->uid);
 		conn_stats.evicted++;

@@ -89,8 +89,9 @@ _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
 	       "SF_ATTACH_ARM is the daemon's own, never a flag a request may carry");
 
 /*
- * The daemon's state: one instance, d (main.c), for the loop's thread (the
- * idle check's and verify.c's threads read d.rt, d.verbose only). Each group
+ * The daemon's state: one instance, sfd (defined in main.c, declared
+ * below), for the loop's thread (the idle check's and verify.c's threads
+ * read sfd.rt, sfd.verbose only). Each group
  * says which file writes it; every other file only reads it. State that
  * only one file uses is static in that file (the log's FILE and the kept
  * events: eventlog.c; the accounts: limits.c; the receive buffer:
@@ -98,7 +99,7 @@ _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
  * conn.h's conn_cfg: main.c sets them from the options, conn.c lowers
  * conn_cfg.total at set-up when descriptors are short.
  */
-struct daemon {
+struct sfilterd {
 	/* main.c, from the options, before the loop; fixed afterwards. */
 	const char *socket_path;
 	const char *log_path;   /* NULL or "-": stdout */
@@ -126,7 +127,7 @@ struct daemon {
 
 /* ---- main.c ------------------------------------------------------------- */
 
-extern struct daemon d;
+extern struct sfilterd sfd;
 
 /* ---- metrics.c ---------------------------------------------------------- */
 
@@ -404,7 +405,7 @@ void gate_uninstall(void);
 
 /* A line on stderr, "sfilterd: " first. */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* (Re)opens the log at d.log_path, or syslog. 0 or -errno (said on
+/* (Re)opens the log at sfd.log_path, or syslog. 0 or -errno (said on
  * stderr); on failure the log open before stays. */
 int eventlog_open(void);
 /* Whether the log goes to stdout (which a daemon in the background then

@@ -138,13 +138,13 @@ static void fallback_actions(const struct sock_filter *insns, uint32_t n_insns,
 void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags,
 	       char *out, size_t size)
 {
-	const char *tier = sf_tier_name(sf_runtime_tier(d.rt));
+	const char *tier = sf_tier_name(sf_runtime_tier(sfd.rt));
 	char actions[128];
 
 	/* The tier is always named: a client that prints what a policy's
 	 * actions do (sfrun --profile) reads it from here. */
 	snprintf(out, size, "tier %s", tier);
-	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
+	if (sf_runtime_tier(sfd.rt) != SF_TIER_TRACEPOINT)
 		return;
 	/* A 2012-interface filter only allows or kills; what the proposal
 	 * did not say is how execve fails where no LSM hook can refuse it. */
