@@ -12,6 +12,10 @@
 #            a header it includes includes in turn (proto.h includes
 #            bpf/sfilter.h, so whoever includes proto.h lists bpf)
 #   L_ABOUT  one line for the graph in DEVELOPERS.md
+#   L_ORDER  (optional) the header whose first comment orders the layer's
+#            files, lowest first, a line each: "  LEVEL  file.c  what it
+#            does" (LEVEL may be left out: the one above); a file calls only
+#            files of a lower level
 # A dependency is a layer listed before L. Keep one assignment a line,
 # `NAME := words`: tests/check-layers.sh reads this file without make.
 
@@ -28,6 +32,7 @@ BPF_ABOUT     := the BPF programs and the types they share (sfilter.h)
 RUNTIME_DIR   := loader/runtime
 RUNTIME_DEPS  := C2E BPF
 RUNTIME_ABOUT := libsfruntime: load, tier, chains, attach, cgroups, pins
+RUNTIME_ORDER := loader/runtime/internal.h
 
 PROTO_DIR     := loader/proto
 PROTO_DEPS    := C2E BPF

@@ -22,9 +22,11 @@
 #       in the wrong layer's header lets a file call upwards. Needs the
 #       build; SKIP without it. bpf/ has no user-space objects: not checked
 #   layers_files_call_only_files_below_them
-#       within a layer whose internal header carries a machine-readable order
-#       (lines "LEVEL  file.c  what it is", lowest first), a function defined
-#       in one file is called only from files of a higher level
+#       within a layer that names an order (L_ORDER in layers.mk: a header
+#       whose first comment lists its files by level, lowest first), every
+#       file is in the order and a function one file defines is called
+#       (nm) only from files of a higher level. Needs the build; SKIP
+#       without it. Static inline functions of the header are not seen
 #   developers_md_layers_is_layers_mk
 #       DEVELOPERS.md's "Layers" block is what `tests/check-layers.sh
 #       --graph` prints
@@ -227,6 +229,58 @@ for l in "${LAYERS[@]}"; do
 		grep -qxF "$fn" "$tmp/defined" ||
 			bad+=("$d is declared there, defined by no file of $dir")
 	done < "$tmp/declared"
+done
+if [[ -n $skip ]]; then
+	echo "${prefix}SKIP $name: $skip"
+else
+	report "$name" "${bad[@]+"${bad[@]}"}"
+fi
+
+# --- layers_files_call_only_files_below_them --------------------------------------
+name=layers_files_call_only_files_below_them
+bad=()
+skip=""
+for l in "${LAYERS[@]}"; do
+	order=${MK[${l}_ORDER]:-}
+	[[ -n $order ]] || continue
+	dir=${DIR_OF[$l]}
+	# "file level" pairs from the header's first comment (the one opened
+	# by a line "/*" alone: the licence line is one before it).
+	declare -A LEVEL=()
+	while read -r f lv; do
+		LEVEL[$f]=$lv
+	done < <(awk '/^\/\*$/ { on = 1; next } on && /\*\// { exit }
+		on && match($0, /^ \*[ \t]+([0-9]+[ \t]+)?[a-z0-9_]+\.c[ \t]/) {
+			s = substr($0, 3); n = split(s, w, /[ \t]+/); i = 1
+			while (w[i] == "") i++
+			if (w[i] ~ /^[0-9]+$/) { lv = w[i]; i++ }
+			print w[i], lv
+		}' "$order")
+	for c in "$dir"/*.c; do
+		[[ -n ${LEVEL[$(basename "$c")]:-} ]] ||
+			bad+=("$c is not in the order of $order")
+	done
+	if ! objs=$(layer_objs "$dir"); then
+		skip="no objects of $dir in $out/obj (run make first)"
+		unset LEVEL
+		break
+	fi
+	mapfile -t objs <<< "$objs"
+	: > "$tmp/def"
+	: > "$tmp/use"
+	for o in "${objs[@]}"; do
+		f=$(basename "${o%%.*}").c
+		nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 && $2 ~ /[TW]/ { print $3, f }' >> "$tmp/def"
+		nm -u "$o" | awk -v f="$f" '{ print $NF, f }' >> "$tmp/use"
+	done
+	while read -r sym user definer; do
+		[[ $user != "$definer" ]] || continue
+		lu=${LEVEL[$user]:-} ld=${LEVEL[$definer]:-}
+		[[ -n $lu && -n $ld ]] || continue
+		((ld < lu)) ||
+			bad+=("$dir/$user (level $lu) calls $sym() of $definer (level $ld)")
+	done < <(join <(LC_ALL=C sort "$tmp/use") <(LC_ALL=C sort "$tmp/def"))
+	unset LEVEL
 done
 if [[ -n $skip ]]; then
 	echo "${prefix}SKIP $name: $skip"
