@@ -3,7 +3,6 @@
  * sfilterd's modules, the state they share and the calls between them.
  *
  *   main.c        options, set-up, the epoll loop, --uninstall
- *   listen.c      the listening socket: systemd's, or bound here
  *   request.c     one datagram: received, checked, handed to its handler,
  *                 answered
  *   attach.c      ATTACH (a process's own threads, through libsfclient)
@@ -13,25 +12,38 @@
  *                 per uid at a time; the deferred action tables
  *   introspect.c  STATUS, PS, SHOW, LOG
  *   container.c   the container a task's process runs in (PS, SHOW)
+ *   record.c      recordings (SF_MSG_RECORD): which calls a filter judged
  *   peer.c        who asks: the hello, the pidfd's identity, credentials
  *                 and descriptors that came along, the admin decision
  *   limits.c      per-login-user accounting of non-admin filters, the
  *                 attach rate, the chain slots kept for admins
  *   reply.c       what replies are built with (JSON, messages, notes)
  *   conn.c        connections: limits, bounded output queues (conn.h)
- *   closer.c      descriptors nobody asked for, closed off the loop
- *   login.c       a connection's login user (struct login, conn.h)
  *   gate.c        the gate: the agent socket that takes seccomp listeners,
  *                 and the judge of the calls they send up, on a thread of
- *                 its own
+ *                 its own; with gate_agent.c (the agent socket's
+ *                 connections, the listeners held) and gate_hold.c (the
+ *                 gate across restarts), one module over gate_internal.h
+ *                 whose files call each other
+ *   holder.c      the listener holder, the daemon's end (holder.h);
+ *                 holder_proc.c, its process
+ *   listen.c      the listening sockets: systemd's, or bound here
+ *   closer.c      descriptors nobody asked for, closed off the loop
  *   eventlog.c    what the daemon says: the JSON event log (reopened on
  *                 SIGHUP), the events kept for LOG, lines on stderr
+ *   rules.c       the profiles filters were compiled from (SF_MSG_PROFILE):
+ *                 the rule an event's filter decided it by
+ *   login.c       a connection's login user (struct login, conn.h)
  *   metrics.c     --metrics: what the others count, rendered on the HTTP
  *                 server's thread; metrics_hits.c, counted filters' rule
- *                 hits, read by the loop
+ *                 hits, read by the loop; http.c and http_wire.c, the HTTP
+ *                 server (http.h), which include nothing of the daemon's
+ *   eventagg.c    counted events: the calls each event stands for
  *
  * A file calls only the files below it, but that every file may log
- * (eventlog.c), and eventlog.c streams events to followers through conn.c.
+ * (eventlog.c, eventagg.c's events included), eventlog.c streams events to
+ * followers through conn.c, and metrics_hits.c gathers a task walk's
+ * filter ids with limits.c's id_list_add_task().
  *
  * Errors: a call that takes (msg, msz) decides a reply, and returns that
  * reply's error as the protocol carries it (docs/protocol.md): 0, a
