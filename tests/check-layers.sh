@@ -20,7 +20,8 @@
 #       every function a layer's headers declare (gcc -aux-info) is defined
 #       by that layer's objects (nm over $OUTPUT/obj/DIR/*.o): a declaration
 #       in the wrong layer's header lets a file call upwards. Needs the
-#       build; SKIP without it. bpf/ has no user-space objects: not checked
+#       build; SKIP without it. A layer without user-space sources (bpf/)
+#       is not checked
 #   layers_files_call_only_files_below_them
 #       within a layer that names an order (L_ORDER in layers.mk: a header
 #       whose first comment lists its files by level, lowest first), every
@@ -54,7 +55,7 @@ read -r -a LAYERS <<< "${MK[LAYERS]}"
 declare -A DIR_OF=() ALLOWED=() POS=()
 i=0
 for l in "${LAYERS[@]}"; do
-	DIR_OF[$l]=${MK[${l}_DIR]}
+	DIR_OF[$l]=${MK[${l}_DIR]:-}
 	POS[$l]=$i
 	i=$((i + 1))
 done
@@ -174,10 +175,12 @@ done < <(find "${dirs[@]}" \( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort)
 report layers_include_only_the_layers_below_them "${bad[@]+"${bad[@]}"}"
 
 # --- layers_define_what_their_headers_declare --------------------------------------
-# The objects of a layer's sources, "" when one is missing (no build).
+# The objects of a layer's user-space sources (none for bpf/); status 1
+# when one is missing (no build).
 layer_objs() {
 	local dir=$1 c o objs=()
 	for c in "$dir"/*.c; do
+		[[ -e $c && $c != *.bpf.c ]] || continue
 		# The interposer's sources are built as PIC objects only.
 		o=$out/obj/${c%.c}.o
 		[[ -e $o ]] || o=$out/obj/${c%.c}.pic.o
@@ -194,12 +197,11 @@ bad=()
 skip=""
 for l in "${LAYERS[@]}"; do
 	dir=${DIR_OF[$l]}
-	compgen -G "$dir/*.c" > /dev/null || continue
-	[[ $l != BPF ]] || continue
 	if ! objs=$(layer_objs "$dir"); then
 		skip="no objects of $dir in $out/obj (run make first)"
 		break
 	fi
+	[[ -n $objs ]] || continue
 	mapfile -t objs <<< "$objs"
 	nm -g --defined-only "${objs[@]}" 2>/dev/null |
 		awk 'NF == 3 && $2 ~ /[TWi]/ { print $3 }' | LC_ALL=C sort -u > "$tmp/defined"
@@ -279,7 +281,7 @@ for l in "${LAYERS[@]}"; do
 		[[ -n $lu && -n $ld ]] || continue
 		((ld < lu)) ||
 			bad+=("$dir/$user (level $lu) calls $sym() of $definer (level $ld)")
-	done < <(join <(LC_ALL=C sort "$tmp/use") <(LC_ALL=C sort "$tmp/def"))
+	done < <(LC_ALL=C join <(LC_ALL=C sort "$tmp/use") <(LC_ALL=C sort "$tmp/def"))
 	unset LEVEL
 done
 if [[ -n $skip ]]; then
