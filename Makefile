@@ -3,14 +3,10 @@
 # sfilter build. Shaped like libbpf-bootstrap: every output in $(OUTPUT),
 # quiet unless V=1, wildcards so that adding a source file needs no edit
 # here, and one block per library in the order the layers depend on each
-# other (DEVELOPERS.md):
-#
-#   classic2ebpf -> bpf -> runtime -> proto -> daemon, client -> cli
-#   classic2ebpf -> profile -> client, cli, daemon
-#
-# Each layer's objects see only their own headers and those of the layers
-# below them (*_INC); tests/check-layers.sh, run by `make test`, checks the
-# include edges.
+# other. Which layer may include which is layers.mk's alone: each layer's
+# objects see only their own headers, those of the layers layers.mk lets
+# them use and the generated ones (*_INC, made from it); tests/check-layers.sh,
+# run by `make test`, checks the code and DEVELOPERS.md against it.
 #
 #   make            the libraries, classic2ebpf, sfilterd, sfctl, sfrun,
 #                   sfilter-oci-hook, build/tests/sftest, build/bench/*
@@ -72,21 +68,20 @@ DEB_PKGS += golang-github-docker-docker-dev
 SF_VERSION := $(shell cat VERSION)
 VERSION_H := $(OUTPUT)/include/sf_version.h
 
-# Each layer's include path: its own headers and those below it.
-C2E_INC     := -Iclassic2ebpf -I$(OUTPUT)/include
-BPF_INC     := -Ibpf
-RUNTIME_INC := -Iloader/runtime $(C2E_INC) $(BPF_INC) -I$(OUTPUT)
-PROTO_INC   := -Iloader/proto $(BPF_INC) $(C2E_INC)
-PROFILE_INC := -Iloader/profile $(C2E_INC)
-CLIENT_INC  := -Iloader/client $(PROTO_INC) $(PROFILE_INC)
-DAEMON_INC  := -Iloader/daemon -Iloader/runtime -Iloader/profile $(PROTO_INC) $(C2E_INC) \
-	       -I$(OUTPUT)
-CLI_INC     := -Iloader/cli $(CLIENT_INC) $(C2E_INC)
-# Tests, benches and fuzzers look at every layer. loader/daemon comes last,
-# for holder.h alone: tests/lib/daemon.h is found before its daemon.h.
-TEST_INC    := -Itests -Itests/lib -Iloader/runtime -Iloader/client -Iloader/profile \
-	       $(PROTO_INC) \
-	       $(C2E_INC) -I$(OUTPUT) -Iloader/daemon
+# Each layer's include path (C2E_INC, ..., CLI_INC): its own directory, those
+# of the layers layers.mk lists as its dependencies, and the generated
+# headers (sf_version.h, the BPF skeletons). Nothing else, so that an include
+# of a layer it may not use does not compile.
+include layers.mk
+GEN_INC := -I$(OUTPUT)/include
+layer_inc = -I$($(1)_DIR) $(foreach d,$($(1)_DEPS),-I$($(d)_DIR)) $(GEN_INC)
+$(foreach l,$(LAYERS),$(eval $(l)_INC := $(call layer_inc,$(l))))
+# Tests, benches and fuzzers look at every layer but the CLIs'. loader/daemon
+# comes last, for holder.h alone: tests/lib/daemon.h is found before its
+# daemon.h.
+TEST_INC    := -Itests -Itests/lib \
+	       $(foreach l,$(filter-out DAEMON CLI,$(LAYERS)),-I$($(l)_DIR)) $(GEN_INC) \
+	       -I$(DAEMON_DIR)
 
 obj = $(patsubst %.c,$(OUTPUT)/obj/%.o,$(1))
 pic = $(patsubst %.c,$(OUTPUT)/obj/%.pic.o,$(1))
@@ -179,7 +174,7 @@ $(C2E_CLI): $(call obj,classic2ebpf/main.c) $(LIBC2E)
 
 # --- bpf: the BPF objects and their skeletons -----------------------------------
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/include/%.skel.h,$(BPF_SRCS))
 # v3: atomics that return their old value (compare-and-swap, fetch-add),
 # which counting confined tasks needs (kernel 5.12 and later).
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -I$(dir $(VMLINUX)) $(BPF_INC)
@@ -188,7 +183,7 @@ bpf: $(BPF_SKELS)
 
 # The product's programs include only this one; the others are the tests'
 # and the benches', which `make install` does not build.
-SFILTER_SKEL := $(OUTPUT)/sfilter.skel.h
+SFILTER_SKEL := $(OUTPUT)/include/sfilter.skel.h
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_FIRST)
 	$(call msg,BPF,$@)
@@ -196,8 +191,9 @@ $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_FIRST
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
-$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+$(OUTPUT)/include/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 vmlinux: | $(DEPS_STAMP)

@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include "sfclient.h"
+#include "client.h"
 #include "proto.h"
 #include "flood.h"
 #include "bench_util.h"

@@ -22,6 +22,7 @@
  *                          type) into DIR and exit
  */
 #define _GNU_SOURCE
+#include "client.h"
 #include "proto.h"
 #include "c2e.h"
 

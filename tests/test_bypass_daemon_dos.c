@@ -41,6 +41,7 @@
 #include "daemon.h"
 #include "probe.h"
 #include "progs.h"
+#include "client.h"
 #include "proto.h"
 #include "sfclient.h"
 #include "userns.h"

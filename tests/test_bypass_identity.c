@@ -31,6 +31,7 @@
 #include "sfclient.h"
 #include "suid.h"
 #include "c2e.h"
+#include "client.h"
 #include "proto.h"
 
 #include <fcntl.h>

@@ -30,6 +30,7 @@
 #include "progs.h"
 #include "sfclient.h"
 #include "suid.h"
+#include "client.h"
 #include "proto.h"
 
 #include <fcntl.h>

@@ -19,6 +19,7 @@
 #include "latency.h"
 #include "daemon.h"
 #include "sfclient.h"
+#include "client.h"
 #include "proto.h"
 
 #include <fcntl.h>

@@ -23,6 +23,7 @@
 #include "progs.h"
 #include "daemon.h"
 #include "probe.h"
+#include "client.h"
 #include "proto.h"
 #include "bypass.h"
 #include "sfclient.h"

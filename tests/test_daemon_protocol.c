@@ -27,6 +27,7 @@
 #include "harness.h"
 #include "daemon.h"
 #include "c2e.h"
+#include "client.h"
 #include "proto.h"
 #include "sfclient.h"
 

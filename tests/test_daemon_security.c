@@ -20,6 +20,7 @@
 #include "runtime.h"
 #include "sfclient.h"
 #include "suid.h"
+#include "client.h"
 #include "proto.h"
 
 #include <fcntl.h>

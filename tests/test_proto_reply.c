@@ -8,6 +8,7 @@
  * gives an empty message, never a read past the text.
  */
 #include "harness.h"
+#include "client.h"
 #include "proto.h"
 
 #include <errno.h>

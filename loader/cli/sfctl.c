@@ -34,6 +34,7 @@
 #include "sfctl.h"
 #include "sfclient.h"
 #include "admin.h"
+#include "client.h"
 #include "proto.h"
 #include "c2e.h"
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #endif
 #include "admin.h"
+#include "client.h"
 
 #include <errno.h>
 #include <stdarg.h>

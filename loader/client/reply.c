@@ -13,6 +13,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include "client.h"
 #include "proto.h"
 
 #include <errno.h>

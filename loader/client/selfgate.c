@@ -37,6 +37,7 @@
 #define _GNU_SOURCE
 #endif
 #include "selfgate.h"
+#include "client.h"
 #include "proto.h"
 #include "c2e.h"
 

@@ -22,6 +22,7 @@
 #endif
 #include "sfclient.h"
 #include "selfgate.h"
+#include "client.h"
 #include "proto.h"
 
 /* The public header writes the values out (it is installed alone). */

@@ -57,7 +57,7 @@ static int admin_target(const struct sf_admin_attach_req *req, const char *path,
 			"(SCM_RIGHTS; protocol version %u)", SF_PROTO_VERSION);
 		return EINVAL;
 	}
-	r = sf_runtime_identify(d.rt, pidfd, ident);
+	r = sf_runtime_identify(sfd.rt, pidfd, ident);
 	if (r == -ESRCH) {
 		set_msg(msg, msz, "the process of pid %d has exited", req->pid);
 		return ESRCH;
@@ -124,7 +124,7 @@ static int attach_result(const struct sf_admin_attach_req *req, const char *path
 	}
 	if (r < 0)
 		return runtime_err(r, cerr, msg, msz);
-	sf_runtime_set_owner(d.rt, id, by);
+	sf_runtime_set_owner(sfd.rt, id, by);
 	describe_attach(req, path, id, o, msg, msz);
 	return 0;
 }
@@ -138,7 +138,7 @@ static void attach_done(struct verify_job *j)
 	int error = attach_result(req, NULL, j->ident.tgid, j->r, j->id, &j->cerr, j->uid, o,
 				  msg, sizeof(msg));
 
-	if (d.verbose || !error)
+	if (sfd.verbose || !error)
 		diag("pid %d uid %u request %u type %u: %s%s%s", j->c->pid, j->uid, j->rid,
 		     SF_MSG_ADMIN_ATTACH, error ? strerror(error > 0 ? error : EBUSY) : "ok",
 		     msg[0] ? ": " : "", msg);
@@ -174,9 +174,9 @@ static int attach_now(struct client *c, struct sf_admin_attach_req *req, size_t 
 	prog.filter = req->insns;
 	memset(&cerr, 0, sizeof(cerr));
 	if (path)
-		r = sf_runtime_attach_cgroup(d.rt, path, &prog, req->flags, id, &cerr);
+		r = sf_runtime_attach_cgroup(sfd.rt, path, &prog, req->flags, id, &cerr);
 	else
-		r = sf_runtime_attach_to(d.rt, &tg, &prog, req->flags | SF_ATTACH_LOADED, id,
+		r = sf_runtime_attach_to(sfd.rt, &tg, &prog, req->flags | SF_ATTACH_LOADED, id,
 					 &cerr);
 	if (r != -EINPROGRESS || path)
 		return attach_result(req, path, ident.tgid, r, *id, &cerr, by, o, msg, msz);
@@ -221,7 +221,7 @@ static int admin_detach(const struct sf_id_req *req, size_t n, uint32_t *id,
 		return EPROTO;
 	}
 	*id = req->id;
-	r = sf_runtime_detach(d.rt, req->id);
+	r = sf_runtime_detach(sfd.rt, req->id);
 	if (r < 0)
 		return runtime_err(r, &(struct c2e_error){ 0 }, msg, msz);
 	limits_forget(req->id);
@@ -244,7 +244,7 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	prog.len = (unsigned short)req->n_insns;
 	prog.filter = req->insns;
 	memset(&cerr, 0, sizeof(cerr));
-	r = sf_runtime_replace(d.rt, req->filter_id, &prog, &cerr);
+	r = sf_runtime_replace(sfd.rt, req->filter_id, &prog, &cerr);
 	if (r < 0)
 		return runtime_err(r, &cerr, msg, msz);
 	limits_resize(req->filter_id, req->n_insns);
@@ -252,7 +252,7 @@ static int admin_replace(struct sf_replace_req *req, size_t n, uint32_t *id,
 	set_msg(msg, msz, "filter %u replaced (%u instructions)%s%s%s", req->filter_id,
 		req->n_insns, gate_held() ? "; gated tasks: a call their gate passes in the "
 		"kernel (built from the filters they had when it was installed) is judged at "
-		"tier " : "", gate_held() ? sf_tier_name(sf_runtime_tier(d.rt)) : "",
+		"tier " : "", gate_held() ? sf_tier_name(sf_runtime_tier(sfd.rt)) : "",
 		gate_held() ? ", the others exactly" : "");
 	return 0;
 }

@@ -101,7 +101,7 @@ static int attach_result(const struct client *c, uid_t uid, bool admin,
 	char note[256];
 
 	if (r == 0)
-		d.n_armed++;
+		sfd.n_armed++;
 	if (r > 0) {
 		snprintf(msg, msz, "TSYNC: thread %d has a filter chain that is not "
 			 "an ancestor of thread %d's", r, tid);
@@ -109,7 +109,7 @@ static int attach_result(const struct client *c, uid_t uid, bool admin,
 	}
 	if (r < 0)
 		return explain_refusal(r, c, tid, req->flags, cerr, msg, msz);
-	sf_runtime_set_owner(d.rt, id, uid);
+	sf_runtime_set_owner(sfd.rt, id, uid);
 	if (!admin)
 		limits_account(id, c, req->n_insns);
 	rules_attached(uid, req->insns, req->n_insns, id);
@@ -130,7 +130,7 @@ static void attach_done(struct verify_job *j)
 
 	metrics_attach(MK_SELF, error, j->t0_ns);
 
-	if (d.verbose)
+	if (sfd.verbose)
 		diag("pid %d uid %u request %u: %s%s%s", j->c->pid, j->uid, j->rid,
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);
@@ -163,7 +163,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 	 * not loaded yet is loaded off the loop (verify.c). */
 	tg.tid = req->tid ? req->tid : c->pid;
 	memset(&cerr, 0, sizeof(cerr));
-	r = sf_runtime_attach_to(d.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);
+	r = sf_runtime_attach_to(sfd.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);
 	if (r != -EINPROGRESS) {
 		r = attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
 				  msg, msz);

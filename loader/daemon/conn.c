@@ -49,6 +49,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <json-c/json.h>
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5 */
@@ -480,14 +481,14 @@ static bool in_admin_group(int fd, gid_t gid)
 	socklen_t len = sizeof(groups);
 	size_t i;
 
-	if (d.admin_gid == (gid_t)-1)
+	if (sfd.admin_gid == (gid_t)-1)
 		return false;
-	if (gid == d.admin_gid)
+	if (gid == sfd.admin_gid)
 		return true;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
 		return false;
 	for (i = 0; i < len / sizeof(gid_t); i++)
-		if (groups[i] == d.admin_gid)
+		if (groups[i] == sfd.admin_gid)
 			return true;
 	return false;
 }
@@ -548,7 +549,7 @@ static int make_room(const struct login *who, uid_t uid, bool privileged, char *
 	if (mine < conn_cfg.per_uid)
 		return 0;
 	if (oldest && mine == conn_cfg.per_uid) {
-		if (d.verbose)
+		if (sfd.verbose)
 			diag("pid %d uid %u: idle, closed to make room for its login user",
 			     oldest->pid, oldest->uid);
 		conn_stats.evicted++;
@@ -559,6 +560,18 @@ static int make_room(const struct login *who, uid_t uid, bool privileged, char *
 		 "(--max-conns-per-uid %u)", login_name(who, uid, name, sizeof(name)), mine,
 		 conn_cfg.per_uid);
 	return EAGAIN;
+}
+
+struct json_object *conn_reply_object(struct json_object *o, int error, const char *msg)
+{
+	if (!o)
+		o = json_object_new_object();
+	if (error)
+		json_object_object_add(o, "error", json_object_new_int(error));
+	if (msg && msg[0])
+		json_object_object_add(o, "message", json_object_new_string_len(
+					       msg, (int)strnlen(msg, SF_PROTO_MAX_TEXT - 1)));
+	return o;
 }
 
 /* Answers a connection over a limit why, in place of the hello, and closes
@@ -574,9 +587,12 @@ static void refuse(int fd, const struct ucred *cred, const struct login *who, co
 	char text[SF_PROTO_MAX_NOTE_REPLY - SF_PROTO_GREPLY_SIZE];
 	time_t now = time(NULL);
 
+	struct json_object *o = conn_reply_object(NULL, EAGAIN, why);
+
 	conn_stats.refused++;
 	conn_discard(fd, who);
-	reply_error_text(EAGAIN, why, text, sizeof(text));
+	snprintf(text, sizeof(text), "%s", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
 	send_now(fd, &out, build_reply(&out, sizeof(out), 0, EAGAIN, 0, 0, text, NULL, 0),
 		 NULL, 0);
 	close_socket(fd, true, who);

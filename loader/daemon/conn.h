@@ -109,6 +109,14 @@ int conn_send(struct client *c, const void *buf, size_t len, const int *fds, int
 int conn_reply(struct client *c, uint32_t request_id, int error, uint32_t id,
 	       uint32_t flags, const char *text, const void *data, uint32_t data_len);
 
+/* The JSON of every reply: o (NULL: a new object) with "error" and
+ * "message" added (a failure says {"error": N, "message": "why"}), the
+ * message cut at SF_PROTO_MAX_TEXT, which bounds SF_PROTO_MAX_NOTE_REPLY.
+ * Here, below reply.c, which builds every other reply with it, because a
+ * refusal in place of the hello is sent from here. */
+struct json_object;
+struct json_object *conn_reply_object(struct json_object *o, int error, const char *msg);
+
 /* While a request of c's waits off the loop (verify.c), nothing more is
  * read from it, it is never idle, and once closed it is freed only after
  * it is released (hold false). */

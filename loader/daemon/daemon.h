@@ -3,7 +3,6 @@
  * sfilterd's modules, the state they share and the calls between them.
  *
  *   main.c        options, set-up, the epoll loop, --uninstall
- *   listen.c      the listening socket: systemd's, or bound here
  *   request.c     one datagram: received, checked, handed to its handler,
  *                 answered
  *   attach.c      ATTACH (a process's own threads, through libsfclient)
@@ -13,25 +12,38 @@
  *                 per uid at a time; the deferred action tables
  *   introspect.c  STATUS, PS, SHOW, LOG
  *   container.c   the container a task's process runs in (PS, SHOW)
+ *   record.c      recordings (SF_MSG_RECORD): which calls a filter judged
  *   peer.c        who asks: the hello, the pidfd's identity, credentials
  *                 and descriptors that came along, the admin decision
  *   limits.c      per-login-user accounting of non-admin filters, the
  *                 attach rate, the chain slots kept for admins
  *   reply.c       what replies are built with (JSON, messages, notes)
  *   conn.c        connections: limits, bounded output queues (conn.h)
- *   closer.c      descriptors nobody asked for, closed off the loop
- *   login.c       a connection's login user (struct login, conn.h)
  *   gate.c        the gate: the agent socket that takes seccomp listeners,
  *                 and the judge of the calls they send up, on a thread of
- *                 its own
+ *                 its own; with gate_agent.c (the agent socket's
+ *                 connections, the listeners held) and gate_hold.c (the
+ *                 gate across restarts), one module over gate_internal.h
+ *                 whose files call each other
+ *   holder.c      the listener holder, the daemon's end (holder.h);
+ *                 holder_proc.c, its process
+ *   listen.c      the listening sockets: systemd's, or bound here
+ *   closer.c      descriptors nobody asked for, closed off the loop
  *   eventlog.c    what the daemon says: the JSON event log (reopened on
  *                 SIGHUP), the events kept for LOG, lines on stderr
+ *   rules.c       the profiles filters were compiled from (SF_MSG_PROFILE):
+ *                 the rule an event's filter decided it by
+ *   login.c       a connection's login user (struct login, conn.h)
  *   metrics.c     --metrics: what the others count, rendered on the HTTP
  *                 server's thread; metrics_hits.c, counted filters' rule
- *                 hits, read by the loop
+ *                 hits, read by the loop; http.c and http_wire.c, the HTTP
+ *                 server (http.h), which include nothing of the daemon's
+ *   eventagg.c    counted events: the calls each event stands for
  *
  * A file calls only the files below it, but that every file may log
- * (eventlog.c), and eventlog.c streams events to followers through conn.c.
+ * (eventlog.c, eventagg.c's events included), eventlog.c streams events to
+ * followers through conn.c, and metrics_hits.c gathers a task walk's
+ * filter ids with limits.c's id_list_add_task().
  *
  * Errors: a call that takes (msg, msz) decides a reply, and returns that
  * reply's error as the protocol carries it (docs/protocol.md): 0, a
@@ -89,8 +101,9 @@ _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
 	       "SF_ATTACH_ARM is the daemon's own, never a flag a request may carry");
 
 /*
- * The daemon's state: one instance, d (main.c), for the loop's thread (the
- * idle check's and verify.c's threads read d.rt, d.verbose only). Each group
+ * The daemon's state: one instance, sfd (defined in main.c, declared
+ * below), for the loop's thread (the idle check's and verify.c's threads
+ * read sfd.rt, sfd.verbose only). Each group
  * says which file writes it; every other file only reads it. State that
  * only one file uses is static in that file (the log's FILE and the kept
  * events: eventlog.c; the accounts: limits.c; the receive buffer:
@@ -98,7 +111,7 @@ _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
  * conn.h's conn_cfg: main.c sets them from the options, conn.c lowers
  * conn_cfg.total at set-up when descriptors are short.
  */
-struct daemon {
+struct sfilterd {
 	/* main.c, from the options, before the loop; fixed afterwards. */
 	const char *socket_path;
 	const char *log_path;   /* NULL or "-": stdout */
@@ -126,7 +139,7 @@ struct daemon {
 
 /* ---- main.c ------------------------------------------------------------- */
 
-extern struct daemon d;
+extern struct sfilterd sfd;
 
 /* ---- metrics.c ---------------------------------------------------------- */
 
@@ -340,10 +353,6 @@ void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t
  * {"error": error, "message": msg}; filter_id in the id field. */
 void reply_attach(struct client *c, uint32_t rid, int error, uint32_t filter_id,
 		  const char *msg);
-/* {"error": error, "message": msg} into out (size bytes: room for
- * SF_PROTO_MAX_NOTE_REPLY's text), for a reply sent without a client:
- * a refusal in place of the hello. */
-void reply_error_text(int error, const char *msg, char *out, size_t size);
 /* SF_ATTACH_* flags as ["tsync", "log", ...]. */
 struct json_object *flags_json(uint32_t flags);
 /* A runtime call's -errno r as the reply's error, with its message. */
@@ -408,7 +417,7 @@ void gate_uninstall(void);
 
 /* A line on stderr, "sfilterd: " first. */
 void diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* (Re)opens the log at d.log_path, or syslog. 0 or -errno (said on
+/* (Re)opens the log at sfd.log_path, or syslog. 0 or -errno (said on
  * stderr); on failure the log open before stays. */
 int eventlog_open(void);
 /* Whether the log goes to stdout (which a daemon in the background then

@@ -227,7 +227,7 @@ static int gate_entries(struct sf_agg **all, size_t *n)
 
 bool eventagg_gate_fold(struct sf_event *ev)
 {
-	uint64_t interval = sf_runtime_repeat_interval(d.rt), now;
+	uint64_t interval = sf_runtime_repeat_interval(sfd.rt), now;
 	struct sf_agg_key k;
 	struct sf_agg *a;
 	size_t i;
@@ -272,7 +272,7 @@ uint64_t eventagg_folded(void)
 	struct sf_counters cnt;
 	uint64_t g;
 
-	sf_runtime_counters(d.rt, &cnt);
+	sf_runtime_counters(sfd.rt, &cnt);
 	pthread_mutex_lock(&gate.lock);
 	g = gate.folded;
 	pthread_mutex_unlock(&gate.lock);
@@ -314,7 +314,7 @@ static void charge_due(struct due *due, size_t n, bool *ok)
 	while (i < n) {
 		for (j = i; j < n && due[j].account == due[i].account && due[j].cls == due[i].cls; j++)
 			;
-		fit = sf_runtime_charge_events(d.rt, due[i].account, (int)due[i].cls,
+		fit = sf_runtime_charge_events(sfd.rt, due[i].account, (int)due[i].cls,
 					       (uint32_t)(j - i), false);
 		/* A charge that failed leaves the events unbudgeted, as the
 		 * kernel does for an account it has no entry for. */
@@ -370,7 +370,7 @@ static void walk_agg(bool every, bool take_stock)
 	size_t n, i, ndue = 0;
 	bool *ok = NULL;
 
-	if (sf_runtime_agg(d.rt, &all, &n) < 0 || gate_entries(&all, &n) < 0)
+	if (sf_runtime_agg(sfd.rt, &all, &n) < 0 || gate_entries(&all, &n) < 0)
 		return;
 	carried = calloc(n ? n : 1, sizeof(*carried));
 	due = calloc(n ? n : 1, sizeof(*due));
@@ -433,12 +433,12 @@ static void prune(void)
 
 void eventagg_tick(bool drained)
 {
-	uint64_t interval = sf_runtime_repeat_interval(d.rt), now, folded;
+	uint64_t interval = sf_runtime_repeat_interval(sfd.rt), now, folded;
 	struct sf_counters cnt;
 
 	if (!interval)
 		return;
-	if (d.adopted && !walk.stock_taken) {
+	if (sfd.adopted && !walk.stock_taken) {
 		/* What the keys counted before this daemon, earlier events
 		 * carried or the last one reported when it stopped. */
 		walk_agg(false, true);
@@ -451,7 +451,7 @@ void eventagg_tick(bool drained)
 	now = mono_ns(CLOCK_MONOTONIC);
 	if (now < walk.due_ns)
 		return;
-	sf_runtime_counters(d.rt, &cnt);
+	sf_runtime_counters(sfd.rt, &cnt);
 	folded = eventagg_folded();
 	if (!walk.pending && folded == walk.folded && cnt.events_dropped == walk.dropped)
 		return;
@@ -465,7 +465,7 @@ void eventagg_tick(bool drained)
 
 void eventagg_stop(void)
 {
-	if (sf_runtime_repeat_interval(d.rt))
+	if (sf_runtime_repeat_interval(sfd.rt))
 		walk_agg(true, false);
 }
 

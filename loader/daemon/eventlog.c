@@ -59,19 +59,19 @@ int eventlog_open(void)
 
 	if (!drops.last.tv_sec)
 		clock_gettime(CLOCK_MONOTONIC, &drops.last);
-	if (d.use_syslog) {
+	if (sfd.use_syslog) {
 		closelog();
 		openlog("sfilterd", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 		return 0;
 	}
-	if (!d.log_path || strcmp(d.log_path, "-") == 0) {
+	if (!sfd.log_path || strcmp(sfd.log_path, "-") == 0) {
 		log_file = stdout;
 		return 0;
 	}
-	f = fopen(d.log_path, "ae");
+	f = fopen(sfd.log_path, "ae");
 	if (!f) {
 		r = -errno;
-		diag("%s: %s", d.log_path, strerror(-r));
+		diag("%s: %s", sfd.log_path, strerror(-r));
 		return r;
 	}
 	setvbuf(f, NULL, _IOLBF, 0);
@@ -88,7 +88,7 @@ bool eventlog_on_stdout(void)
 
 void log_line(const char *line)
 {
-	if (d.use_syslog)
+	if (sfd.use_syslog)
 		syslog(LOG_NOTICE, "%s", line);
 	else if (log_file)
 		fprintf(log_file, "%s\n", line);
@@ -96,7 +96,7 @@ void log_line(const char *line)
 
 void log_flush(void)
 {
-	if (!d.use_syslog && log_file)
+	if (!sfd.use_syslog && log_file)
 		fflush(log_file);
 }
 
@@ -119,7 +119,7 @@ static int log_event(void *ctx, const struct sf_event *in)
 	if (n <= 0)
 		return 0;
 	n = rules_annotate(ev, buf, n, sizeof(buf));
-	d.n_events++;
+	sfd.n_events++;
 	log_line(buf);
 	/* Whose event it is: the task's real uid at the call, recorded by
 	 * the BPF side (a killed task is gone by now, and a filter's owner
@@ -187,18 +187,18 @@ static struct sf_event_drops since_last(const struct sf_event_drops *cur)
 {
 	const struct sf_event_drops *p = bsearch(cur, drops.prev, drops.n_prev,
 						 sizeof(*cur), by_account);
-	struct sf_event_drops d = *cur;
+	struct sf_event_drops delta = *cur;
 	int c;
 
 	for (c = 0; p && c < SF_EV_CLASSES; c++) {
 		if (cur->budget[c] < p->budget[c] || cur->ring[c] < p->ring[c])
-			return d;
+			return delta;
 	}
 	for (c = 0; p && c < SF_EV_CLASSES; c++) {
-		d.budget[c] -= p->budget[c];
-		d.ring[c] -= p->ring[c];
+		delta.budget[c] -= p->budget[c];
+		delta.ring[c] -= p->ring[c];
 	}
-	return d;
+	return delta;
 }
 
 static void drop_line(const struct sf_event_drops *a, double since)
@@ -225,18 +225,18 @@ void eventlog_tick(bool now_or_never)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	since = (now.tv_sec - drops.last.tv_sec) + (now.tv_nsec - drops.last.tv_nsec) / 1e9;
-	sf_runtime_counters(d.rt, &cnt);
+	sf_runtime_counters(sfd.rt, &cnt);
 	if (cnt.events_dropped == drops.seen ||
 	    (drops.wrote && since < DROP_REPORT_S && !now_or_never))
 		return;
-	if (sf_runtime_event_drops(d.rt, &cur, &n) < 0)
+	if (sf_runtime_event_drops(sfd.rt, &cur, &n) < 0)
 		return;
 	if (n)
 		qsort(cur, n, sizeof(*cur), by_account);
 	delta = calloc(n ? n : 1, sizeof(*delta));
 	/* What an adopted runtime's accounts lost before this daemon is not
 	 * news: its first look only takes stock. */
-	for (i = 0; delta && (drops.looked || !d.adopted) && i < n; i++) {
+	for (i = 0; delta && (drops.looked || !sfd.adopted) && i < n; i++) {
 		delta[nd] = since_last(&cur[i]);
 		nd += lost(&delta[nd]) > 0;
 	}
@@ -285,11 +285,11 @@ struct json_object *eventlog_drops_json(bool admin, uid_t uid)
 	size_t n, i;
 
 	if (!admin) {
-		if (sf_runtime_event_drops_of(d.rt, uid, &one) == 0 && lost(&one))
+		if (sf_runtime_event_drops_of(sfd.rt, uid, &one) == 0 && lost(&one))
 			json_object_array_add(arr, drops_entry(&one));
 		return arr;
 	}
-	if (sf_runtime_event_drops(d.rt, &all, &n) < 0)
+	if (sf_runtime_event_drops(sfd.rt, &all, &n) < 0)
 		return arr;
 	if (n) /* all is NULL when no account has dropped anything */
 		qsort(all, n, sizeof(*all), most_first);
@@ -310,7 +310,7 @@ static bool backlog;
 
 bool eventlog_drain(void)
 {
-	int n = sf_runtime_drain_events(d.rt, EVENTS_PER_TURN, log_event, NULL);
+	int n = sf_runtime_drain_events(sfd.rt, EVENTS_PER_TURN, log_event, NULL);
 
 	log_flush();
 	backlog = n >= EVENTS_PER_TURN;

@@ -57,7 +57,7 @@ int gate_watch(int fd, uint32_t events, struct gate_tag *tag)
  * the account, as the kernel's drops are. */
 static bool within_budget(const struct sf_event *ev)
 {
-	return sf_runtime_charge_events(d.rt, ev->account, SF_EV_CLASS(ev->taken), 1, true) != 0;
+	return sf_runtime_charge_events(sfd.rt, ev->account, SF_EV_CLASS(ev->taken), 1, true) != 0;
 }
 
 static void queue_event(const struct sf_event *ev)
@@ -113,7 +113,7 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call)
 	 * Never used to decide anything. */
 	if (!l->cgroup_read)
 		cgroup = metrics_cgroup_of(call->tid);
-	if (sf_runtime_gate_decide(d.rt, l->fd, l->killable, call, &o))
+	if (sf_runtime_gate_decide(sfd.rt, l->fd, l->killable, call, &o))
 		return;
 	if (!l->cgroup_read && o.taken != SF_GATE_GONE) {
 		l->cgroup = cgroup;
@@ -241,10 +241,10 @@ static void *gate_loop(void *arg)
 int gate_listen(void)
 {
 	char path[PATH_MAX];
-	int r = sf_proto_agent_path(d.socket_path, path, sizeof(path));
+	int r = sf_proto_agent_path(sfd.socket_path, path, sizeof(path));
 
 	if (r) {
-		diag("agent socket for %s: %s", d.socket_path, strerror(-r));
+		diag("agent socket for %s: %s", sfd.socket_path, strerror(-r));
 		return r;
 	}
 	g.agent_fd = agent_socket(path);

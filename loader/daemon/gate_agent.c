@@ -220,7 +220,7 @@ static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 		__atomic_add_fetch(&g.st.refused, 1, __ATOMIC_RELAXED);
 		/* Anyone may connect, as often as they like: a line per
 		 * refusal only when asked for. The sender has the answer. */
-		if (d.verbose)
+		if (sfd.verbose)
 			diag("agent: pid %d: %s", c->pid, msg);
 	}
 	epoll_ctl(g.ep, EPOLL_CTL_DEL, c->fd, NULL);
@@ -332,7 +332,7 @@ static void take(struct agent_conn *c)
 	}
 	gate_hold(l);
 	c->listener = -1; /* the judge's now */
-	if (d.verbose)
+	if (sfd.verbose)
 		diag("agent: pid %d: listener held (%s)", c->pid, what);
 	finish(c, 0, "listener held: the calls it sends up are judged by sfilterd");
 out:

@@ -49,7 +49,7 @@ static int open_records(void)
 	void *m;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s.gate", d.socket_path);
+	snprintf(path, sizeof(path), "%s.gate", sfd.socket_path);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return -errno;
@@ -210,8 +210,8 @@ void gate_hold_start(void)
 	if ((r = open_records()) < 0)
 		diag("gate: %s.gate: %s (not a private file of this daemon's user?); a "
 		     "daemon killed while it judges a call leaves that call waiting "
-		     "until its task is killed", d.socket_path, strerror(-r));
-	snprintf(holder_path, sizeof(holder_path), "%s.holder", d.socket_path);
+		     "until its task is killed", sfd.socket_path, strerror(-r));
+	snprintf(holder_path, sizeof(holder_path), "%s.holder", sfd.socket_path);
 	g.holder_fd = holder_open(holder_path);
 	if (g.holder_fd < 0) {
 		diag("gate: no listener holder at %s: %s (a restart of the daemon would "
@@ -235,7 +235,7 @@ void gate_hold_stop(void)
 {
 	if (g.holder_fd < 0)
 		return;
-	if (!d.pinned)
+	if (!sfd.pinned)
 		holder_stop(g.holder_fd);
 	close(g.holder_fd);
 	g.holder_fd = -1;
@@ -246,11 +246,11 @@ void gate_uninstall(void)
 	char path[PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s.holder", d.socket_path);
+	snprintf(path, sizeof(path), "%s.holder", sfd.socket_path);
 	if (access(path, F_OK) == 0 && (fd = holder_open(path)) >= 0) {
 		holder_stop(fd);
 		close(fd);
 	}
-	snprintf(path, sizeof(path), "%s.gate", d.socket_path);
+	snprintf(path, sizeof(path), "%s.gate", sfd.socket_path);
 	unlink(path);
 }

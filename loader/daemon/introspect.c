@@ -86,7 +86,7 @@ static struct json_object *counters_json(const struct counter *cs, size_t n)
 /* The daemon itself: version, tier, pins, uptime, clients, counters. */
 static void status_daemon(struct json_object *o)
 {
-	const struct counter armed[] = { { "armed", d.n_armed } };
+	const struct counter armed[] = { { "armed", sfd.n_armed } };
 	struct sf_lazy_links lazy;
 	struct sf_counters cnt;
 
@@ -94,27 +94,29 @@ static void status_daemon(struct json_object *o)
 	json_object_object_add(o, "version", json_object_new_string(SF_VERSION));
 	json_object_object_add(o, "protocol", json_object_new_int(SF_PROTO_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int(getpid()));
-	json_object_object_add(o, "tier", json_object_new_string(sf_tier_name(sf_runtime_tier(d.rt))));
-	json_object_object_add(o, "tier_reason", json_object_new_string(sf_runtime_tier_reason(d.rt)));
-	json_object_object_add(o, "pinned", json_object_new_boolean(d.pinned));
-	if (d.pinned)
-		json_object_object_add(o, "pin_dir", json_object_new_string(d.pin_dir));
-	json_object_object_add(o, "adopted", json_object_new_boolean(d.adopted));
+	json_object_object_add(o, "tier",
+			       json_object_new_string(sf_tier_name(sf_runtime_tier(sfd.rt))));
+	json_object_object_add(o, "tier_reason",
+			       json_object_new_string(sf_runtime_tier_reason(sfd.rt)));
+	json_object_object_add(o, "pinned", json_object_new_boolean(sfd.pinned));
+	if (sfd.pinned)
+		json_object_object_add(o, "pin_dir", json_object_new_string(sfd.pin_dir));
+	json_object_object_add(o, "adopted", json_object_new_boolean(sfd.adopted));
 	json_object_object_add(o, "gate", gate_status_json());
 	/* Attached only while anything can be judged: idle, syscalls cost
 	 * what they cost without sfilter. */
-	sf_runtime_lazy_links(d.rt, &lazy);
+	sf_runtime_lazy_links(sfd.rt, &lazy);
 	json_object_object_add(o, "dispatcher", json_object_new_string(
 		lazy.dispatcher ? "attached" : "detached (nothing to judge)"));
-	if (sf_runtime_tier(d.rt) == SF_TIER_LSM)
+	if (sf_runtime_tier(sfd.rt) == SF_TIER_LSM)
 		json_object_object_add(o, "lsm_programs", json_object_new_int(lazy.lsm));
 	json_object_object_add(o, "reply_programs", json_object_new_string(
 		lazy.reply ? "attached" : "detached (no sf_attach() undecided)"));
-	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - d.started));
+	json_object_object_add(o, "uptime_s", json_object_new_int64(time(NULL) - sfd.started));
 	json_object_object_add(o, "clients", json_object_new_int(conn_count));
-	json_object_object_add(o, "events", json_object_new_int64(d.n_events));
+	json_object_object_add(o, "events", json_object_new_int64(sfd.n_events));
 	json_object_object_add(o, "sf_attach", counters_json(armed, 1));
-	sf_runtime_counters(d.rt, &cnt);
+	sf_runtime_counters(sfd.rt, &cnt);
 	{
 		const struct counter k[] = {
 			{ "events_dropped", cnt.events_dropped },
@@ -135,7 +137,7 @@ static int status_tasks(struct json_object *o)
 	struct task_list l = { 0 };
 	struct id_list ids = { 0 };
 	size_t i, j, distinct = 0;
-	int r = sf_runtime_for_each_task(d.rt, collect_tasks, &l);
+	int r = sf_runtime_for_each_task(sfd.rt, collect_tasks, &l);
 
 	if (r == 0) {
 		for (i = 0; i < l.n; i++)
@@ -160,9 +162,9 @@ static int status_tasks(struct json_object *o)
 static void status_limits(struct json_object *o)
 {
 	const struct counter lim[] = {
-		{ "programs_per_uid", d.max_programs },
-		{ "insns_per_uid", d.max_insns },
-		{ "attach_rate", d.max_rate },
+		{ "programs_per_uid", sfd.max_programs },
+		{ "insns_per_uid", sfd.max_insns },
+		{ "attach_rate", sfd.max_rate },
 		{ "conns_per_uid", conn_cfg.per_uid },
 		{ "conns", conn_cfg.total },
 		{ "queue_bytes", conn_cfg.queue_bytes },
@@ -181,8 +183,8 @@ static void status_limits(struct json_object *o)
 static void status_events(struct json_object *o, const struct client *c, bool admin)
 {
 	const struct counter b[] = {
-		{ "rate", d.event_rate },
-		{ "burst", d.event_burst },
+		{ "rate", sfd.event_rate },
+		{ "burst", sfd.event_burst },
 	};
 	struct json_object *f = json_object_new_object();
 
@@ -191,7 +193,7 @@ static void status_events(struct json_object *o, const struct client *c, bool ad
 	 * daemon): the interval, the calls that made no event of their own,
 	 * and the repeat events that reported them. */
 	json_object_object_add(f, "interval_s", json_object_new_double(
-		sf_runtime_repeat_interval(d.rt) / 1e9));
+		sf_runtime_repeat_interval(sfd.rt) / 1e9));
 	json_object_object_add(f, "folded", json_object_new_uint64(eventagg_folded()));
 	json_object_object_add(f, "repeat_events", json_object_new_uint64(eventagg_repeats()));
 	json_object_object_add(o, "repeats", f);
@@ -282,7 +284,7 @@ static void show_hits(struct json_object *fo, uint32_t id)
 {
 	struct json_object *a;
 	uint64_t *counts;
-	int n = sf_runtime_filter_hits(d.rt, id, &counts), i, shown = 0;
+	int n = sf_runtime_filter_hits(sfd.rt, id, &counts), i, shown = 0;
 
 	if (n < 0)
 		return;
@@ -314,7 +316,7 @@ static void show_filter(struct client *c, uint32_t rid, uint32_t id, bool last)
 	int r;
 
 	json_object_object_add(fo, "filter", json_object_new_int64(id));
-	r = sf_runtime_filter(d.rt, id, &info, &insns);
+	r = sf_runtime_filter(sfd.rt, id, &info, &insns);
 	if (r == 0) {
 		json_object_object_add(fo, "flags", flags_json(info.flags));
 		json_object_object_add(fo, "abi", json_object_new_string(
@@ -361,7 +363,7 @@ static void do_ps(struct client *c, uint32_t rid, bool admin, pid_t only)
 {
 	struct task_list l = { 0 };
 	char msg[128];
-	int r = sf_runtime_for_each_task(d.rt, collect_tasks, &l);
+	int r = sf_runtime_for_each_task(sfd.rt, collect_tasks, &l);
 
 	if (r < 0) {
 		runtime_err(r, &(struct c2e_error){ 0 }, msg, sizeof(msg));

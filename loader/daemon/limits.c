@@ -102,7 +102,7 @@ static void refresh_accounts(void)
 	struct id_list l = { 0 };
 	size_t i, j;
 
-	if (sf_runtime_for_each_task(d.rt, id_list_add_task, &l) < 0) {
+	if (sf_runtime_for_each_task(sfd.rt, id_list_add_task, &l) < 0) {
 		free(l.ids);
 		return;
 	}
@@ -144,11 +144,11 @@ static struct rate *bucket_of(const struct login *who, const struct timespec *no
 		if (login_eq(&rates[i].who, who))
 			return &rates[i];
 	if (n_rates == cap_rates) {
-		/* Those that refilled since (at d.max_rate a second, to
-		 * d.max_rate: in a second at most) are dropped. */
+		/* Those that refilled since (at sfd.max_rate a second, to
+		 * sfd.max_rate: in a second at most) are dropped. */
 		for (i = 0; i < n_rates; i++)
-			if (rates[i].tokens + seconds_since(&rates[i].last, now) * d.max_rate <
-			    d.max_rate)
+			if (rates[i].tokens + seconds_since(&rates[i].last, now) * sfd.max_rate <
+			    sfd.max_rate)
 				rates[kept++] = rates[i];
 		n_rates = kept;
 	}
@@ -161,18 +161,18 @@ static struct rate *bucket_of(const struct login *who, const struct timespec *no
 		rates = r;
 		cap_rates = cap;
 	}
-	rates[n_rates] = (struct rate){ *who, d.max_rate, *now };
+	rates[n_rates] = (struct rate){ *who, sfd.max_rate, *now };
 	return &rates[n_rates++];
 }
 
-/* 0, or EAGAIN when who has asked more than d.max_rate times in the last
+/* 0, or EAGAIN when who has asked more than sfd.max_rate times in the last
  * second (bursts of as many), or memory is short to tell. */
 static int check_rate(const struct login *who, const char *name, char *msg, size_t msz)
 {
 	struct timespec now;
 	struct rate *rt;
 
-	if (!d.max_rate)
+	if (!sfd.max_rate)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	rt = bucket_of(who, &now);
@@ -180,13 +180,13 @@ static int check_rate(const struct login *who, const char *name, char *msg, size
 		snprintf(msg, msz, "%s: out of memory to count its attach requests", name);
 		return EAGAIN;
 	}
-	rt->tokens += seconds_since(&rt->last, &now) * d.max_rate;
-	if (rt->tokens > d.max_rate)
-		rt->tokens = d.max_rate;
+	rt->tokens += seconds_since(&rt->last, &now) * sfd.max_rate;
+	if (rt->tokens > sfd.max_rate)
+		rt->tokens = sfd.max_rate;
 	rt->last = now;
 	if (rt->tokens < 1) {
 		snprintf(msg, msz, "%s: more than %u attach requests per second", name,
-			 d.max_rate);
+			 sfd.max_rate);
 		return EAGAIN;
 	}
 	rt->tokens -= 1;
@@ -199,12 +199,12 @@ static int check_rate(const struct login *who, const char *name, char *msg, size
 static int check_slots(char *msg, size_t msz)
 {
 	struct sf_slot_usage u;
-	int r = sf_runtime_slot_usage(d.rt, false, &u);
+	int r = sf_runtime_slot_usage(sfd.rt, false, &u);
 
 	if (r == 0 && u.empty > ADMIN_SLOTS)
 		return 0;
 	if (r == 0)
-		r = sf_runtime_slot_usage(d.rt, true, &u);
+		r = sf_runtime_slot_usage(sfd.rt, true, &u);
 	if (r == 0 && u.empty + u.reclaimable > ADMIN_SLOTS)
 		return 0;
 	if (r < 0)
@@ -227,18 +227,18 @@ int limits_check(const struct client *c, uint32_t n_insns, char *msg, size_t msz
 	if ((r = check_rate(&c->login, name, msg, msz)) != 0)
 		return r;
 	usage_of(&c->login, &progs, &insns);
-	if (progs + 1 > d.max_programs || insns + n_insns > d.max_insns) {
+	if (progs + 1 > sfd.max_programs || insns + n_insns > sfd.max_insns) {
 		refresh_accounts();
 		usage_of(&c->login, &progs, &insns);
 	}
-	if (progs + 1 > d.max_programs) {
+	if (progs + 1 > sfd.max_programs) {
 		snprintf(msg, msz, "%s already has %u filters (limit %u)",
-			 name, progs, d.max_programs);
+			 name, progs, sfd.max_programs);
 		return ENOSPC;
 	}
-	if (insns + n_insns > d.max_insns) {
+	if (insns + n_insns > sfd.max_insns) {
 		snprintf(msg, msz, "%s: %" PRIu64 " + %u instructions exceed the limit of %u",
-			 name, insns, n_insns, d.max_insns);
+			 name, insns, n_insns, sfd.max_insns);
 		return ENOSPC;
 	}
 	return check_slots(msg, msz);

@@ -55,10 +55,11 @@
 #define REPEAT_DEFAULT_MS 1000
 #define REPEAT_MAX_S      3600
 
-struct daemon d = { .admin_gid = (gid_t)-1,
-		    .max_programs = 64, .max_insns = 65536, .max_rate = 100,
-		    .event_rate = SF_EVENT_RATE_DEFAULT, .event_burst = SF_EVENT_BURST_DEFAULT,
-		    .repeat_ns = REPEAT_DEFAULT_MS * 1000000ULL };
+struct sfilterd sfd = { .admin_gid = (gid_t)-1,
+			.max_programs = 64, .max_insns = 65536, .max_rate = 100,
+			.event_rate = SF_EVENT_RATE_DEFAULT,
+			.event_burst = SF_EVENT_BURST_DEFAULT,
+			.repeat_ns = REPEAT_DEFAULT_MS * 1000000ULL };
 
 /* The loop's descriptors and whether it should end: this file's alone. */
 static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1, gfd = -1;
@@ -149,7 +150,7 @@ static int set_repeat(const char *arg)
 		usage_error("--repeat-interval '%s': seconds from 0 to %d", arg, REPEAT_MAX_S);
 		return -EINVAL;
 	}
-	d.repeat_ns = (uint64_t)(v * 1e9 + 0.5);
+	sfd.repeat_ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
 }
 
@@ -199,19 +200,19 @@ static int set_number(int opt, const char *arg)
 		return -EINVAL;
 	}
 	if (opt == 'p')
-		d.max_programs = v;
+		sfd.max_programs = v;
 	else if (opt == 'i')
-		d.max_insns = v;
+		sfd.max_insns = v;
 	else if (opt == 'r')
-		d.max_rate = v;
+		sfd.max_rate = v;
 	else if (opt == 'c')
 		conn_cfg.per_uid = v;
 	else if (opt == 'C')
 		conn_cfg.total = v;
 	else if (opt == 'E')
-		d.event_rate = v;
+		sfd.event_rate = v;
 	else if (opt == 'B')
-		d.event_burst = v;
+		sfd.event_burst = v;
 	else
 		conn_cfg.queue_bytes = v;
 	return 0;
@@ -247,15 +248,15 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 	int opt;
 
 	*status = 2;
-	d.socket_path = sf_proto_socket_path();
+	sfd.socket_path = sf_proto_socket_path();
 	opterr = 0; /* the bad option is named below, in one line */
 	while ((opt = getopt_long(argc, argv, ":s:fl:tvh", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 's': d.socket_path = optarg; break;
+		case 's': sfd.socket_path = optarg; break;
 		case 'f': s->foreground = true; break;
-		case 'l': d.log_path = optarg; break;
+		case 'l': sfd.log_path = optarg; break;
 		case 't': s->opts.force_tracepoint = true; break;
-		case 'P': d.pin_dir = optarg; break;
+		case 'P': sfd.pin_dir = optarg; break;
 		case 'N': s->no_pin = true; break;
 		case 'U': s->uninstall = true; break;
 		case 'p': case 'i': case 'r': case 'c': case 'C': case 'Q': case 'E': case 'B':
@@ -263,17 +264,17 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 				return false;
 			break;
 		case 'g':
-			if (group_id(optarg, &d.admin_gid) < 0) {
+			if (group_id(optarg, &sfd.admin_gid) < 0) {
 				usage_error("--admin-group: no group '%s' in /etc/group", optarg);
 				return false;
 			}
 			break;
-		case 'M': d.metrics_addr = optarg; break;
+		case 'M': sfd.metrics_addr = optarg; break;
 		case 'R':
 			if (set_repeat(optarg) < 0)
 				return false;
 			break;
-		case 'v': d.verbose = s->opts.verbose = true; break;
+		case 'v': sfd.verbose = s->opts.verbose = true; break;
 		case 'h': usage(stdout); *status = 0; return false;
 		case 'V':
 			printf("sfilterd (sfilter) %s\n", SF_VERSION);
@@ -295,12 +296,12 @@ static bool parse_options(int argc, char **argv, struct setup *s, int *status)
 		usage_error("unexpected argument '%s'", argv[optind]);
 		return false;
 	}
-	if (s->no_pin && d.pin_dir) {
+	if (s->no_pin && sfd.pin_dir) {
 		usage_error("--no-pin and --pin-dir exclude each other");
 		return false;
 	}
-	if (!d.pin_dir)
-		d.pin_dir = SF_PIN_DIR;
+	if (!sfd.pin_dir)
+		sfd.pin_dir = SF_PIN_DIR;
 	return true;
 }
 
@@ -329,51 +330,51 @@ static int uninstall(const struct sf_runtime_opts *opts)
 	bool adopted = false;
 	int fd, r;
 
-	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", d.socket_path);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sfd.socket_path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
 		close(fd);
-		diag("a daemon is serving %s: stop it first", d.socket_path);
+		diag("a daemon is serving %s: stop it first", sfd.socket_path);
 		return 1;
 	}
 	if (fd >= 0)
 		close(fd);
 	gate_uninstall();
 	/* Opening would load (and mount bpffs) only to tear it down. */
-	if (access(d.pin_dir, F_OK) && errno == ENOENT) {
-		diag("%s does not exist: nothing is pinned", d.pin_dir);
+	if (access(sfd.pin_dir, F_OK) && errno == ENOENT) {
+		diag("%s does not exist: nothing is pinned", sfd.pin_dir);
 		return 0;
 	}
-	r = sf_runtime_open_pinned(&rt, opts, d.pin_dir, &adopted);
+	r = sf_runtime_open_pinned(&rt, opts, sfd.pin_dir, &adopted);
 	if (r == -EPROTO) {
 		/* Another version's pins: removing them is all we can do. */
-		r = sf_runtime_uninstall_dir(d.pin_dir);
+		r = sf_runtime_uninstall_dir(sfd.pin_dir);
 		if (r < 0) {
-			diag("uninstall %s: %s", d.pin_dir, strerror(-r));
+			diag("uninstall %s: %s", sfd.pin_dir, strerror(-r));
 			return 1;
 		}
 		diag("%s: pinned state of another version torn down; every filter is detached",
-		     d.pin_dir);
+		     sfd.pin_dir);
 		return 0;
 	}
 	if (r < 0) {
-		diag("cannot open the pinned state in %s: %s", d.pin_dir, strerror(-r));
+		diag("cannot open the pinned state in %s: %s", sfd.pin_dir, strerror(-r));
 		return 1;
 	}
 	r = sf_runtime_uninstall(rt);
 	sf_runtime_close(rt);
 	if (r < 0) {
-		diag("uninstall %s: %s", d.pin_dir, strerror(-r));
+		diag("uninstall %s: %s", sfd.pin_dir, strerror(-r));
 		return 1;
 	}
-	diag("%s: %s; every filter is detached", d.pin_dir,
+	diag("%s: %s; every filter is detached", sfd.pin_dir,
 	     adopted ? "pinned state torn down" : "nothing was pinned");
 	return 0;
 }
 
 /* ---- set-up ------------------------------------------------------------- */
 
-/* The runtime, pinned under d.pin_dir (mounting bpffs if need be) unless
+/* The runtime, pinned under sfd.pin_dir (mounting bpffs if need be) unless
  * --no-pin. 0, or -errno after a line on stderr. */
 static int open_runtime(const struct setup *s)
 {
@@ -381,20 +382,20 @@ static int open_runtime(const struct setup *s)
 	int r;
 
 	if (s->no_pin) {
-		r = sf_runtime_open(&d.rt, &s->opts);
+		r = sf_runtime_open(&sfd.rt, &s->opts);
 	} else {
 		/* Here, not in the runtime's call, so that a failure is one
 		 * line that also offers the unpinned way. */
-		if ((r = sf_bpffs_ensure(d.pin_dir, msg, sizeof(msg))) < 0) {
+		if ((r = sf_bpffs_ensure(sfd.pin_dir, msg, sizeof(msg))) < 0) {
 			diag("%s, or run sfilterd --no-pin", msg);
 			return r;
 		}
 		if (msg[0])
 			diag("%s", msg);
-		r = sf_runtime_open_pinned(&d.rt, &s->opts, d.pin_dir, &d.adopted);
-		d.pinned = r == 0;
+		r = sf_runtime_open_pinned(&sfd.rt, &s->opts, sfd.pin_dir, &sfd.adopted);
+		sfd.pinned = r == 0;
 	}
-	d.started = time(NULL);
+	sfd.started = time(NULL);
 	if (r < 0)
 		diag("cannot load the runtime: %s", strerror(-r));
 	return r;
@@ -412,7 +413,7 @@ static int daemonize(void)
 		return -errno;
 	if (pid > 0) {
 		diag("tier %s, serving %s (pid %d)",
-		     sf_tier_name(sf_runtime_tier(d.rt)), d.socket_path, pid);
+		     sf_tier_name(sf_runtime_tier(sfd.rt)), sfd.socket_path, pid);
 		_exit(0);
 	}
 	setsid();
@@ -447,7 +448,7 @@ static int watch_fds(const sigset_t *sigs)
 
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	sigfd = signalfd(-1, sigs, SFD_NONBLOCK | SFD_CLOEXEC);
-	evfd = sf_runtime_event_fd(d.rt);
+	evfd = sf_runtime_event_fd(sfd.rt);
 	if (epfd < 0 || sigfd < 0 || conn_init(epfd) < 0 ||
 	    epoll_add(lfd, &tag_listen) < 0 || epoll_add(sigfd, &tag_signal) < 0) {
 		r = -errno;
@@ -479,12 +480,12 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 {
 	int r;
 
-	if (!s->foreground && !d.log_path)
-		d.log_path = DEFAULT_LOGFILE;
-	if (d.log_path && strcmp(d.log_path, "syslog") == 0)
-		d.use_syslog = true;
-	d.log_path = absolute(d.log_path);
-	d.socket_path = absolute(d.socket_path);
+	if (!s->foreground && !sfd.log_path)
+		sfd.log_path = DEFAULT_LOGFILE;
+	if (sfd.log_path && strcmp(sfd.log_path, "syslog") == 0)
+		sfd.use_syslog = true;
+	sfd.log_path = absolute(sfd.log_path);
+	sfd.socket_path = absolute(sfd.socket_path);
 	if ((r = eventlog_open()) < 0)
 		return r;
 	/* Before the runtime opens its maps and programs: the connection
@@ -501,21 +502,21 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 
 	if ((r = open_runtime(s)) < 0)
 		return r;
-	sf_runtime_set_event_budget(d.rt, d.event_rate, d.event_burst);
-	sf_runtime_set_repeat_interval(d.rt, d.repeat_ns);
+	sf_runtime_set_event_budget(sfd.rt, sfd.event_rate, sfd.event_burst);
+	sf_runtime_set_repeat_interval(sfd.rt, sfd.repeat_ns);
 	/* The suite's: the gate's judge waits between reading a chain and
 	 * acting, so that a test can kill the daemon in between. */
 	if (getenv("SF_TEST_GATE_DELAY_US"))
-		sf_runtime_test_knob(d.rt, SF_TEST_GATE_DELAY_US,
+		sf_runtime_test_knob(sfd.rt, SF_TEST_GATE_DELAY_US,
 				     (uint32_t)strtoul(getenv("SF_TEST_GATE_DELAY_US"), NULL, 10));
 	/* Before any socket: a port taken leaves nothing to remove. */
-	if (d.metrics_addr && (r = metrics_open(d.metrics_addr)) < 0) {
-		sf_runtime_close(d.rt);
+	if (sfd.metrics_addr && (r = metrics_open(sfd.metrics_addr)) < 0) {
+		sf_runtime_close(sfd.rt);
 		return r;
 	}
-	lfd = listen_socket(d.socket_path);
+	lfd = listen_socket(sfd.socket_path);
 	if (lfd < 0) {
-		sf_runtime_close(d.rt);
+		sf_runtime_close(sfd.rt);
 		return lfd;
 	}
 	if (gate_listen() < 0)
@@ -525,14 +526,14 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 	 * polled through epoll stays tied to the process that added it. */
 	if (s->foreground)
 		diag("tier %s%s%s%s, serving %s (pid %d)",
-		     sf_tier_name(sf_runtime_tier(d.rt)),
-		     *sf_runtime_tier_reason(d.rt) ? " (" : "", sf_runtime_tier_reason(d.rt),
-		     *sf_runtime_tier_reason(d.rt) ? ")" : "", d.socket_path, getpid());
+		     sf_tier_name(sf_runtime_tier(sfd.rt)),
+		     *sf_runtime_tier_reason(sfd.rt) ? " (" : "", sf_runtime_tier_reason(sfd.rt),
+		     *sf_runtime_tier_reason(sfd.rt) ? ")" : "", sfd.socket_path, getpid());
 	else if ((r = daemonize()) < 0)
 		return r;
 	if ((r = watch_fds(sigs)) < 0) {
-		unlink(d.socket_path);
-		sf_runtime_close(d.rt);
+		unlink(sfd.socket_path);
+		sf_runtime_close(sfd.rt);
 		return r;
 	}
 	return 0;
@@ -607,10 +608,10 @@ static void *idle_loop(void *arg)
 		if (pthread_cond_timedwait(&idle.wake, &idle.lock, &at) != ETIMEDOUT)
 			continue;
 		pthread_mutex_unlock(&idle.lock);
-		r = sf_runtime_idle_check(d.rt);
+		r = sf_runtime_idle_check(sfd.rt);
 		if (r < 0)
 			diag("detaching the idle dispatcher: %s", strerror(-r));
-		else if (r > 0 && d.verbose)
+		else if (r > 0 && sfd.verbose)
 			diag("nothing to judge: the dispatcher is detached until the next filter");
 		pthread_mutex_lock(&idle.lock);
 	}
@@ -660,7 +661,7 @@ static void serve(void)
 		metrics_snapshot();
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
-		sf_runtime_process_pending(d.rt);
+		sf_runtime_process_pending(sfd.rt);
 		/* Deferred action tables are filled off the loop (verify.c),
 		 * so they never delay a reply; a request may have made one. */
 		if (n > 0)
@@ -675,11 +676,11 @@ static void log_start_stop(bool start)
 	if (start)
 		snprintf(line, sizeof(line), "{\"sfilterd\":\"start\",\"pid\":%d,\"tier\":\"%s\","
 			 "\"version\":\"%s\",\"pinned\":%s,\"adopted\":%s}",
-			 getpid(), sf_tier_name(sf_runtime_tier(d.rt)), SF_VERSION,
-			 d.pinned ? "true" : "false", d.adopted ? "true" : "false");
+			 getpid(), sf_tier_name(sf_runtime_tier(sfd.rt)), SF_VERSION,
+			 sfd.pinned ? "true" : "false", sfd.adopted ? "true" : "false");
 	else
 		snprintf(line, sizeof(line), "{\"sfilterd\":\"stop\",\"pid\":%d,\"pinned\":%s}",
-			 getpid(), d.pinned ? "true" : "false");
+			 getpid(), sfd.pinned ? "true" : "false");
 	log_line(line);
 	log_flush();
 }
@@ -711,9 +712,9 @@ int main(int argc, char **argv)
 		conn_close(conn_list[0]);
 	conn_free_closed();
 	close(lfd);
-	unlink(d.socket_path);
+	unlink(sfd.socket_path);
 	log_start_stop(false);
 	/* Pinned: close leaves every filter in force for the next daemon. */
-	sf_runtime_close(d.rt);
+	sf_runtime_close(sfd.rt);
 	return 0;
 }

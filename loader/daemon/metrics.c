@@ -416,7 +416,7 @@ static struct stat_row *stat_rows(size_t *n)
 	struct stat_row *rows;
 	size_t nk = 0, i;
 
-	if (sf_runtime_stats(d.rt, &k, &nk) < 0)
+	if (sf_runtime_stats(sfd.rt, &k, &nk) < 0)
 		nk = 0;
 	rows = calloc(nk + GATE_STATS_MAX, sizeof(*rows));
 	*n = 0;
@@ -453,7 +453,7 @@ static void stats(FILE *f)
 		{ "sfilter_logged_calls_total", "calls allowed and logged (LOG, or the log fallback)" },
 		{ "sfilter_shadow_would_deny_total", "calls a shadow filter would have decided otherwise" },
 	};
-	const char *tier = sf_tier_name(sf_runtime_tier(d.rt));
+	const char *tier = sf_tier_name(sf_runtime_tier(sfd.rt));
 	size_t n = 0, i, j;
 	struct stat_row *all = stat_rows(&n);
 
@@ -512,7 +512,7 @@ static void drops(FILE *f)
 	size_t n = 0, i;
 	int c;
 
-	if (sf_runtime_event_drops(d.rt, &all, &n) == 0) {
+	if (sf_runtime_event_drops(sfd.rt, &all, &n) == 0) {
 		for (i = 0; i < n; i++)
 			for (c = 0; c < SF_EV_CLASSES; c++) {
 				budget += all[i].budget[c];
@@ -555,12 +555,12 @@ static int render(void *ctx, char **body, size_t *len)
 	f = open_memstream(body, len);
 	if (!f)
 		return -errno;
-	sf_runtime_counters(d.rt, &k);
+	sf_runtime_counters(sfd.rt, &k);
 	gauge(f, "sfilter_up", "1 while sfilterd serves with its runtime open");
 	fprintf(f, "sfilter_up 1\n");
 	gauge(f, "sfilter_info", "the daemon's version and enforcement tier");
 	fprintf(f, "sfilter_info{version=\"%s\",tier=\"%s\"} 1\n", SF_VERSION,
-		sf_tier_name(sf_runtime_tier(d.rt)));
+		sf_tier_name(sf_runtime_tier(sfd.rt)));
 	gauge(f, "sfilter_confined_tasks", "tasks with a filter or an arm, as the kernel counts them");
 	fprintf(f, "sfilter_confined_tasks %llu\n", (unsigned long long)k.confined);
 	gauge(f, "sfilter_dispatcher_attached", "1 while the sys_enter dispatcher is attached");
@@ -620,9 +620,9 @@ void metrics_snapshot(void)
 
 	if (!server)
 		return;
-	sf_runtime_lazy_links(d.rt, &l);
+	sf_runtime_lazy_links(sfd.rt, &l);
 	__atomic_store_n(&snap.dispatcher, l.dispatcher, __ATOMIC_RELAXED);
-	__atomic_store_n(&snap.n_events, d.n_events, __ATOMIC_RELAXED);
+	__atomic_store_n(&snap.n_events, sfd.n_events, __ATOMIC_RELAXED);
 	metrics_hits_tick(metrics_now_ns() / 1000000);
 }
 

@@ -127,7 +127,7 @@ static int load(struct followed *f)
 {
 	struct sock_filter *insns = NULL;
 	struct sf_filter_info info;
-	int r = sf_runtime_filter(d.rt, f->id, &info, &insns);
+	int r = sf_runtime_filter(sfd.rt, f->id, &info, &insns);
 
 	if (r)
 		return r;
@@ -189,7 +189,7 @@ static void scan(void)
 	uint32_t left = 0;
 	size_t i;
 
-	if (sf_runtime_for_each_task(d.rt, id_list_add_task, &l) < 0) {
+	if (sf_runtime_for_each_task(sfd.rt, id_list_add_task, &l) < 0) {
 		free(l.ids);
 		return;
 	}
@@ -202,7 +202,7 @@ static void scan(void)
 		if ((i && id == l.ids[i - 1]) || is_followed(id) ||
 		    bsearch(&id, uncounted, n_uncounted, sizeof(id), cmp_u32))
 			continue;
-		if (sf_runtime_filter(d.rt, id, &info, NULL))
+		if (sf_runtime_filter(sfd.rt, id, &info, NULL))
 			continue;
 		if (!(info.flags & SF_FLAG_COUNT))
 			add_uncounted(id);
@@ -231,7 +231,7 @@ static int refresh(struct followed *f, uint64_t now)
 	f->read_ms = now;
 	if (f->stale && (r = load(f)))
 		return gone(r);
-	n = sf_runtime_filter_hits(d.rt, f->id, &counts);
+	n = sf_runtime_filter_hits(sfd.rt, f->id, &counts);
 	if (n > 0 && (uint32_t)n != f->len + 1) {
 		/* Replaced by someone whose replace this loop did not see
 		 * (an adopted predecessor's): its program again. */
@@ -239,7 +239,7 @@ static int refresh(struct followed *f, uint64_t now)
 		counts = NULL;
 		if ((r = load(f)))
 			return gone(r);
-		n = sf_runtime_filter_hits(d.rt, f->id, &counts);
+		n = sf_runtime_filter_hits(sfd.rt, f->id, &counts);
 		if (n > 0 && (uint32_t)n != f->len + 1)
 			n = -EAGAIN;
 	}

@@ -47,14 +47,14 @@ static int greet(struct client *c)
 
 	if (c->pidfd < 0)
 		return -ESRCH;
-	r = sf_runtime_identify(d.rt, c->pidfd, &c->ident);
+	r = sf_runtime_identify(sfd.rt, c->pidfd, &c->ident);
 	if (r < 0) {
-		if (d.verbose)
+		if (sfd.verbose)
 			diag("pid %d: cannot identify the process: %s", c->pid, strerror(-r));
 		return r;
 	}
 	if (recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) >= 0) {
-		if (d.verbose)
+		if (sfd.verbose)
 			diag("pid %d uid %u: sent before the hello: refused", c->pid, c->uid);
 		conn_discard(c->fd, &c->login);
 		reply_json(c, 0, EPROTO, 0, 0, NULL, "request sent before the daemon's hello "
@@ -91,9 +91,9 @@ bool peer_is_admin(const struct client *c, const struct ucred *sender)
 {
 	if (sender->uid == 0)
 		return true;
-	if (d.admin_gid == (gid_t)-1)
+	if (sfd.admin_gid == (gid_t)-1)
 		return false;
-	return sender->gid == d.admin_gid ||
+	return sender->gid == sfd.admin_gid ||
 	       (c->in_admin_group && sender->uid == c->uid);
 }
 
@@ -174,7 +174,8 @@ int peer_check_request(const struct client *c, const struct ancillary *anc, uint
 	if (needs_admin && !*admin) {
 		set_msg(msg, msz, "administration needs uid 0%s when the request is "
 			"sent (this one: pid %d uid %u)",
-			d.admin_gid != (gid_t)-1 ? " or the admin group" : "", c->pid, sender->uid);
+			sfd.admin_gid != (gid_t)-1 ? " or the admin group" : "", c->pid,
+			sender->uid);
 		return EPERM;
 	}
 	return 0;

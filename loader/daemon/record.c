@@ -63,7 +63,7 @@ static void scan(void)
 	struct sf_stat *all;
 	size_t n, i;
 
-	if (!rec.n || sf_runtime_stats(d.rt, &all, &n) < 0)
+	if (!rec.n || sf_runtime_stats(sfd.rt, &all, &n) < 0)
 		return;
 	for (i = 0; i < n; i++) {
 		struct recording *r = find(all[i].filter_id);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What sfilterd's replies are built with: the JSON every reply carries
- * (one convention: a failure says {"error": N, "message": "why"}), the
+ * (one convention: a failure says {"error": N, "message": "why"}, made by
+ * conn_reply_object() in conn.c, below this file), the
  * messages of the runtime's errors, and the note on actions the running
  * tier cannot reproduce.
  */
@@ -30,24 +31,10 @@ const char *jstr(struct json_object *o)
 	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 }
 
-/* o (NULL: a new object) with "error" and "message" added. The message
- * is cut at SF_PROTO_MAX_TEXT, which bounds SF_PROTO_MAX_NOTE_REPLY. */
-static struct json_object *reply_object(struct json_object *o, int error, const char *msg)
-{
-	if (!o)
-		o = json_object_new_object();
-	if (error)
-		json_object_object_add(o, "error", json_object_new_int(error));
-	if (msg && msg[0])
-		json_object_object_add(o, "message", json_object_new_string_len(
-					       msg, (int)strnlen(msg, SF_PROTO_MAX_TEXT - 1)));
-	return o;
-}
-
 void reply_json(struct client *c, uint32_t rid, int error, uint32_t id, uint32_t flags,
 		struct json_object *o, const char *msg)
 {
-	o = reply_object(o, error, msg);
+	o = conn_reply_object(o, error, msg);
 	conn_reply(c, rid, error, id, flags, jstr(o), NULL, 0);
 	json_object_put(o);
 }
@@ -60,14 +47,6 @@ void reply_attach(struct client *c, uint32_t rid, int error, uint32_t filter_id,
 	if (!error)
 		json_object_object_add(o, "filter", json_object_new_int64(filter_id));
 	reply_json(c, rid, error, filter_id, 0, o, msg);
-}
-
-void reply_error_text(int error, const char *msg, char *out, size_t size)
-{
-	struct json_object *o = reply_object(NULL, error, msg);
-
-	snprintf(out, size, "%s", jstr(o));
-	json_object_put(o);
 }
 
 struct json_object *flags_json(uint32_t flags)
@@ -159,13 +138,13 @@ static void fallback_actions(const struct sock_filter *insns, uint32_t n_insns,
 void tier_note(const struct sock_filter *insns, uint32_t n_insns, uint32_t flags,
 	       char *out, size_t size)
 {
-	const char *tier = sf_tier_name(sf_runtime_tier(d.rt));
+	const char *tier = sf_tier_name(sf_runtime_tier(sfd.rt));
 	char actions[128];
 
 	/* The tier is always named: a client that prints what a policy's
 	 * actions do (sfrun --profile) reads it from here. */
 	snprintf(out, size, "tier %s", tier);
-	if (sf_runtime_tier(d.rt) != SF_TIER_TRACEPOINT)
+	if (sf_runtime_tier(sfd.rt) != SF_TIER_TRACEPOINT)
 		return;
 	/* A 2012-interface filter only allows or kills; what the proposal
 	 * did not say is how execve fails where no LSM hook can refuse it. */

@@ -85,7 +85,7 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 			return;
 		}
 	}
-	if (d.verbose || (needs_admin && !error))
+	if (sfd.verbose || (needs_admin && !error))
 		diag("pid %d uid %u request %u type %u: %s%s%s", c->pid, sender->uid, rid, type,
 		     error ? strerror(error > 0 ? error : EBUSY) : "ok", msg[0] ? ": " : "", msg);
 	/* Administration is recorded in the log too. */
@@ -166,7 +166,7 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 		snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
 			 "; %d file descriptor(s) closed", anc->nfds);
 
-	if (d.verbose)
+	if (sfd.verbose)
 		diag("pid %d uid %u request %u: %s%s%s", c->pid, c->uid, request_id,
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);

@@ -73,7 +73,7 @@ static int compile_for(uint32_t id, uid_t owner, const char *caps, const char *j
 	const struct sf_profile *p;
 	int r;
 
-	r = sf_runtime_filter(d.rt, id, &info, &insns);
+	r = sf_runtime_filter(sfd.rt, id, &info, &insns);
 	if (r < 0 || (owner != (uid_t)-1 && info.owner != owner)) {
 		/* Another user's filter is not told from none. */
 		free(insns);

@@ -141,7 +141,7 @@ static void *verifier(void *arg)
 		}
 		pthread_mutex_unlock(&v.lock);
 
-		j->r = sf_runtime_attach_to(d.rt, &j->tg, &j->prog, j->flags, &j->id, &j->cerr);
+		j->r = sf_runtime_attach_to(sfd.rt, &j->tg, &j->prog, j->flags, &j->id, &j->cerr);
 
 		pthread_mutex_lock(&v.lock);
 		push(&v.done, j);
@@ -171,7 +171,7 @@ static void *filler(void *arg)
 		v.tables_due = false;
 		pthread_mutex_unlock(&v.lock);
 		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
-		       sf_runtime_fill_tables(d.rt, 1) > 0)
+		       sf_runtime_fill_tables(sfd.rt, 1) > 0)
 			;
 		pthread_mutex_lock(&v.lock);
 	}

@@ -272,32 +272,6 @@ int sf_proto_check_admin_attach(const void *buf, size_t n, uint32_t known_flags,
 				const char **path, char *msg, size_t msz);
 int sf_proto_check_replace(const void *buf, size_t n, char *msg, size_t msz);
 
-/*
- * The client side (loader/client/conn.c), shared by libsfclient, sfctl,
- * sfrun and the tests: -errno returns, errno set too. The daemon never
- * links it.
- */
-struct iovec;
-/* Connects to the daemon at path and waits (up to timeout_ms) for its
- * hello. The fd, or -EHOSTDOWN (no daemon there), -EPROTO (no hello), or
- * the errno of the daemon's refusal (-EAGAIN: a connection limit), whose
- * message goes to why (why_size 0: nowhere). */
-int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_size);
-/* Sends one message (iov) with the sender's credentials (pid, effective
- * uid and gid) and, when nfds > 0, descriptors. 0 or -errno. */
-int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds);
-/* ---- reading a reply (loader/client/reply.c) ---- */
-/* 0 when the n bytes at buf are one whole SF_MSG_REPLY of this version
- * (length n, text NUL-terminated before data_len bytes), else -EPROTO. */
-int sf_proto_check_reply(const void *buf, size_t n);
-/* The "message" string of a checked reply's JSON text, unescaped, into
- * out (cut to size, NUL-terminated); "" when it has none. */
-void sf_proto_reply_message(const struct sf_reply *r, char *out, size_t size);
-/* The same reader for any JSON object's text (the agent socket's answer):
- * its top-level string field name into out (cut to size, "" and false
- * when there is none), or its integer field name into *v. */
-bool sf_proto_json_string(const char *text, const char *name, char *out, size_t size);
-bool sf_proto_json_int(const char *text, const char *name, long *v);
 /* ---- the agent socket (loader/proto/framing.c) ---- */
 /* socket_path's agent socket into out: 0, or -ENAMETOOLONG past
  * size or sun_path. */

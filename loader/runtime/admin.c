@@ -3,10 +3,13 @@
  * Detach and replace: every chain that holds a filter id is rebuilt
  * without it (or with the new program in its place), and every task on
  * such a chain is moved to the rebuilt one by compare-and-set, so that it
- * is never without its other filters.
+ * is never without its other filters. And the idle check: whether
+ * anything can still be judged, and the on-demand programs detached when
+ * not.
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "sfilter.skel.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -261,4 +264,43 @@ int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 		err = change_locked(rt, filter_id, prog);
 	pthread_mutex_unlock(&rt->lock);
 	return err;
+}
+
+/* Whether nothing can be judged now: no task has a chain or an arm, no
+ * program is handing one on, no cgroup that still exists has filters
+ * (each container the OCI hook confined has one), no orphan waits for its
+ * chain, no chain is being attached. The BPF side counts tasks with
+ * chains as they get and lose them (settle() in sfilter.bpf.c), so no
+ * walk over tasks decides this: a task can outrun a walk, by an exec from
+ * a thread (which takes over its leader's lower tid) or a fork after the
+ * pid counter wrapped. sf_handing is read first: a program that read a
+ * chain before a detach counts its child before it lets go. Under
+ * rt->lock, nothing else can give a task a chain meanwhile: attaches take
+ * the lock, and forks and cgroup joins only pass on chains and filters
+ * that exist. */
+static int nothing_to_judge(struct sf_runtime *rt)
+{
+	const struct sf_cgroup *c;
+	size_t i;
+
+	for (c = rt->cgroups; c; c = c->next)
+		if (c->base && sf_rt_cg_alive(c))
+			return 0;
+	if (__atomic_load_n(&rt->bss->sf_handing, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&rt->bss->sf_live, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&rt->bss->sf_tsync_pending, __ATOMIC_SEQ_CST))
+		return 0;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (rt->slots[i] && rt->slots[i]->busy)
+			return 0;
+	return 1;
+}
+
+/* Here, above the chains and the cgroup records it reads; the links
+ * themselves are dispatch.c's (sf_rt_dispatch_idle()). */
+int sf_runtime_idle_check(struct sf_runtime *rt)
+{
+	pthread_mutex_lock(&rt->lock);
+	return sf_rt_dispatch_idle(rt, sf_rt_dispatch_attached(rt) ? nothing_to_judge(rt) : 0);
 }

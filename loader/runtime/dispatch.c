@@ -402,46 +402,13 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt)
 	rt->n_lsm = 0;
 }
 
-/* Whether nothing can be judged now: no task has a chain or an arm, no
- * program is handing one on, no cgroup that still exists has filters
- * (each container the OCI hook confined has one), no orphan waits for its
- * chain, no chain is being attached. The BPF side counts tasks with
- * chains as they get and lose them (settle() in sfilter.bpf.c), so no
- * walk over tasks decides this: a task can outrun a walk, by an exec from
- * a thread (which takes over its leader's lower tid) or a fork after the
- * pid counter wrapped. sf_handing is read first: a program that read a
- * chain before a detach counts its child before it lets go. Under
- * rt->lock, nothing else can give a task a chain meanwhile: attaches take
- * the lock, and forks and cgroup joins only pass on chains and filters
- * that exist. */
-static int nothing_to_judge(struct sf_runtime *rt)
-{
-	const struct sf_cgroup *c;
-	size_t i;
-
-	for (c = rt->cgroups; c; c = c->next)
-		if (c->base && sf_rt_cg_alive(c))
-			return 0;
-	if (__atomic_load_n(&rt->bss->sf_handing, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&rt->bss->sf_live, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&rt->bss->sf_tsync_pending, __ATOMIC_SEQ_CST))
-		return 0;
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (rt->slots[i] && rt->slots[i]->busy)
-			return 0;
-	return 1;
-}
-
 /* The LSM links are closed after rt->lock is released (each close
  * rewrites a trampoline, 0.15 s under TCG), under rt->detach_lock, which
  * sf_rt_dispatch_on() waits for. */
-int sf_runtime_idle_check(struct sf_runtime *rt)
+int sf_rt_dispatch_idle(struct sf_runtime *rt, int nothing)
 {
-	int r, fds[SF_RT_MAX_LINKS], n = 0;
+	int r = nothing, fds[SF_RT_MAX_LINKS], n = 0;
 
-	pthread_mutex_lock(&rt->lock);
-	r = sf_rt_dispatch_attached(rt) ? nothing_to_judge(rt) : 0;
 	if (r > 0) {
 		r = dispatch_off(rt, fds, &n);
 		if (r == 0)

@@ -20,8 +20,9 @@
  *                      -> chain_emit, iter, cgroup_table, state
  *   5  attach.c        attach to a thread or a thread group (TSYNC)
  *      cgroup.c        attach to a cgroup; queued joins
- *      admin.c         detach, replace
+ *      admin.c         detach, replace, the idle check
  *      introspect.c    tasks, filters, owners, counters, the test knob
+ *      judge.c         the gate's judge: a notified call, by the task's chain
  *                      -> chains and below; never each other
  *   6  open.c          allocation, loading the skeleton (the tier), open, close
  *                      -> tier, chain_emit, iter, events, cgroup_table, chains
@@ -284,6 +285,11 @@ void sf_rt_dispatch_close_fd(struct sf_runtime *rt);
  * caller's recv of the reply (nothing when attached; where they cannot
  * be, the arm is taken at that recv's entry). */
 void sf_rt_reply_on(struct sf_runtime *rt);
+/* The idle check's detach, under rt->lock, which it releases: nothing > 0
+ * (nothing can be judged: sf_runtime_idle_check() in admin.c) detaches the
+ * dispatcher and the LSM programs, nothing == 0 the reply programs once no
+ * arm can be undecided. sf_runtime_idle_check()'s return. */
+int sf_rt_dispatch_idle(struct sf_runtime *rt, int nothing);
 /* Reads whether an adopted install's dispatcher is attached (pinned). */
 void sf_rt_dispatch_adopted(struct sf_runtime *rt);
 /* Returns once none of the links ids[] (0: none) exists, or after

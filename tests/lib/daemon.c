@@ -5,6 +5,7 @@
 #endif
 #include "daemon.h"
 #include "harness.h"
+#include "client.h"
 #include "proto.h"
 
 #include <dirent.h>
