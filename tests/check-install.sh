@@ -47,17 +47,24 @@ jobs=$(nproc 2>/dev/null || echo 2)
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 # --- install ------------------------------------------------------------------
+# A distribution builds offline and unprivileged: nothing install would
+# run from an empty build directory may be apt-get.
+if make -n "${make_vars[@]}" install 2>&1 | grep -q 'apt-get'; then
+	fail make_install_runs_no_apt_get "make -n install from an empty build names apt-get"
+else
+	pass make_install_runs_no_apt_get
+fi
 if ! make -j"$jobs" "${make_vars[@]}" install >"$tmp/install.log" 2>&1; then
 	tail -20 "$tmp/install.log"
-	fail install "make install failed"
+	fail make_install_stages_a_package_offline "make install failed"
 	exit 1
 fi
-pass install
+pass make_install_stages_a_package_offline
 # Built for the install alone: no test runner, no bench.
 if [[ -e $tmp/build/tests/sftest || -d $tmp/build/bench ]]; then
-	fail install-builds-only-installed "tests or benches were built"
+	fail make_install_builds_only_what_it_installs "tests or benches were built"
 else
-	pass install-builds-only-installed
+	pass make_install_builds_only_what_it_installs
 fi
 
 lib=$stage$libdir
@@ -66,15 +73,15 @@ pc=$lib/pkgconfig/sfclient.pc
 # The public API: the functions sfclient.h declares.
 public=$(sed -n 's/^[a-z].*[ *]\(sf_[a-z0-9_]*\)(.*/\1/p' "$header" | LC_ALL=C sort -u)
 if [[ -z $public ]]; then
-	fail public-api "no sf_* function declared in $header"
+	fail sfclient_h_declares_the_public_api "no sf_* function declared in $header"
 fi
 
 # --- the .pc ------------------------------------------------------------------
 if grep -qx 'prefix=/usr' "$pc" && grep -qx "libdir=$libdir" "$pc"; then
-	pass pc-prefix
+	pass sfclient_pc_names_the_prefix_installed_to
 else
 	grep -E '^(prefix|libdir)=' "$pc" || true
-	fail pc-prefix "$pc does not say prefix=/usr, libdir=$libdir"
+	fail sfclient_pc_names_the_prefix_installed_to "$pc does not say prefix=/usr, libdir=$libdir"
 fi
 
 # --- the soname chain ---------------------------------------------------------
@@ -84,10 +91,10 @@ soname=$(readelf -d "$lib/libsfclient.so.$version" 2>/dev/null |
 if [[ -f $lib/libsfclient.so.$version && ! -L $lib/libsfclient.so.$version &&
       $(readlink "$lib/libsfclient.so.0") == "libsfclient.so.$version" &&
       $(readlink "$lib/libsfclient.so") == libsfclient.so.0 && $soname == libsfclient.so.0 ]]; then
-	pass soname-chain
+	pass libsfclient_so_has_its_soname_chain
 else
 	ls -l "$lib"/libsfclient.so* || true
-	fail soname-chain "want libsfclient.so -> .so.0 -> .so.$version (a file, SONAME libsfclient.so.0; it is '$soname')"
+	fail libsfclient_so_has_its_soname_chain "want libsfclient.so -> .so.0 -> .so.$version (a file, SONAME libsfclient.so.0; it is '$soname')"
 fi
 
 # --- only the public API is global ------------------------------------------------
@@ -98,10 +105,10 @@ for kind in a so; do
 	syms=$a_syms
 	[[ $kind == so ]] && syms=$so_syms
 	if [[ -n $public && $syms == "$public" ]]; then
-		pass "exports-$kind"
+		pass "libsfclient_${kind}_exports_only_the_public_api"
 	else
 		diff <(echo "$public") <(echo "$syms") | sed 's/^/# /' || true
-		fail "exports-$kind" "libsfclient.$kind's global symbols are not sfclient.h's functions (< header, > library)"
+		fail "libsfclient_${kind}_exports_only_the_public_api" "libsfclient.$kind's global symbols are not sfclient.h's functions (< header, > library)"
 	fi
 done
 
@@ -133,8 +140,8 @@ int main(void)
 }
 EOF
 if ! command -v pkg-config >/dev/null; then
-	skip link-shared "no pkg-config"
-	skip link-static "no pkg-config"
+	skip a_program_links_shared_through_pkg_config "no pkg-config"
+	skip a_program_links_static_through_pkg_config "no pkg-config"
 else
 	export PKG_CONFIG_SYSROOT_DIR=$stage PKG_CONFIG_LIBDIR=$lib/pkgconfig
 	unset PKG_CONFIG_PATH
@@ -149,49 +156,49 @@ else
 		# shellcheck disable=SC2086 # pkg-config's words
 		if ! $cc "${link[@]}" -o "$tmp/prog-$kind" "$tmp/prog.c" $flags >"$tmp/cc.log" 2>&1; then
 			sed 's/^/# /' "$tmp/cc.log"
-			fail "link-$kind" "$cc ${link[*]} prog.c $flags failed"
+			fail "a_program_links_${kind}_through_pkg_config" "$cc ${link[*]} prog.c $flags failed"
 			continue
 		fi
 		out=$(LD_LIBRARY_PATH=$lib "$tmp/prog-$kind" 2>&1) || true
 		if [[ $kind == shared ]] &&
 		   ! LD_LIBRARY_PATH=$lib ldd "$tmp/prog-$kind" | grep -q "libsfclient.so.0 => $lib/"; then
-			fail "link-$kind" "the program does not load the staged libsfclient.so.0"
+			fail "a_program_links_${kind}_through_pkg_config" "the program does not load the staged libsfclient.so.0"
 		elif [[ $out != ok ]]; then
 			echo "# $out"
-			fail "link-$kind" "the program did not run"
+			fail "a_program_links_${kind}_through_pkg_config" "the program did not run"
 		else
-			pass "link-$kind"
+			pass "a_program_links_${kind}_through_pkg_config"
 		fi
 	done
 fi
 
 # --- man pages: this version, no template left ------------------------------------
 if grep -l '@[A-Z_]*@' "$stage"/usr/share/man/man*/* >/dev/null 2>&1; then
-	fail man-version "a placeholder is left in $(grep -l '@[A-Z_]*@' "$stage"/usr/share/man/man*/* | tr '\n' ' ')"
+	fail man_pages_carry_the_version "a placeholder is left in $(grep -l '@[A-Z_]*@' "$stage"/usr/share/man/man*/* | tr '\n' ' ')"
 elif grep -L "^\\.TH .*\"sfilter $version\"" "$stage"/usr/share/man/man*/* | grep -q .; then
-	fail man-version "a .TH line does not say sfilter $version"
+	fail man_pages_carry_the_version "a .TH line does not say sfilter $version"
 else
-	pass man-version
+	pass man_pages_carry_the_version
 fi
 
 # --- sfrun looks for its interposers where they were installed ------------------------
 if [[ -f $lib/sfilter/libsfprctl.so ]] && grep -aqF "$libdir/sfilter" "$stage/usr/bin/sfrun"; then
-	pass sfrun-preload-dir
+	pass sfrun_finds_its_interposers_in_libdir
 else
-	fail sfrun-preload-dir "sfrun does not name $libdir/sfilter, or libsfprctl.so is not there"
+	fail sfrun_finds_its_interposers_in_libdir "sfrun does not name $libdir/sfilter, or libsfprctl.so is not there"
 fi
 
 # --- uninstall -------------------------------------------------------------------
 if ! make "${make_vars[@]}" uninstall >"$tmp/uninstall.log" 2>&1; then
 	tail -20 "$tmp/uninstall.log"
-	fail uninstall "make uninstall failed"
+	fail make_uninstall_leaves_nothing "make uninstall failed"
 else
 	left=$(find "$stage" ! -type d)
 	if [[ -z $left ]]; then
-		pass uninstall
+		pass make_uninstall_leaves_nothing
 	else
 		echo "$left" | sed 's/^/# left: /'
-		fail uninstall "files left in the stage"
+		fail make_uninstall_leaves_nothing "files left in the stage"
 	fi
 fi
 
