@@ -106,6 +106,11 @@ struct c2e_ebpf {
 	size_t cap;
 };
 void c2e_ebpf_free(struct c2e_ebpf *prog);
+/* Appends one instruction (the rest of it zero), growing the program: the
+ * one emitter of the library and of the frames callers build around its
+ * bodies. 0 or -ENOMEM. */
+int c2e_ebpf_emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst,
+		  uint8_t src, int16_t off, int32_t imm);
 
 /*
  * The body contract, so the same translation runs in more than one frame:

@@ -56,24 +56,7 @@
 
 /* ---- emission ----------------------------------------------------------- */
 
-static int emit(struct c2e_ebpf *p, uint8_t code, uint8_t dst, uint8_t src,
-		int16_t off, int32_t imm)
-{
-	if (p->len == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1024;
-		struct bpf_insn *n = realloc(p->insns, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->insns = n;
-		p->cap = cap;
-	}
-	p->insns[p->len++] = (struct bpf_insn){ .code = code, .dst_reg = dst,
-		.src_reg = src, .off = off, .imm = imm };
-	return 0;
-}
-
-#define E(...) do { if ((err = emit(out, __VA_ARGS__))) return err; } while (0)
+#define E(...) do { if ((err = c2e_ebpf_emit(out, __VA_ARGS__))) return err; } while (0)
 #define LD_MAP(reg, fd) do { E(BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_MAP_FD, 0, fd); \
 			     E(0, 0, 0, 0, 0); } while (0)
 #define JUMP_HERE(at) (out->insns[at].off = (int16_t)(out->len - (at) - 1))
