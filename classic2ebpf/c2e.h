@@ -168,6 +168,18 @@ int c2e_translate_flags(const struct sock_filter *insns, size_t len,
  */
 int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 			struct c2e_ebpf *out);
+/*
+ * The fold of c2e_translate_chain() and of any frame that runs bodies
+ * newest first: the kernel's stacking rule (c2e_stack_combine()) in eBPF.
+ * On entry w0 is the verdict of the body just run and the 32-bit word at
+ * r10 + rank_off the rank (the action, signed) of the best verdict so far.
+ * When w0's action ranks strictly lower, the word takes w1 = its rank and
+ * the n_keep instructions of keep run (they record the new best: w9 = w0,
+ * who decided); otherwise they are skipped. keep jumps nowhere. Clobbers
+ * r1 and r2. 0, -EINVAL (keep too long) or -ENOMEM.
+ */
+int c2e_emit_fold(struct c2e_ebpf *out, int16_t rank_off,
+		  const struct bpf_insn *keep, size_t n_keep);
 int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
 			      unsigned int flags, struct c2e_ebpf *out);
 

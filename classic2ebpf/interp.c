@@ -124,18 +124,11 @@ uint32_t c2e_interpret_abi(const struct sock_filter *insns, size_t len,
 	return SECCOMP_RET_KILL_PROCESS;
 }
 
-/* kernel/seccomp.c ACTION_ONLY(): the action compared as a signed value. */
-static int32_t action_rank(uint32_t ret)
-{
-	return (int32_t)(ret & C2E_RET_ACTION_FULL);
-}
-
 uint32_t c2e_stack_combine(uint32_t best_so_far, uint32_t newer_result)
 {
-	/* Called newest first: a later (older) result replaces the best only
-	 * when strictly lower, so ties keep the newest filter's data. */
-	return action_rank(newer_result) < action_rank(best_so_far) ?
-	       newer_result : best_so_far;
+	/* Called newest first, so newer_result comes from an older filter:
+	 * semantics.h has the rule. */
+	return c2e_fold_keeps(best_so_far, newer_result) ? best_so_far : newer_result;
 }
 
 uint32_t c2e_stack_eval(const struct sock_fprog *chain, size_t n,

@@ -180,30 +180,29 @@ static int emit_user_regs(const struct sf_layout *l, struct c2e_ebpf *out)
 	return 0;
 }
 
-/* Folds w0, a filter's verdict, into the chain's: a strictly lower rank
- * wins. Complain filters fold into a verdict of their own, which never
- * decides. */
+/* Folds w0, a filter's verdict, into the chain's by the kernel's rule
+ * (c2e_emit_fold()), keeping who decided. Complain filters fold into a
+ * verdict of their own, which never decides. */
 static int emit_fold_one(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 {
-	int err;
+	const struct bpf_insn keep[] = {
+		{ .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = BPF_REG_9, .src_reg = BPF_REG_0 },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = OFF_WIN_ID,
+		  .imm = (int32_t)id },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = OFF_WIN_FL,
+		  .imm = flags },
+	};
+	const struct bpf_insn keep_complain[] = {
+		{ .code = BPF_STX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_0,
+		  .off = OFF_CRET },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = OFF_CID,
+		  .imm = (int32_t)id },
+	};
 
-	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
-	if (flags & SF_FLAG_COMPLAIN) {
-		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_CRANK, 0);
-		E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 3, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_CRANK, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_0, OFF_CRET, 0);
-		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, (int32_t)id);
-		return 0;
-	}
-	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_RANK, 0);
-	E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 4, 0);
-	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_9, BPF_REG_0, 0, 0);
-	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_RANK, 0);
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_ID, (int32_t)id);
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_FL, flags);
-	return 0;
+	if (flags & SF_FLAG_COMPLAIN)
+		return c2e_emit_fold(out, OFF_CRANK, keep_complain,
+				     sizeof(keep_complain) / sizeof(keep_complain[0]));
+	return c2e_emit_fold(out, OFF_RANK, keep, sizeof(keep) / sizeof(keep[0]));
 }
 
 /* A 2012-interface filter: blocked (KILL_PROCESS) when the call comes
