@@ -20,26 +20,33 @@
 #include <linux/bpf.h>     /* struct bpf_insn */
 #include <linux/filter.h>  /* struct sock_filter, struct sock_fprog */
 #include <linux/seccomp.h> /* struct seccomp_data, SECCOMP_RET_* */
+#include <linux/audit.h>   /* AUDIT_ARCH_* */
+#include <asm/unistd.h>    /* __X32_SYSCALL_BIT */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Limits the kernel enforces (include/uapi/linux/filter.h, kernel/seccomp.c). */
-#define C2E_MAX_INSNS        4096   /* BPF_MAXINSNS */
-#define C2E_MEMWORDS         16     /* BPF_MEMWORDS: scratch slots M[0..15] */
+#define C2E_MAX_INSNS        BPF_MAXINSNS    /* 4096 */
+#define C2E_MEMWORDS         BPF_MEMWORDS    /* scratch slots M[0..15] */
 #define C2E_DATA_SIZE        64     /* sizeof(struct seccomp_data) */
 #define C2E_MAX_CHAIN_INSNS  32768  /* MAX_INSNS_PER_PATH */
 #define C2E_CHAIN_PENALTY    4      /* per attached filter, in the chain sum */
+/* The least the kernel's conversion of a filter can be (c2e_kernel_insn_count()
+ * of a lone "ret a"), so the most filters one chain can hold. */
+#define C2E_MIN_KERNEL_INSNS 4
+#define C2E_MAX_CHAIN_FILTERS (C2E_MAX_CHAIN_INSNS / (C2E_MIN_KERNEL_INSNS + C2E_CHAIN_PENALTY))
 
-/* Audit architectures a filter sees in seccomp_data.arch on x86. */
-#define C2E_AUDIT_ARCH_X86_64 0xc000003eU
-#define C2E_AUDIT_ARCH_I386   0x40000003U
-#define C2E_X32_SYSCALL_BIT   0x40000000U
+/* Audit architectures a filter sees in seccomp_data.arch on x86, and the
+ * x32 bit of seccomp_data.nr: the UAPI's values, as uint32_t. */
+#define C2E_AUDIT_ARCH_X86_64 ((uint32_t)AUDIT_ARCH_X86_64)
+#define C2E_AUDIT_ARCH_I386   ((uint32_t)AUDIT_ARCH_I386)
+#define C2E_X32_SYSCALL_BIT   ((uint32_t)__X32_SYSCALL_BIT)
 
 /* Actions: the top 16 bits of a filter's return value. */
-#define C2E_RET_ACTION_FULL  0xffff0000U
-#define C2E_RET_DATA         0x0000ffffU
+#define C2E_RET_ACTION_FULL  ((uint32_t)SECCOMP_RET_ACTION_FULL)
+#define C2E_RET_DATA         ((uint32_t)SECCOMP_RET_DATA)
 #define C2E_MAX_ERRNO        4095
 
 /*

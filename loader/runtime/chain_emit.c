@@ -36,6 +36,19 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <linux/audit.h>
+#include <asm/unistd.h>
+
+/* bpf/sfilter.h writes these out for the BPF side, where vmlinux.h has no
+ * macros; the chain programs emitted here and the BPF programs must agree
+ * with the kernel's seccomp_data and seccomp(2)'s flags. */
+_Static_assert(SF_AUDIT_ARCH_X86_64 == AUDIT_ARCH_X86_64 &&
+	       SF_AUDIT_ARCH_I386 == AUDIT_ARCH_I386 &&
+	       SF_X32_BIT == __X32_SYSCALL_BIT,
+	       "bpf/sfilter.h's arches and x32 bit are the UAPI's");
+_Static_assert(SF_FLAG_TSYNC == SECCOMP_FILTER_FLAG_TSYNC &&
+	       SF_FLAG_LOG == SECCOMP_FILTER_FLAG_LOG,
+	       "bpf/sfilter.h's low flags are seccomp(2)'s");
 
 #define OFF_SD      (-64)
 #define OFF_CTX     (-72)
@@ -82,7 +95,7 @@ static int emit_seccomp_data(const struct sf_layout *l, bool complain, bool shad
 	j_compat = out->len;
 	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
 	/* syscall_get_arch(): x86_64 unless TS_COMPAT; the x32 bit stays in nr */
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)SF_AUDIT_ARCH_X86_64);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)C2E_AUDIT_ARCH_X86_64);
 	for (i = 0; i < 6; i++) {
 		E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_7, native[i], 0);
 		E(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_1, OFF_SD + 16 + 8 * i, 0);
@@ -90,7 +103,7 @@ static int emit_seccomp_data(const struct sf_layout *l, bool complain, bool shad
 	j_common = out->len;
 	E(BPF_JMP | BPF_JA, 0, 0, 0, 0);
 	JUMP_HERE(j_compat);
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)SF_AUDIT_ARCH_I386);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)C2E_AUDIT_ARCH_I386);
 	for (i = 0; i < 6; i++) {
 		/* syscall_get_arguments() for compat: 32-bit registers */
 		E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_7, compat[i], 0);
@@ -241,8 +254,8 @@ static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out
  * tier kills the caller (its fallback for ERRNO). */
 static int emit_exec_rule(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 {
-	static const int32_t native[] = { 59, 322, (int32_t)(SF_X32_BIT | 520),
-					  (int32_t)(SF_X32_BIT | 545) };
+	static const int32_t native[] = { 59, 322, (int32_t)(C2E_X32_SYSCALL_BIT | 520),
+					  (int32_t)(C2E_X32_SYSCALL_BIT | 545) };
 	static const int32_t i386[] = { 11, 358 };
 	size_t i, deny[6], nd = 0, j_i386, j_done[2];
 	int err;
@@ -250,7 +263,7 @@ static int emit_exec_rule(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_6, 0, 0); /* nr */
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_6, 4, 0); /* arch */
 	j_i386 = out->len;
-	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_2, 0, 0, (int32_t)SF_AUDIT_ARCH_X86_64);
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_2, 0, 0, (int32_t)C2E_AUDIT_ARCH_X86_64);
 	for (i = 0; i < 4; i++) {
 		deny[nd++] = out->len;
 		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, native[i]);

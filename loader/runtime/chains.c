@@ -376,9 +376,9 @@ static void fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
 		      const struct sock_fprog *fp, size_t n, int first, int count)
 {
 	static const uint32_t arches[SF_TABLE_ARCHES] = {
-		[SF_ARCH_X86_64] = SF_AUDIT_ARCH_X86_64,
-		[SF_ARCH_I386] = SF_AUDIT_ARCH_I386,
-		[SF_ARCH_X32] = SF_AUDIT_ARCH_X86_64,
+		[SF_ARCH_X86_64] = C2E_AUDIT_ARCH_X86_64,
+		[SF_ARCH_I386] = C2E_AUDIT_ARCH_I386,
+		[SF_ARCH_X32] = C2E_AUDIT_ARCH_X86_64,
 	};
 	struct table_src s = { .cf = cf, .fp = fp, .n = n };
 	bool rfc = false;
@@ -395,7 +395,7 @@ static void fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
 	} else {
 		for (k = 0; k < count; k++) {
 			int a = (first + k) / SF_TABLE_NR, nr = (first + k) % SF_TABLE_NR;
-			int snr = a == SF_ARCH_X32 ? (int)(SF_X32_BIT | nr) : nr;
+			int snr = a == SF_ARCH_X32 ? (int)(C2E_X32_SYSCALL_BIT | nr) : nr;
 
 			out[k] = table_entry(&s, arches[a], snr);
 		}
