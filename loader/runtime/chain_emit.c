@@ -36,6 +36,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <seccomp.h>
 #include <linux/audit.h>
 #include <asm/unistd.h>
 
@@ -247,6 +248,26 @@ static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out
 	return 0;
 }
 
+/* The numbers of execve and execveat as seccomp_data.nr shows them: x86-64
+ * and x32 (the x32 bit set, as libseccomp's x32 numbers carry it) in
+ * native[], i386 in i386[]. libseccomp's tables own them; -ENOSYS (no
+ * chain, so no attach) where it cannot name one. */
+static int exec_numbers(int32_t native[4], int32_t i386[2])
+{
+	static const char *const names[2] = { "execve", "execveat" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		native[i] = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, names[i]);
+		native[2 + i] = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X32, names[i]);
+		i386[i] = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86, names[i]);
+		if (native[i] < 0 || i386[i] < 0 || native[2 + i] < 0 ||
+		    !((uint32_t)native[2 + i] & C2E_X32_SYSCALL_BIT))
+			return -ENOSYS;
+	}
+	return 0;
+}
+
 /* The 2012 rule for execve: it fails unless every 2012-interface filter
  * of the chain was attached with CAP_SYS_ADMIN (SF_FLAG_RFC_EXEC). Folded
  * as the newest unmarked filter's verdict, ERRNO(EPERM) for execve and
@@ -254,12 +275,12 @@ static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out
  * tier kills the caller (its fallback for ERRNO). */
 static int emit_exec_rule(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 {
-	static const int32_t native[] = { 59, 322, (int32_t)(C2E_X32_SYSCALL_BIT | 520),
-					  (int32_t)(C2E_X32_SYSCALL_BIT | 545) };
-	static const int32_t i386[] = { 11, 358 };
+	int32_t native[4], i386[2];
 	size_t i, deny[6], nd = 0, j_i386, j_done[2];
 	int err;
 
+	if ((err = exec_numbers(native, i386)))
+		return err;
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_6, 0, 0); /* nr */
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_6, 4, 0); /* arch */
 	j_i386 = out->len;
