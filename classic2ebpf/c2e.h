@@ -92,6 +92,13 @@ uint32_t c2e_stack_combine(uint32_t best_so_far, uint32_t newer_result);
 uint32_t c2e_stack_eval(const struct sock_fprog *chain, size_t n,
 			const struct seccomp_data *data);
 
+/* The actions whose 16 data bits (SECCOMP_RET_DATA) the kernel acts on:
+ * the errno, TRAP's si_errno, the tracer's message. Every other action's
+ * data is ignored. */
+#define C2E_DATA_ACTIONS SECCOMP_RET_ERRNO, SECCOMP_RET_TRAP, SECCOMP_RET_TRACE
+/* 1 when action (ret & SECCOMP_RET_ACTION_FULL) is one of them. */
+int c2e_action_has_data(uint32_t action);
+
 /* The action the kernel takes for a return value: the top 16 bits when they
  * name a known action, else SECCOMP_RET_KILL_PROCESS. */
 uint32_t c2e_effective_action(uint32_t ret);

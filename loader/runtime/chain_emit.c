@@ -339,32 +339,36 @@ static int emit_count(const struct sf_chain_filter *f, int hits_fd,
 
 /* A shadow filter's w0 against the enforced verdict r9: when no newer
  * shadow filter differed yet and this one differs in action, or in the
- * data of ERRNO, TRAP or TRACE, it is recorded (verdict, id, ret index). */
+ * data of an action that carries it (C2E_DATA_ACTIONS; chains.c's
+ * same_verdict() the same in C), it is recorded (verdict, id, ret index). */
 static int emit_shadow_cmp(uint32_t id, struct c2e_ebpf *out)
 {
-	size_t j_seen, j_rec, j_errno, j_trap, j_other, j_same;
+	static const uint32_t with_data[] = { C2E_DATA_ACTIONS };
+	const size_t nd = sizeof(with_data) / sizeof(with_data[0]);
+	size_t i, j_seen, j_rec, j_data[sizeof(with_data) / sizeof(with_data[0])], j_same;
 	int err;
 
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_SID, 0);
 	j_seen = out->len;
 	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_9, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
 	j_rec = out->len;
 	E(BPF_JMP32 | BPF_JNE | BPF_X, BPF_REG_1, BPF_REG_2, 0, 0);
-	j_errno = out->len;
-	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ERRNO);
-	j_trap = out->len;
-	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_TRAP);
-	j_other = out->len;
-	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_TRACE);
-	JUMP_HERE(j_errno);
-	JUMP_HERE(j_trap);
+	/* Same action: to the data test when it is one that carries data
+	 * (the last test inverted: past it when none did). */
+	for (i = 0; i < nd; i++) {
+		j_data[i] = out->len;
+		E(BPF_JMP32 | (i + 1 < nd ? BPF_JEQ : BPF_JNE) | BPF_K, BPF_REG_1, 0, 0,
+		  (int32_t)with_data[i]);
+	}
+	for (i = 0; i + 1 < nd; i++)
+		JUMP_HERE(j_data[i]);
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
 	E(BPF_ALU | BPF_XOR | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_DATA);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_DATA);
 	j_same = out->len;
 	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, 0);
 	JUMP_HERE(j_rec);
@@ -373,7 +377,7 @@ static int emit_shadow_cmp(uint32_t id, struct c2e_ebpf *out)
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_RETIDX, 0);
 	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_SINSN, 0);
 	JUMP_HERE(j_seen);
-	JUMP_HERE(j_other);
+	JUMP_HERE(j_data[nd - 1]);
 	JUMP_HERE(j_same);
 	return 0;
 }
@@ -476,7 +480,7 @@ static int emit_verdict(bool complain, bool shadow, int tasks_fd, int progs_fd,
 
 	/* ALLOW: nothing to record. */
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
 	if (complain || shadow) {
 		if ((err = emit_allow_test(complain, shadow, &j_allow, out)))
 			return err;

@@ -302,16 +302,17 @@ static int table_split(struct table_src *s)
 	return 0;
 }
 
-/* Whether verdicts a and b are the same as shadow mode compares them: the
- * action, and the data of ERRNO, TRAP and TRACE. */
+/* Whether verdicts a and b are the same as shadow mode compares them (and
+ * chain_emit.c's emit_shadow_cmp()): the action, and the data of those
+ * that carry it. */
 static bool same_verdict(uint32_t a, uint32_t b)
 {
-	uint32_t act = a & C2E_RET_ACTION_FULL;
+	uint32_t act = a & SECCOMP_RET_ACTION_FULL;
 
-	if (act != (b & C2E_RET_ACTION_FULL))
+	if (act != (b & SECCOMP_RET_ACTION_FULL))
 		return false;
-	if (act == SECCOMP_RET_ERRNO || act == SECCOMP_RET_TRAP || act == SECCOMP_RET_TRACE)
-		return (a & C2E_RET_DATA) == (b & C2E_RET_DATA);
+	if (c2e_action_has_data(act))
+		return (a & SECCOMP_RET_DATA) == (b & SECCOMP_RET_DATA);
 	return true;
 }
 
