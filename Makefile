@@ -21,7 +21,7 @@
 #   make fuzz       every fuzzer for FUZZ_SECONDS (default 600)
 #   make image      the DaemonSet's OCI image: build/sfilter-image.tar (dist/image)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
-#   make install    binaries, libsfclient, libsfprofile, sfclient.h, sfclient.pc, the interposers
+#   make install    binaries, libsfclient, libsfprofile, sfclient.h (and sfilter_flags.h), sfclient.pc, the interposers
 #                   (LIBDIR/sfilter, where sfrun looks), man pages
 
 OUTPUT ?= build
@@ -506,6 +506,7 @@ install: all
 	$(INSTALL) -m 755 $(LIBSFCLIENT_SO) $(DESTDIR)$(LIBDIR)/libsfclient.so.0
 	ln -sf libsfclient.so.0 $(DESTDIR)$(LIBDIR)/libsfclient.so
 	$(INSTALL) -m 644 loader/client/sfclient.h $(DESTDIR)$(INCDIR)/sfclient.h
+	$(INSTALL) -m 644 bpf/sfilter_flags.h $(DESTDIR)$(INCDIR)/sfilter_flags.h
 	$(INSTALL) -m 644 $(SFCLIENT_PC) $(DESTDIR)$(PCDIR)/sfclient.pc
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR)/sfilter
 	$(INSTALL) -m 755 $(LIBSFPRCTL) $(LIBSFPRCTL32) $(DESTDIR)$(LIBDIR)/sfilter/
