@@ -182,6 +182,9 @@ int c2e_translate_flags(const struct sock_filter *insns, size_t len,
  */
 int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 			struct c2e_ebpf *out);
+int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
+			      unsigned int flags, struct c2e_ebpf *out);
+
 /*
  * The fold of c2e_translate_chain() and of any frame that runs bodies
  * newest first: the kernel's stacking rule (c2e_stack_combine()) in eBPF.
@@ -194,8 +197,6 @@ int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
  */
 int c2e_emit_fold(struct c2e_ebpf *out, int16_t rank_off,
 		  const struct bpf_insn *keep, size_t n_keep);
-int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
-			      unsigned int flags, struct c2e_ebpf *out);
 
 /* ---- the kernel's own conversion length (kcount.c) ---------------------
  * How many eBPF instructions net/core/filter.c's bpf_convert_filter() emits
