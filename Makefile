@@ -20,7 +20,7 @@
 #   make image      the DaemonSet's OCI image: build/sfilter-image.tar (dist/image)
 #   make vmlinux    regenerate vmlinux/$(ARCH)/vmlinux.h from the running kernel
 #   make install    what a package ships, and only what it needs built:
-#                   binaries, libsfclient, sfclient.h, sfclient.pc, the
+#                   binaries, libsfclient, sfclient.h (and sfilter_flags.h), sfclient.pc, the
 #                   interposers (LIBDIR/sfilter, where sfrun looks), man pages,
 #                   the logrotate file (INSTALLED below); `make uninstall`
 #                   removes the same list. CPPFLAGS, CFLAGS and LDFLAGS are
@@ -599,6 +599,7 @@ INSTALLED := $(foreach b,$(SFILTERD) $(SFCTL) $(SFRUN) $(SFOCIHOOK) $(SFRUNCWRAP
 	     $(LIBDIR)/$(SFCLIENT_SONAME):$(notdir $(LIBSFCLIENT_SO)):link \
 	     $(LIBDIR)/libsfclient.so:$(SFCLIENT_SONAME):link \
 	     $(INCDIR)/sfclient.h:loader/client/sfclient.h:644 \
+	     $(INCDIR)/sfilter_flags.h:bpf/sfilter_flags.h:644 \
 	     $(PCDIR)/sfclient.pc:$(SFCLIENT_PC):644 \
 	     $(foreach l,$(LIBSFPRCTL) $(filter-out prctl32-skipped,$(PRCTL32)),\
 		$(PRELOAD_DIR)/$(notdir $(l)):$(l):755) \

@@ -64,16 +64,20 @@
 #define SF_TABLE_PER_CHAIN (SF_TABLE_ARCHES * SF_TABLE_NR)
 
 #define SF_TS_COMPAT   0x2        /* thread_info.status bit (x86) */
+/* The UAPI's __X32_SYSCALL_BIT and AUDIT_ARCH_*, written out for the BPF
+ * side (vmlinux.h carries no macros); user space uses the UAPI's own, and
+ * loader/runtime/chain_emit.c asserts these equal them. */
 #define SF_X32_BIT     0x40000000
 #define SF_AUDIT_ARCH_X86_64 0xc000003eU
 #define SF_AUDIT_ARCH_I386   0x40000003U
 
-/* Attach flags: the one place their values are set. The low bits are
- * seccomp(2)'s own (SECCOMP_FILTER_FLAG_*); the runtime's, the protocol's
- * and the public client header's SF_ATTACH_* are asserted equal to these. */
-#define SF_FLAG_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC (user side) */
-#define SF_FLAG_LOG          0x2   /* SECCOMP_FILTER_FLAG_LOG */
-#define SF_FLAG_FALLBACK_LOG 0x100 /* an action the tier cannot reproduce logs */
+/* Attach flags. The ones a program may ask (sf_attach()) are set in
+ * sfilter_flags.h, which the public client header includes too; the rest
+ * are set here. The runtime's and the protocol's SF_ATTACH_* are these. */
+#include "sfilter_flags.h"
+#define SF_FLAG_TSYNC        SF_ATTACH_TSYNC        /* (user side) */
+#define SF_FLAG_LOG          SF_ATTACH_LOG
+#define SF_FLAG_FALLBACK_LOG SF_ATTACH_FALLBACK_LOG /* an action the tier cannot reproduce logs */
 #define SF_FLAG_COMPLAIN     0x200 /* verdict logged, never enforced (admin) */
 /* The 2012 interface (PR_ATTACH_SECCOMP_FILTER): the filter runs over
  * struct user_regs_struct, not struct seccomp_data. RFC_I386 records that

@@ -20,26 +20,33 @@
 #include <linux/bpf.h>     /* struct bpf_insn */
 #include <linux/filter.h>  /* struct sock_filter, struct sock_fprog */
 #include <linux/seccomp.h> /* struct seccomp_data, SECCOMP_RET_* */
+#include <linux/audit.h>   /* AUDIT_ARCH_* */
+#include <asm/unistd.h>    /* __X32_SYSCALL_BIT */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Limits the kernel enforces (include/uapi/linux/filter.h, kernel/seccomp.c). */
-#define C2E_MAX_INSNS        4096   /* BPF_MAXINSNS */
-#define C2E_MEMWORDS         16     /* BPF_MEMWORDS: scratch slots M[0..15] */
+#define C2E_MAX_INSNS        BPF_MAXINSNS    /* 4096 */
+#define C2E_MEMWORDS         BPF_MEMWORDS    /* scratch slots M[0..15] */
 #define C2E_DATA_SIZE        64     /* sizeof(struct seccomp_data) */
 #define C2E_MAX_CHAIN_INSNS  32768  /* MAX_INSNS_PER_PATH */
 #define C2E_CHAIN_PENALTY    4      /* per attached filter, in the chain sum */
+/* The least the kernel's conversion of a filter can be (c2e_kernel_insn_count()
+ * of a lone "ret a"), so the most filters one chain can hold. */
+#define C2E_MIN_KERNEL_INSNS 4
+#define C2E_MAX_CHAIN_FILTERS (C2E_MAX_CHAIN_INSNS / (C2E_MIN_KERNEL_INSNS + C2E_CHAIN_PENALTY))
 
-/* Audit architectures a filter sees in seccomp_data.arch on x86. */
-#define C2E_AUDIT_ARCH_X86_64 0xc000003eU
-#define C2E_AUDIT_ARCH_I386   0x40000003U
-#define C2E_X32_SYSCALL_BIT   0x40000000U
+/* Audit architectures a filter sees in seccomp_data.arch on x86, and the
+ * x32 bit of seccomp_data.nr: the UAPI's values, as uint32_t. */
+#define C2E_AUDIT_ARCH_X86_64 ((uint32_t)AUDIT_ARCH_X86_64)
+#define C2E_AUDIT_ARCH_I386   ((uint32_t)AUDIT_ARCH_I386)
+#define C2E_X32_SYSCALL_BIT   ((uint32_t)__X32_SYSCALL_BIT)
 
 /* Actions: the top 16 bits of a filter's return value. */
-#define C2E_RET_ACTION_FULL  0xffff0000U
-#define C2E_RET_DATA         0x0000ffffU
+#define C2E_RET_ACTION_FULL  ((uint32_t)SECCOMP_RET_ACTION_FULL)
+#define C2E_RET_DATA         ((uint32_t)SECCOMP_RET_DATA)
 #define C2E_MAX_ERRNO        4095
 
 /*
@@ -85,6 +92,13 @@ uint32_t c2e_stack_combine(uint32_t best_so_far, uint32_t newer_result);
 uint32_t c2e_stack_eval(const struct sock_fprog *chain, size_t n,
 			const struct seccomp_data *data);
 
+/* The actions whose 16 data bits (SECCOMP_RET_DATA) the kernel acts on:
+ * the errno, TRAP's si_errno, the tracer's message. Every other action's
+ * data is ignored. */
+#define C2E_DATA_ACTIONS SECCOMP_RET_ERRNO, SECCOMP_RET_TRAP, SECCOMP_RET_TRACE
+/* 1 when action (ret & SECCOMP_RET_ACTION_FULL) is one of them. */
+int c2e_action_has_data(uint32_t action);
+
 /* The action the kernel takes for a return value: the top 16 bits when they
  * name a known action, else SECCOMP_RET_KILL_PROCESS. */
 uint32_t c2e_effective_action(uint32_t ret);
@@ -106,6 +120,11 @@ struct c2e_ebpf {
 	size_t cap;
 };
 void c2e_ebpf_free(struct c2e_ebpf *prog);
+/* Appends one instruction (the rest of it zero), growing the program: the
+ * one emitter of the library and of the frames callers build around its
+ * bodies. 0 or -ENOMEM. */
+int c2e_ebpf_emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst,
+		  uint8_t src, int16_t off, int32_t imm);
 
 /*
  * The body contract, so the same translation runs in more than one frame:
@@ -165,6 +184,19 @@ int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 			struct c2e_ebpf *out);
 int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
 			      unsigned int flags, struct c2e_ebpf *out);
+
+/*
+ * The fold of c2e_translate_chain() and of any frame that runs bodies
+ * newest first: the kernel's stacking rule (c2e_stack_combine()) in eBPF.
+ * On entry w0 is the verdict of the body just run and the 32-bit word at
+ * r10 + rank_off the rank (the action, signed) of the best verdict so far.
+ * When w0's action ranks strictly lower, the word takes w1 = its rank and
+ * the n_keep instructions of keep run (they record the new best: w9 = w0,
+ * who decided); otherwise they are skipped. keep jumps nowhere. Clobbers
+ * r1 and r2. 0, -EINVAL (keep too long) or -ENOMEM.
+ */
+int c2e_emit_fold(struct c2e_ebpf *out, int16_t rank_off,
+		  const struct bpf_insn *keep, size_t n_keep);
 
 /* ---- the kernel's own conversion length (kcount.c) ---------------------
  * How many eBPF instructions net/core/filter.c's bpf_convert_filter() emits

@@ -226,11 +226,6 @@ out:
 	return err;
 }
 
-static int32_t rank(uint32_t ret)
-{
-	return (int32_t)(ret & C2E_RET_ACTION_FULL);
-}
-
 struct pair {
 	uint32_t v;
 	size_t winner;
@@ -252,9 +247,8 @@ static int chain_pairs(const struct sock_fprog *chain, size_t n, uint32_t arch,
 			return -1;
 		for (j = 0; j < np; j++) {
 			for (k = 0; k < r.n; k++) {
-				/* c2e_stack_combine(): strictly lower wins. */
-				struct pair p = rank(r.v[k]) < rank(pairs[j].v) ?
-					(struct pair){ r.v[k], i } : pairs[j];
+				struct pair p = c2e_fold_keeps(pairs[j].v, r.v[k]) ?
+					pairs[j] : (struct pair){ r.v[k], i };
 				size_t m;
 
 				for (m = 0; m < nn; m++)

@@ -36,16 +36,9 @@ uint32_t c2e_verdict_canon(uint32_t ret)
 {
 	uint32_t act = c2e_effective_action(ret), data = ret & C2E_RET_DATA;
 
-	switch (act) {
-	case SECCOMP_RET_ERRNO:
-		/* __seccomp_filter(): "capped at MAX_ERRNO" */
+	if (act == SECCOMP_RET_ERRNO) /* __seccomp_filter(): "capped at MAX_ERRNO" */
 		return act | (data > C2E_MAX_ERRNO ? C2E_MAX_ERRNO : data);
-	case SECCOMP_RET_TRAP:
-	case SECCOMP_RET_TRACE:
-		return act | data;
-	default:
-		return act;
-	}
+	return c2e_action_has_data(act) ? act | data : act;
 }
 
 int c2e_verdict_allows(uint32_t ret)

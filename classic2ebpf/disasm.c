@@ -141,20 +141,13 @@ static void data_operand(char *buf, size_t size, uint32_t k)
 	}
 }
 
-/* Actions whose 16 data bits reach the task (errno, si_errno, tracer). */
-static bool action_has_data(uint32_t action)
-{
-	return action == SECCOMP_RET_ERRNO || action == SECCOMP_RET_TRAP ||
-	       action == SECCOMP_RET_TRACE;
-}
-
 static void ret_operand(char *buf, size_t size, uint32_t k)
 {
 	uint32_t action = k & C2E_RET_ACTION_FULL, data = k & C2E_RET_DATA;
 	const char *name = c2e_action_name(action);
 	char num[16];
 
-	if (name && action_has_data(action))
+	if (name && c2e_action_has_data(action))
 		snprintf(buf, size, "%s(%u)", name, data);
 	else if (name && !data)
 		snprintf(buf, size, "%s", name);

@@ -6,6 +6,7 @@
  * copied from the packet to the stack).
  */
 #include "xlat.h"
+#include "semantics.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -88,6 +89,32 @@ int c2e_translate_flags(const struct sock_filter *insns, size_t len,
 #define CHAIN_RANK_OFF (-4)   /* 4 mod 8: plain stack bytes to the verifier */
 #define CHAIN_SCRATCH_OFF 8 /* below the rank word */
 
+int c2e_emit_fold(struct c2e_ebpf *out, int16_t rank_off,
+		  const struct bpf_insn *keep, size_t n_keep)
+{
+	size_t i;
+	int err;
+
+	if (n_keep >= INT16_MAX)
+		return -EINVAL;
+#define FOLD_EMIT(...) do { err = c2e_ebpf_emit(out, __VA_ARGS__); if (err) return err; } while (0)
+	FOLD_EMIT(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, REG_A, 0, 0);
+	FOLD_EMIT(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
+	FOLD_EMIT(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, rank_off, 0);
+	/* semantics.h's rule: past the new best when the best so far stays. */
+	FOLD_EMIT(BPF_JMP32 | C2E_FOLD_KEEP_OP | BPF_X, BPF_REG_1, BPF_REG_2,
+		  (int16_t)(n_keep + 1), 0);
+	FOLD_EMIT(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, rank_off, 0);
+#undef FOLD_EMIT
+	for (i = 0; i < n_keep; i++) {
+		err = c2e_ebpf_emit(out, keep[i].code, keep[i].dst_reg, keep[i].src_reg,
+				    keep[i].off, keep[i].imm);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 			struct c2e_ebpf *out)
 {
@@ -97,6 +124,8 @@ int c2e_translate_chain(const struct sock_fprog *chain, size_t n,
 int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
 			      unsigned int flags, struct c2e_ebpf *out)
 {
+	const struct bpf_insn keep = { .code = BPF_ALU | BPF_MOV | BPF_X,
+				       .dst_reg = REG_BEST, .src_reg = REG_A };
 	size_t i;
 	int err;
 
@@ -114,16 +143,9 @@ int c2e_translate_chain_flags(const struct sock_fprog *chain, size_t n,
 					  CHAIN_SCRATCH_OFF, flags, out);
 		if (err)
 			return err;
-		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, REG_A, 0, 0);
-		CHAIN_EMIT(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0,
-			   (int32_t)C2E_RET_ACTION_FULL);
-		CHAIN_EMIT(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10,
-			   CHAIN_RANK_OFF, 0);
-		/* Replace only when strictly lower: ties keep the newer. */
-		CHAIN_EMIT(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 2, 0);
-		CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, REG_BEST, REG_A, 0, 0);
-		CHAIN_EMIT(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1,
-			   CHAIN_RANK_OFF, 0);
+		err = c2e_emit_fold(out, CHAIN_RANK_OFF, &keep, 1);
+		if (err)
+			return err;
 	}
 	CHAIN_EMIT(BPF_ALU | BPF_MOV | BPF_X, REG_A, REG_BEST, 0, 0);
 	CHAIN_EMIT(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);

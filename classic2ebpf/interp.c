@@ -124,18 +124,11 @@ uint32_t c2e_interpret_abi(const struct sock_filter *insns, size_t len,
 	return SECCOMP_RET_KILL_PROCESS;
 }
 
-/* kernel/seccomp.c ACTION_ONLY(): the action compared as a signed value. */
-static int32_t action_rank(uint32_t ret)
-{
-	return (int32_t)(ret & C2E_RET_ACTION_FULL);
-}
-
 uint32_t c2e_stack_combine(uint32_t best_so_far, uint32_t newer_result)
 {
-	/* Called newest first: a later (older) result replaces the best only
-	 * when strictly lower, so ties keep the newest filter's data. */
-	return action_rank(newer_result) < action_rank(best_so_far) ?
-	       newer_result : best_so_far;
+	/* Called newest first, so newer_result comes from an older filter:
+	 * semantics.h has the rule. */
+	return c2e_fold_keeps(best_so_far, newer_result) ? best_so_far : newer_result;
 }
 
 uint32_t c2e_stack_eval(const struct sock_fprog *chain, size_t n,
@@ -153,17 +146,27 @@ uint32_t c2e_stack_eval(const struct sock_fprog *chain, size_t n,
 static const struct {
 	uint32_t action;
 	const char *name;
-	int has_data; /* data is meaningful to the kernel for this action */
 } actions[] = {
-	{ SECCOMP_RET_KILL_PROCESS, "KILL_PROCESS", 0 },
-	{ SECCOMP_RET_KILL_THREAD, "KILL_THREAD", 0 },
-	{ SECCOMP_RET_TRAP, "TRAP", 1 },
-	{ SECCOMP_RET_ERRNO, "ERRNO", 1 },
-	{ SECCOMP_RET_USER_NOTIF, "USER_NOTIF", 0 },
-	{ SECCOMP_RET_TRACE, "TRACE", 1 },
-	{ SECCOMP_RET_LOG, "LOG", 0 },
-	{ SECCOMP_RET_ALLOW, "ALLOW", 0 },
+	{ SECCOMP_RET_KILL_PROCESS, "KILL_PROCESS" },
+	{ SECCOMP_RET_KILL_THREAD, "KILL_THREAD" },
+	{ SECCOMP_RET_TRAP, "TRAP" },
+	{ SECCOMP_RET_ERRNO, "ERRNO" },
+	{ SECCOMP_RET_USER_NOTIF, "USER_NOTIF" },
+	{ SECCOMP_RET_TRACE, "TRACE" },
+	{ SECCOMP_RET_LOG, "LOG" },
+	{ SECCOMP_RET_ALLOW, "ALLOW" },
 };
+
+int c2e_action_has_data(uint32_t action)
+{
+	static const uint32_t with_data[] = { C2E_DATA_ACTIONS };
+	size_t i;
+
+	for (i = 0; i < sizeof(with_data) / sizeof(with_data[0]); i++)
+		if (with_data[i] == action)
+			return 1;
+	return 0;
+}
 
 #define N_ACTIONS (sizeof(actions) / sizeof(actions[0]))
 
@@ -195,7 +198,7 @@ const char *c2e_verdict_str(uint32_t ret, char *buf, size_t size)
 {
 	int i = action_index(c2e_effective_action(ret));
 
-	if (actions[i].has_data)
+	if (c2e_action_has_data(actions[i].action))
 		snprintf(buf, size, "0x%08x %s(%u)", ret, actions[i].name,
 			 ret & C2E_RET_DATA);
 	else

@@ -50,6 +50,8 @@
  * conversion; LD W ABS was already rewritten to LDX W ABS, which is not a
  * packet load. So for seccomp the prologue is always 3. */
 #define KERNEL_PROLOGUE 3
+_Static_assert(KERNEL_PROLOGUE + 1 == C2E_MIN_KERNEL_INSNS,
+	       "a lone ret a converts to the prologue and the exit");
 
 /* Length of one converted classic instruction, or -EINVAL for an opcode
  * the seccomp path never hands to the converter. Mirrors the switch in

@@ -75,9 +75,6 @@ struct xlat {
 	size_t ret0_at, end_at;
 };
 
-/* Appends one eBPF instruction. 0 or -ENOMEM. */
-int c2e_ebpf_emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst,
-		  uint8_t src, int16_t off, int32_t imm);
 /* A jump (already carrying its condition) whose target is resolved later. */
 int c2e_xlat_jump(struct xlat *x, uint8_t code, uint8_t dst, uint8_t src,
 		  int32_t imm, enum target_kind kind, int pc);

@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define AUDIT_X86_64 0xc000003eU
-#define AUDIT_I386   0x40000003U
-#define X32          0x40000000
+#define AUDIT_X86_64 C2E_AUDIT_ARCH_X86_64
+#define AUDIT_I386   C2E_AUDIT_ARCH_I386
+#define X32          C2E_X32_SYSCALL_BIT
 
 struct dir { char path[64], log[96], prefix[96]; };
 

@@ -330,6 +330,70 @@ TEST(translate_chain_as_deep_as_the_kernel_allows)
 	c2e_ebpf_free(&prog);
 }
 
+/*
+ * The stacking rule of kernel/seccomp.c seccomp_run_filters(), as a table:
+ * an older filter's verdict and a newer one's, and what the kernel acts
+ * on. The lowest action, compared signed, wins (KILL_PROCESS, the most
+ * negative, below everything; an unknown action by its raw value); a tie
+ * keeps the newer filter's full value, the fold's start (a plain ALLOW)
+ * counting as the newest. Run through the emitted fold
+ * (c2e_emit_fold(), which the runtime's chain programs use too) in the
+ * kernel, and through c2e_stack_combine(), which the interpreter, the
+ * action table and the gate's judge use: both must give the table's
+ * answer.
+ */
+TEST(translate_chain_fold_keeps_the_kernels_verdict)
+{
+	static const struct { uint32_t older, newer, want; } t[] = {
+		{ SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW },
+		/* The fold starts from a plain ALLOW, which an ALLOW ties. */
+		{ SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW | 5, SECCOMP_RET_ALLOW },
+		{ SECCOMP_RET_ALLOW | 5, SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW },
+		{ SECCOMP_RET_ERRNO | 1, SECCOMP_RET_ERRNO | 2, SECCOMP_RET_ERRNO | 2 },
+		{ SECCOMP_RET_ERRNO | 2, SECCOMP_RET_ERRNO | 1, SECCOMP_RET_ERRNO | 1 },
+		{ SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_PROCESS },
+		{ SECCOMP_RET_ALLOW, SECCOMP_RET_KILL_THREAD, SECCOMP_RET_KILL_THREAD },
+		{ SECCOMP_RET_KILL_THREAD, SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_PROCESS },
+		{ SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD, SECCOMP_RET_KILL_PROCESS },
+		{ SECCOMP_RET_TRAP | 5, SECCOMP_RET_ERRNO | 1, SECCOMP_RET_TRAP | 5 },
+		{ SECCOMP_RET_ERRNO | 1, SECCOMP_RET_TRAP | 5, SECCOMP_RET_TRAP | 5 },
+		{ SECCOMP_RET_LOG, SECCOMP_RET_USER_NOTIF, SECCOMP_RET_USER_NOTIF },
+		{ SECCOMP_RET_TRACE | 3, SECCOMP_RET_LOG, SECCOMP_RET_TRACE | 3 },
+		{ SECCOMP_RET_USER_NOTIF, SECCOMP_RET_TRACE | 3, SECCOMP_RET_USER_NOTIF },
+		{ SECCOMP_RET_LOG | 9, SECCOMP_RET_LOG, SECCOMP_RET_LOG },
+		{ 0x00010007, SECCOMP_RET_ERRNO | 1, 0x00010007 },
+		{ SECCOMP_RET_KILL_THREAD, 0x00010007, SECCOMP_RET_KILL_THREAD },
+		{ 0x7ffe0000, SECCOMP_RET_ALLOW, 0x7ffe0000 },
+		{ 0xfff00001, SECCOMP_RET_ERRNO | 1, 0xfff00001 },
+		{ SECCOMP_RET_KILL_PROCESS, 0xfff00001, SECCOMP_RET_KILL_PROCESS },
+	};
+	struct seccomp_data d = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct sock_filter f[2] = { STMT(BPF_RET | BPF_K, t[i].older),
+					    STMT(BPF_RET | BPF_K, t[i].newer) };
+		struct sock_fprog chain[2] = { { 1, &f[0] }, { 1, &f[1] } };
+		struct c2e_ebpf prog = { 0 };
+		char what[80];
+		uint32_t got;
+		int fd;
+
+		snprintf(what, sizeof(what), "older 0x%08x, newer 0x%08x", t[i].older, t[i].newer);
+		ASSERT_EQ(c2e_stack_combine(c2e_stack_combine(SECCOMP_RET_ALLOW, t[i].newer),
+					    t[i].older), t[i].want, what);
+		if (!ASSERT_OK(c2e_translate_chain(chain, 2, &prog), what))
+			return;
+		fd = load_or_fail(&prog, what);
+		c2e_ebpf_free(&prog);
+		if (fd < 0)
+			return;
+		if (ASSERT_OK(c2e_kernel_run(fd, &d, &got), "run"))
+			ASSERT_EQ(got, t[i].want, what);
+		close(fd);
+	}
+}
+
 TEST(translate_refuses_what_the_validator_refuses)
 {
 	struct sock_filter mod[] = {

@@ -25,12 +25,11 @@
 #include "client.h"
 #include "proto.h"
 
-/* The public header writes the values out (it is installed alone). */
-_Static_assert(SF_ATTACH_TSYNC == SF_FLAG_TSYNC && SF_ATTACH_LOG == SF_FLAG_LOG &&
-	       SF_ATTACH_FALLBACK_LOG == SF_FLAG_FALLBACK_LOG &&
-	       SF_ATTACH_KNOWN_FLAGS == SF_FLAGS_SELF &&
+/* What sf_attach() takes is what the wire's ATTACH takes, the 2012
+ * interface's flags (sf_prctl_attach()'s) aside. */
+_Static_assert(SF_ATTACH_KNOWN_FLAGS == SF_FLAGS_SELF &&
 	       (SF_PROTO_ATTACH_FLAGS & ~SF_FLAGS_RFC) == SF_FLAGS_SELF,
-	       "sfclient.h's flags are bpf/sfilter.h's");
+	       "sf_attach()'s flags are the wire's");
 
 #include <errno.h>
 #include <stdarg.h>

@@ -24,23 +24,12 @@
 extern "C" {
 #endif
 
-/* Attach flags. The low bits are seccomp(2)'s own. Their values are set in
- * bpf/sfilter.h (SF_FLAG_*); sfclient.c asserts these equal them. */
-#ifndef SF_ATTACH_TSYNC
-#define SF_ATTACH_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC: every thread */
-#endif
-#ifndef SF_ATTACH_LOG
-#define SF_ATTACH_LOG          0x2   /* SECCOMP_FILTER_FLAG_LOG: log all but ALLOW */
-#endif
-/* sfilter's own: an action the running kernel's tier cannot reproduce
- * (ERRNO, TRAP, TRACE, USER_NOTIF on the tracepoint tier) logs the event
- * and allows the call, instead of the default, killing (fail closed). */
-#ifndef SF_ATTACH_FALLBACK_LOG
-#define SF_ATTACH_FALLBACK_LOG 0x100
-#endif
-#ifndef SF_ATTACH_KNOWN_FLAGS
-#define SF_ATTACH_KNOWN_FLAGS  (SF_ATTACH_TSYNC | SF_ATTACH_LOG | SF_ATTACH_FALLBACK_LOG)
-#endif
+/* Attach flags: SF_ATTACH_TSYNC (every thread), SF_ATTACH_LOG (log all but
+ * ALLOW), SF_ATTACH_FALLBACK_LOG (an action the running kernel's tier
+ * cannot reproduce logs the event and allows the call instead of killing)
+ * and SF_ATTACH_KNOWN_FLAGS, from the header installed beside this one,
+ * where sfilter itself reads them. */
+#include "sfilter_flags.h"
 
 /*
  * Appends prog to the calling thread's sfilter chain (with SF_ATTACH_TSYNC,

@@ -470,11 +470,11 @@ static void stats(FILE *f)
 			snprintf(text, sizeof(text), "0::%s\n", path);
 			if (!*path || !sf_container_id(text, id))
 				id[0] = 0;
-			arch = s->arch == SF_AUDIT_ARCH_I386 ? "i386" :
-			       (s->nr & SF_X32_BIT) ? "x32" : "x86_64";
+			arch = s->arch == C2E_AUDIT_ARCH_I386 ? "i386" :
+			       (s->nr & C2E_X32_SYSCALL_BIT) ? "x32" : "x86_64";
 			sys = seccomp_syscall_resolve_num_arch(
-				s->arch == SF_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 :
-				(s->nr & SF_X32_BIT) ? SCMP_ARCH_X32 : SCMP_ARCH_X86_64, s->nr);
+				s->arch == C2E_AUDIT_ARCH_I386 ? SCMP_ARCH_X86 :
+				(s->nr & C2E_X32_SYSCALL_BIT) ? SCMP_ARCH_X32 : SCMP_ARCH_X86_64, s->nr);
 			action = c2e_action_name(c2e_effective_action(s->ret));
 			if (!label_safe(path))
 				path = "";

@@ -68,11 +68,11 @@ static void scan(void)
 	for (i = 0; i < n; i++) {
 		struct recording *r = find(all[i].filter_id);
 		uint32_t nr = (uint32_t)all[i].nr;
-		int a = all[i].arch == SF_AUDIT_ARCH_I386 ? 1 : (nr & SF_X32_BIT) ? 2 : 0;
+		int a = all[i].arch == C2E_AUDIT_ARCH_I386 ? 1 : (nr & C2E_X32_SYSCALL_BIT) ? 2 : 0;
 
 		if (!r)
 			continue;
-		nr &= ~(uint32_t)SF_X32_BIT;
+		nr &= ~(uint32_t)C2E_X32_SYSCALL_BIT;
 		if (nr < RECORD_NRS)
 			r->seen[a][nr / 8] |= (uint8_t)(1u << (nr % 8));
 		else

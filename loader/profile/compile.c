@@ -550,9 +550,9 @@ static int export_filter(struct pf *c)
 	if (r)
 		goto out;
 	if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) ||
-	    st.st_size > 4096 * (off_t)sizeof(struct sock_filter)) {
-		r = pf_fail(c, "", "libseccomp made a filter of %lld bytes: not 1 to 4096 "
-			    "instructions", (long long)st.st_size);
+	    st.st_size > C2E_MAX_INSNS * (off_t)sizeof(struct sock_filter)) {
+		r = pf_fail(c, "", "libseccomp made a filter of %lld bytes: not 1 to %d "
+			    "instructions", (long long)st.st_size, C2E_MAX_INSNS);
 		goto out;
 	}
 	c->out->insns = malloc(st.st_size);

@@ -61,9 +61,9 @@ char *sf_event_syscall_name(const char *arch, int nr)
 {
 	uint32_t scmp;
 
-	if (!strcmp(arch, "x86_64") && !(nr & SF_X32_BIT))
+	if (!strcmp(arch, "x86_64") && !(nr & C2E_X32_SYSCALL_BIT))
 		scmp = SCMP_ARCH_X86_64;
-	else if (!strcmp(arch, "x32") && (nr & SF_X32_BIT))
+	else if (!strcmp(arch, "x32") && (nr & C2E_X32_SYSCALL_BIT))
 		scmp = SCMP_ARCH_X32;
 	else if (!strcmp(arch, "i386"))
 		scmp = SCMP_ARCH_X86;
@@ -99,9 +99,9 @@ int sf_event_to_json(const struct sf_event *ev, char *buf, size_t size)
 	json_object_object_add(o, "account", json_object_new_int64(ev->account));
 	json_object_object_add(o, "comm", json_object_new_string(comm));
 	json_object_object_add(o, "nr", json_object_new_int(ev->nr));
-	if (ev->arch == SF_AUDIT_ARCH_I386)
+	if (ev->arch == C2E_AUDIT_ARCH_I386)
 		s = "i386";
-	else if (ev->nr & SF_X32_BIT)
+	else if (ev->nr & C2E_X32_SYSCALL_BIT)
 		s = "x32";
 	else
 		s = "x86_64";

@@ -39,7 +39,7 @@
  *             wrong magic, wrong version, unknown type, body shorter than
  *             struct sf_attach_req, n_insns * 8 != the rest of the message
  *   EINVAL    file descriptors (SCM_RIGHTS) attached: closed, refused
- *   EINVAL    unknown flags, n_insns 0 or above 4096
+ *   EINVAL    unknown flags, n_insns 0 or above BPF_MAXINSNS
  *   EACCES    the request came from another process than the one that
  *             connected
  *   EINVAL    a filter seccomp(2) would refuse (message: the validator's
@@ -145,7 +145,7 @@ struct sf_attach_req {
 	int32_t reply_fd;   /* the sender's fd of this connection: its recv
 			     * of the reply is its last call under the old
 			     * chain (-1: every later call runs under the new) */
-	uint32_t n_insns;   /* 1..4096 for a valid filter */
+	uint32_t n_insns;   /* 1..BPF_MAXINSNS for a valid filter */
 	struct sock_filter insns[]; /* n_insns * 8 bytes, nothing after */
 };
 
@@ -162,7 +162,7 @@ struct sf_admin_attach_req {
 	struct sf_msg_hdr hdr;
 	uint32_t flags;
 	int32_t pid;        /* a tid; with SF_ATTACH_TSYNC its whole process */
-	uint32_t n_insns;   /* 1..4096 */
+	uint32_t n_insns;   /* 1..BPF_MAXINSNS */
 	uint32_t path_len;  /* bytes of cgroup path after insns, NUL included; 0 = none */
 	struct sock_filter insns[]; /* n_insns, then char path[path_len] */
 };
@@ -176,7 +176,7 @@ struct sf_id_req {
 struct sf_replace_req {
 	struct sf_msg_hdr hdr;
 	uint32_t filter_id;
-	uint32_t n_insns;   /* 1..4096 */
+	uint32_t n_insns;   /* 1..BPF_MAXINSNS */
 	struct sock_filter insns[];
 };
 
@@ -257,7 +257,8 @@ _Static_assert(sizeof(struct sf_replace_req) == 24, "replace is 24 bytes + insns
 _Static_assert(sizeof(struct sf_log_req) == 20, "log request is 20 bytes");
 _Static_assert(sizeof(struct sf_reply) == 32, "reply is 32 bytes + text + data");
 _Static_assert(sizeof(struct sock_filter) == 8, "sock_filter is 8 bytes");
-_Static_assert(32 + 4096 * 8 <= SF_PROTO_MAX_MSG, "largest filter fits");
+_Static_assert(32 + BPF_MAXINSNS * sizeof(struct sock_filter) <= SF_PROTO_MAX_MSG,
+	       "largest filter fits");
 #define SF_PROTO_HELLO_SIZE ((uint32_t)sizeof(struct sf_hello))
 
 /*

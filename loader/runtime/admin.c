@@ -29,7 +29,8 @@
 static int rebuild(struct sf_runtime *rt, struct sf_node *n, uint32_t id,
 		   const struct sock_fprog *repl, struct sf_node **out)
 {
-	struct sf_node *path[4096 + 8], *cur = NULL;
+	/* As many filters as the kernel's chain rule lets in. */
+	struct sf_node *path[C2E_MAX_CHAIN_FILTERS + 1], *cur = NULL;
 	size_t depth = 0;
 	int err;
 

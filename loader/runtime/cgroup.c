@@ -24,7 +24,7 @@
 static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
 		     struct sf_node *from, struct sf_node **out)
 {
-	struct sf_node *path[4096 + 8], *cur = from, *b;
+	struct sf_node *path[C2E_MAX_CHAIN_FILTERS + 1], *cur = from, *b;
 	size_t depth = 0;
 	int err;
 

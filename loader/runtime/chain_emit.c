@@ -36,6 +36,20 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <seccomp.h>
+#include <linux/audit.h>
+#include <asm/unistd.h>
+
+/* bpf/sfilter.h writes these out for the BPF side, where vmlinux.h has no
+ * macros; the chain programs emitted here and the BPF programs must agree
+ * with the kernel's seccomp_data and seccomp(2)'s flags. */
+_Static_assert(SF_AUDIT_ARCH_X86_64 == AUDIT_ARCH_X86_64 &&
+	       SF_AUDIT_ARCH_I386 == AUDIT_ARCH_I386 &&
+	       SF_X32_BIT == __X32_SYSCALL_BIT,
+	       "bpf/sfilter.h's arches and x32 bit are the UAPI's");
+_Static_assert(SF_FLAG_TSYNC == SECCOMP_FILTER_FLAG_TSYNC &&
+	       SF_FLAG_LOG == SECCOMP_FILTER_FLAG_LOG,
+	       "bpf/sfilter.h's low flags are seccomp(2)'s");
 
 #define OFF_SD      (-64)
 #define OFF_CTX     (-72)
@@ -56,24 +70,7 @@
 
 /* ---- emission ----------------------------------------------------------- */
 
-static int emit(struct c2e_ebpf *p, uint8_t code, uint8_t dst, uint8_t src,
-		int16_t off, int32_t imm)
-{
-	if (p->len == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1024;
-		struct bpf_insn *n = realloc(p->insns, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->insns = n;
-		p->cap = cap;
-	}
-	p->insns[p->len++] = (struct bpf_insn){ .code = code, .dst_reg = dst,
-		.src_reg = src, .off = off, .imm = imm };
-	return 0;
-}
-
-#define E(...) do { if ((err = emit(out, __VA_ARGS__))) return err; } while (0)
+#define E(...) do { if ((err = c2e_ebpf_emit(out, __VA_ARGS__))) return err; } while (0)
 #define LD_MAP(reg, fd) do { E(BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_MAP_FD, 0, fd); \
 			     E(0, 0, 0, 0, 0); } while (0)
 #define JUMP_HERE(at) (out->insns[at].off = (int16_t)(out->len - (at) - 1))
@@ -99,7 +96,7 @@ static int emit_seccomp_data(const struct sf_layout *l, bool complain, bool shad
 	j_compat = out->len;
 	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
 	/* syscall_get_arch(): x86_64 unless TS_COMPAT; the x32 bit stays in nr */
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)SF_AUDIT_ARCH_X86_64);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)C2E_AUDIT_ARCH_X86_64);
 	for (i = 0; i < 6; i++) {
 		E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_7, native[i], 0);
 		E(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_1, OFF_SD + 16 + 8 * i, 0);
@@ -107,7 +104,7 @@ static int emit_seccomp_data(const struct sf_layout *l, bool complain, bool shad
 	j_common = out->len;
 	E(BPF_JMP | BPF_JA, 0, 0, 0, 0);
 	JUMP_HERE(j_compat);
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)SF_AUDIT_ARCH_I386);
+	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_SD + 4, (int32_t)C2E_AUDIT_ARCH_I386);
 	for (i = 0; i < 6; i++) {
 		/* syscall_get_arguments() for compat: 32-bit registers */
 		E(BPF_LDX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_7, compat[i], 0);
@@ -197,30 +194,29 @@ static int emit_user_regs(const struct sf_layout *l, struct c2e_ebpf *out)
 	return 0;
 }
 
-/* Folds w0, a filter's verdict, into the chain's: a strictly lower rank
- * wins. Complain filters fold into a verdict of their own, which never
- * decides. */
+/* Folds w0, a filter's verdict, into the chain's by the kernel's rule
+ * (c2e_emit_fold()), keeping who decided. Complain filters fold into a
+ * verdict of their own, which never decides. */
 static int emit_fold_one(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 {
-	int err;
+	const struct bpf_insn keep[] = {
+		{ .code = BPF_ALU | BPF_MOV | BPF_X, .dst_reg = BPF_REG_9, .src_reg = BPF_REG_0 },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = OFF_WIN_ID,
+		  .imm = (int32_t)id },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = OFF_WIN_FL,
+		  .imm = flags },
+	};
+	const struct bpf_insn keep_complain[] = {
+		{ .code = BPF_STX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_0,
+		  .off = OFF_CRET },
+		{ .code = BPF_ST | BPF_MEM | BPF_W, .dst_reg = BPF_REG_10, .off = OFF_CID,
+		  .imm = (int32_t)id },
+	};
 
-	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
-	if (flags & SF_FLAG_COMPLAIN) {
-		E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_CRANK, 0);
-		E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 3, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_CRANK, 0);
-		E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_0, OFF_CRET, 0);
-		E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_CID, (int32_t)id);
-		return 0;
-	}
-	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_10, OFF_RANK, 0);
-	E(BPF_JMP32 | BPF_JSGE | BPF_X, BPF_REG_1, BPF_REG_2, 4, 0);
-	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_9, BPF_REG_0, 0, 0);
-	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_RANK, 0);
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_ID, (int32_t)id);
-	E(BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, OFF_WIN_FL, flags);
-	return 0;
+	if (flags & SF_FLAG_COMPLAIN)
+		return c2e_emit_fold(out, OFF_CRANK, keep_complain,
+				     sizeof(keep_complain) / sizeof(keep_complain[0]));
+	return c2e_emit_fold(out, OFF_RANK, keep, sizeof(keep) / sizeof(keep[0]));
 }
 
 /* A 2012-interface filter: blocked (KILL_PROCESS) when the call comes
@@ -252,6 +248,26 @@ static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out
 	return 0;
 }
 
+/* The numbers of execve and execveat as seccomp_data.nr shows them: x86-64
+ * and x32 (the x32 bit set, as libseccomp's x32 numbers carry it) in
+ * native[], i386 in i386[]. libseccomp's tables own them; -ENOSYS (no
+ * chain, so no attach) where it cannot name one. */
+static int exec_numbers(int32_t native[4], int32_t i386[2])
+{
+	static const char *const names[2] = { "execve", "execveat" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		native[i] = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, names[i]);
+		native[2 + i] = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X32, names[i]);
+		i386[i] = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86, names[i]);
+		if (native[i] < 0 || i386[i] < 0 || native[2 + i] < 0 ||
+		    !((uint32_t)native[2 + i] & C2E_X32_SYSCALL_BIT))
+			return -ENOSYS;
+	}
+	return 0;
+}
+
 /* The 2012 rule for execve: it fails unless every 2012-interface filter
  * of the chain was attached with CAP_SYS_ADMIN (SF_FLAG_RFC_EXEC). Folded
  * as the newest unmarked filter's verdict, ERRNO(EPERM) for execve and
@@ -259,16 +275,16 @@ static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out
  * tier kills the caller (its fallback for ERRNO). */
 static int emit_exec_rule(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
 {
-	static const int32_t native[] = { 59, 322, (int32_t)(SF_X32_BIT | 520),
-					  (int32_t)(SF_X32_BIT | 545) };
-	static const int32_t i386[] = { 11, 358 };
+	int32_t native[4], i386[2];
 	size_t i, deny[6], nd = 0, j_i386, j_done[2];
 	int err;
 
+	if ((err = exec_numbers(native, i386)))
+		return err;
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_6, 0, 0); /* nr */
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_6, 4, 0); /* arch */
 	j_i386 = out->len;
-	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_2, 0, 0, (int32_t)SF_AUDIT_ARCH_X86_64);
+	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_2, 0, 0, (int32_t)C2E_AUDIT_ARCH_X86_64);
 	for (i = 0; i < 4; i++) {
 		deny[nd++] = out->len;
 		E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, native[i]);
@@ -323,32 +339,36 @@ static int emit_count(const struct sf_chain_filter *f, int hits_fd,
 
 /* A shadow filter's w0 against the enforced verdict r9: when no newer
  * shadow filter differed yet and this one differs in action, or in the
- * data of ERRNO, TRAP or TRACE, it is recorded (verdict, id, ret index). */
+ * data of an action that carries it (C2E_DATA_ACTIONS; chains.c's
+ * same_verdict() the same in C), it is recorded (verdict, id, ret index). */
 static int emit_shadow_cmp(uint32_t id, struct c2e_ebpf *out)
 {
-	size_t j_seen, j_rec, j_errno, j_trap, j_other, j_same;
+	static const uint32_t with_data[] = { C2E_DATA_ACTIONS };
+	const size_t nd = sizeof(with_data) / sizeof(with_data[0]);
+	size_t i, j_seen, j_rec, j_data[sizeof(with_data) / sizeof(with_data[0])], j_same;
 	int err;
 
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_SID, 0);
 	j_seen = out->len;
 	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, 0);
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_9, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
 	j_rec = out->len;
 	E(BPF_JMP32 | BPF_JNE | BPF_X, BPF_REG_1, BPF_REG_2, 0, 0);
-	j_errno = out->len;
-	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ERRNO);
-	j_trap = out->len;
-	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_TRAP);
-	j_other = out->len;
-	E(BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_TRACE);
-	JUMP_HERE(j_errno);
-	JUMP_HERE(j_trap);
+	/* Same action: to the data test when it is one that carries data
+	 * (the last test inverted: past it when none did). */
+	for (i = 0; i < nd; i++) {
+		j_data[i] = out->len;
+		E(BPF_JMP32 | (i + 1 < nd ? BPF_JEQ : BPF_JNE) | BPF_K, BPF_REG_1, 0, 0,
+		  (int32_t)with_data[i]);
+	}
+	for (i = 0; i + 1 < nd; i++)
+		JUMP_HERE(j_data[i]);
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_0, 0, 0);
 	E(BPF_ALU | BPF_XOR | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_DATA);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_DATA);
 	j_same = out->len;
 	E(BPF_JMP32 | BPF_JEQ | BPF_K, BPF_REG_1, 0, 0, 0);
 	JUMP_HERE(j_rec);
@@ -357,7 +377,7 @@ static int emit_shadow_cmp(uint32_t id, struct c2e_ebpf *out)
 	E(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_1, BPF_REG_10, OFF_RETIDX, 0);
 	E(BPF_STX | BPF_MEM | BPF_W, BPF_REG_10, BPF_REG_1, OFF_SINSN, 0);
 	JUMP_HERE(j_seen);
-	JUMP_HERE(j_other);
+	JUMP_HERE(j_data[nd - 1]);
 	JUMP_HERE(j_same);
 	return 0;
 }
@@ -460,7 +480,7 @@ static int emit_verdict(bool complain, bool shadow, int tasks_fd, int progs_fd,
 
 	/* ALLOW: nothing to record. */
 	E(BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_9, 0, 0);
-	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)C2E_RET_ACTION_FULL);
+	E(BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, (int32_t)SECCOMP_RET_ACTION_FULL);
 	if (complain || shadow) {
 		if ((err = emit_allow_test(complain, shadow, &j_allow, out)))
 			return err;

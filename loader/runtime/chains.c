@@ -302,16 +302,17 @@ static int table_split(struct table_src *s)
 	return 0;
 }
 
-/* Whether verdicts a and b are the same as shadow mode compares them: the
- * action, and the data of ERRNO, TRAP and TRACE. */
+/* Whether verdicts a and b are the same as shadow mode compares them (and
+ * chain_emit.c's emit_shadow_cmp()): the action, and the data of those
+ * that carry it. */
 static bool same_verdict(uint32_t a, uint32_t b)
 {
-	uint32_t act = a & C2E_RET_ACTION_FULL;
+	uint32_t act = a & SECCOMP_RET_ACTION_FULL;
 
-	if (act != (b & C2E_RET_ACTION_FULL))
+	if (act != (b & SECCOMP_RET_ACTION_FULL))
 		return false;
-	if (act == SECCOMP_RET_ERRNO || act == SECCOMP_RET_TRAP || act == SECCOMP_RET_TRACE)
-		return (a & C2E_RET_DATA) == (b & C2E_RET_DATA);
+	if (c2e_action_has_data(act))
+		return (a & SECCOMP_RET_DATA) == (b & SECCOMP_RET_DATA);
 	return true;
 }
 
@@ -376,9 +377,9 @@ static void fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
 		      const struct sock_fprog *fp, size_t n, int first, int count)
 {
 	static const uint32_t arches[SF_TABLE_ARCHES] = {
-		[SF_ARCH_X86_64] = SF_AUDIT_ARCH_X86_64,
-		[SF_ARCH_I386] = SF_AUDIT_ARCH_I386,
-		[SF_ARCH_X32] = SF_AUDIT_ARCH_X86_64,
+		[SF_ARCH_X86_64] = C2E_AUDIT_ARCH_X86_64,
+		[SF_ARCH_I386] = C2E_AUDIT_ARCH_I386,
+		[SF_ARCH_X32] = C2E_AUDIT_ARCH_X86_64,
 	};
 	struct table_src s = { .cf = cf, .fp = fp, .n = n };
 	bool rfc = false;
@@ -395,7 +396,7 @@ static void fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
 	} else {
 		for (k = 0; k < count; k++) {
 			int a = (first + k) / SF_TABLE_NR, nr = (first + k) % SF_TABLE_NR;
-			int snr = a == SF_ARCH_X32 ? (int)(SF_X32_BIT | nr) : nr;
+			int snr = a == SF_ARCH_X32 ? (int)(C2E_X32_SYSCALL_BIT | nr) : nr;
 
 			out[k] = table_entry(&s, arches[a], snr);
 		}

@@ -272,7 +272,7 @@ static void close_fds(struct sf_runtime *rt)
 		*fds[i] = 0;
 	}
 	if (rt->bss_map)
-		munmap(rt->bss_map, 4096);
+		munmap(rt->bss_map, sizeof(*rt->bss)); /* as pins.c mapped it */
 	rt->bss_map = NULL;
 	rt->bss = NULL;
 }

@@ -259,7 +259,8 @@ static int adopt(struct sf_runtime *rt)
 			return err;
 		}
 	}
-	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, rt->fd_bss, 0);
+	/* The .bss map's value; mmap rounds it to pages, as libbpf does. */
+	m = mmap(NULL, sizeof(*rt->bss), PROT_READ | PROT_WRITE, MAP_SHARED, rt->fd_bss, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	rt->bss_map = m;

@@ -24,19 +24,12 @@ enum sf_tier {
 	SF_TIER_LSM,        /* plus BPF LSM hooks that refuse side effects */
 };
 
-/* Attach flags. The low bits are seccomp(2)'s own. */
-#define SF_ATTACH_TSYNC        0x1   /* SECCOMP_FILTER_FLAG_TSYNC */
-#define SF_ATTACH_LOG          0x2   /* SECCOMP_FILTER_FLAG_LOG */
-/* sfilter's own: what to do with an action this tier cannot reproduce
- * (ERRNO, TRAP, TRACE, USER_NOTIF on the tracepoint tier). Default: kill,
- * which fails closed; with this flag: log the event and allow the call. */
-#define SF_ATTACH_FALLBACK_LOG 0x100
-#define SF_ATTACH_KNOWN_FLAGS  (SF_ATTACH_TSYNC | SF_ATTACH_LOG | SF_ATTACH_FALLBACK_LOG)
-/* The values are bpf/sfilter.h's (written out, so that a file may include
- * the public sfclient.h beside this one). */
-_Static_assert(SF_ATTACH_TSYNC == SF_FLAG_TSYNC && SF_ATTACH_LOG == SF_FLAG_LOG &&
-	       SF_ATTACH_FALLBACK_LOG == SF_FLAG_FALLBACK_LOG &&
-	       SF_ATTACH_KNOWN_FLAGS == SF_FLAGS_SELF, "attach flags are bpf/sfilter.h's");
+/* Attach flags: SF_ATTACH_TSYNC, SF_ATTACH_LOG (seccomp(2)'s own),
+ * SF_ATTACH_FALLBACK_LOG (what to do with an action this tier cannot
+ * reproduce: ERRNO, TRAP, TRACE, USER_NOTIF on the tracepoint tier;
+ * default kill, which fails closed; with it, log the event and allow the
+ * call) and SF_ATTACH_KNOWN_FLAGS come from bpf/sfilter_flags.h through
+ * sfilter.h, the same header the public sfclient.h includes. */
 
 struct sf_runtime;
 
@@ -221,7 +214,7 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
  */
 
 /* Verdicts are computed and logged as events; nothing is enforced. */
-#define SF_ATTACH_COMPLAIN     0x200
+#define SF_ATTACH_COMPLAIN     SF_FLAG_COMPLAIN
 /* sfilterd's, for sf_attach(): the caller takes the chain at its next
  * syscall, and if that is its recv of the reply on target->reply_fd, after
  * it (see struct sf_task.armed). sf_runtime_attach_to() only; not a
@@ -243,9 +236,9 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
 /* Shadow mode: a candidate beside the enforced filters; a call where its
  * verdict differs from the enforced one is logged (SF_TAKEN_SHADOW), with
  * the classic index of its ret. Nothing else changes. */
-#define SF_ATTACH_SHADOW       0x2000
+#define SF_ATTACH_SHADOW       SF_FLAG_SHADOW
 /* Per-ret hit counters (sf_runtime_filter_hits()). */
-#define SF_ATTACH_COUNT        0x4000
+#define SF_ATTACH_COUNT        SF_FLAG_COUNT
 /* Arm at exec: the filter is on the task (and on children it forks) from
  * now, and judges from the task's next successful execve on. Refused
  * (-EBUSY) for a task a filter already judges. For a cgroup, see
@@ -254,9 +247,7 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
 #define SF_ATTACH_AT_EXEC      SF_FLAG_AT_EXEC
 #define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC | \
 				SF_ATTACH_SHADOW | SF_ATTACH_COUNT | SF_ATTACH_AT_EXEC)
-_Static_assert(SF_ATTACH_COMPLAIN == SF_FLAG_COMPLAIN &&
-	       SF_ATTACH_SHADOW == SF_FLAG_SHADOW && SF_ATTACH_COUNT == SF_FLAG_COUNT &&
-	       SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
+_Static_assert(SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
 	       !((SF_ATTACH_ARM | SF_ATTACH_LOADED) & SF_FLAGS_ADMIN),
 	       "admin flags are bpf/sfilter.h's");
 

@@ -22,8 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/audit.h>
+#include <asm/unistd.h>
 
-#define X32_BIT 0x40000000U
+#define X32_BIT ((uint32_t)__X32_SYSCALL_BIT)
 
 static const struct ksec_call harmless[] = {
 	{ KSEC_ABI_X86_64, 39, { 0 } },   /* getpid */

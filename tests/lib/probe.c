@@ -20,7 +20,6 @@
 #include <bpf/btf.h>
 
 #define I386_GETPID       20
-#define X32_SYSCALL_BIT   0x40000000
 #define SECURITYFS_MAGIC  0x73636673
 #define SECURITYFS_DIR    "/sys/kernel/security"
 #define ENOTSUPP_         524 /* the kernel's internal ENOTSUPP */
@@ -132,7 +131,7 @@ int probe_x32(char *why, size_t size)
 	if (c.r)
 		return cached_answer(&c, why, size);
 	errno = 0;
-	got = syscall(X32_SYSCALL_BIT | SYS_getpid);
+	got = syscall(__X32_SYSCALL_BIT | SYS_getpid);
 	if (got == getpid())
 		r = answer(1, c.why, sizeof(c.why), "x32 system calls work");
 	else if (got == -1 && errno == ENOSYS)
@@ -141,7 +140,7 @@ int probe_x32(char *why, size_t size)
 	else
 		r = answer(-1, c.why, sizeof(c.why),
 			   "x32 getpid (0x%x) returned %ld (%s), not the pid %d",
-			   X32_SYSCALL_BIT | SYS_getpid, got, strerror(errno), getpid());
+			   __X32_SYSCALL_BIT | SYS_getpid, got, strerror(errno), getpid());
 	cache(&c, r);
 	return answer(r, why, size, "%s", c.why);
 }
