@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "c2e.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,9 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 static int kernel_off = -1; /* -1: not decided yet */
 static char verifier_log[1 << 16];

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include "c2e.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define HEAD (1 + C2E_ABI_MAX_SIZE)
 #define N_INPUTS 5
 

@@ -30,6 +30,9 @@
 #include <string.h>
 #include <errno.h>
 
+/* The number of elements of an array (not of a pointer). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 struct sf_test {
 	const char *name;
 	const char *file;

@@ -46,8 +46,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static struct sock_filter kill_getppid[4];
 static const struct sock_filter allow_all[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
 

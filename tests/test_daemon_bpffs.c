@@ -18,6 +18,7 @@
 #include "mountns.h"
 #include "runtime.h"
 #include "sfclient.h"
+#include "sockfilter.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,8 +34,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define MOUNTED_LINE "mounted a bpf filesystem at /sys/fs/bpf (none was mounted)"
 
 static const struct sock_filter kill_getppid[] = {

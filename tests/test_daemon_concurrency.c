@@ -23,6 +23,7 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -35,8 +36,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define N_CLIENTS 200
 
 struct answer {

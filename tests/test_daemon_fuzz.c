@@ -31,6 +31,7 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -45,9 +46,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 static const struct sock_filter kill_getppid[] = {
 	STMT(BPF_LD | BPF_W | BPF_ABS, 0),

@@ -29,6 +29,7 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -46,10 +47,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- raw protocol ------------------------------------------------------- */
 

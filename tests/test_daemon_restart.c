@@ -28,6 +28,7 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -39,8 +40,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define N_TASKS 100
 
 static const struct sock_filter kill_getppid[] = {

@@ -11,6 +11,7 @@
 #include "daemon.h"
 #include "profile.h"
 #include "proto.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,10 +24,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define LD_NR  STMT(BPF_LD | BPF_W | BPF_ABS, 0)
 #define LD_ARCH STMT(BPF_LD | BPF_W | BPF_ABS, 4)

@@ -55,8 +55,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 struct fixture {
 	struct sfd *dm;
 	char hook[PATH_MAX], sfctl[PATH_MAX];

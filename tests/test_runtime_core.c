@@ -21,6 +21,7 @@
 #include "c2e.h"
 #include "runtime.h"
 #include "event_json.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,9 +33,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define LD_NR   STMT(BPF_LD | BPF_W | BPF_ABS, 0)
 #define LD_ARCH STMT(BPF_LD | BPF_W | BPF_ABS, 4)
 #define LD_ARG0 STMT(BPF_LD | BPF_W | BPF_ABS, 16)

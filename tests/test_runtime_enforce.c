@@ -26,6 +26,7 @@
 #include "wstatus.h"
 #include "gatehand.h"
 #include "fdpass.h"
+#include "sockfilter.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -46,10 +47,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 
 #define X86_64  C2E_AUDIT_ARCH_X86_64

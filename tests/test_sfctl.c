@@ -31,6 +31,7 @@
 #include "proto.h"
 #include "sfclient.h"
 #include "runtime.h" /* SF_ATTACH_ARM */
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -47,9 +48,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 /* A private daemon (tests/lib/daemon), unpinned: the test never touches
  * a real install's state. */

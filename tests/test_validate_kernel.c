@@ -11,14 +11,11 @@
 #include "c2e.h"
 #include "progs.h"
 #include "kseccomp.h"
+#include "sockfilter.h"
 
 #include <stdlib.h>
 #include <strings.h>
 #include <time.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define RET_ALLOW STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 

@@ -21,16 +21,13 @@
 #include "corpus.h"
 #include "kseccomp.h"
 #include "progs.h"
+#include "sockfilter.h"
 
 #include <seccomp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define AUDIT_X86_64 C2E_AUDIT_ARCH_X86_64
 #define AUDIT_I386   C2E_AUDIT_ARCH_I386

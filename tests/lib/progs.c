@@ -7,14 +7,12 @@
  * not change, and the instruction the kernel refuses first is known.
  */
 #include "progs.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 #define MAX_INSNS  4096
 #define SKF_AD_OFF_ 0xfffff000U  /* (u32)SKF_AD_OFF */
