@@ -11,7 +11,12 @@
 /* From LLVMFuzzerInitialize(): when SF_FUZZ_SEED_DIR is set, calls
  * write_seeds(dir), says so on stderr under name, and exits 0. */
 void fuzz_seed_from_env(const char *name, void (*write_seeds)(const char *dir));
-/* Writes DIR/file with len bytes of data (best effort: a seed). */
+/* Writes DIR/file with len bytes of data (best effort: a seed; a file
+ * that cannot be written is said on stderr). */
 void fuzz_seed_write(const char *dir, const char *file, const void *data, size_t len);
+/* The same with head_len bytes of head first: for fuzzers whose input is
+ * a fixed-size header (a seccomp_data, a selector byte) then a body. */
+void fuzz_seed_write_head(const char *dir, const char *file, const void *head,
+			  size_t head_len, const void *data, size_t len);
 
 #endif
