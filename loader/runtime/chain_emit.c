@@ -25,6 +25,7 @@
  * &user_regs_struct while a 2012-interface body runs) and r9 and clobber
  * r0, r7, r8.
  */
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.h"
 
@@ -59,15 +60,8 @@
 static int emit(struct c2e_ebpf *p, uint8_t code, uint8_t dst, uint8_t src,
 		int16_t off, int32_t imm)
 {
-	if (p->len == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1024;
-		struct bpf_insn *n = realloc(p->insns, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->insns = n;
-		p->cap = cap;
-	}
+	if (C2E_GROW(p->insns, p->cap, p->len + 1))
+		return -ENOMEM;
 	p->insns[p->len++] = (struct bpf_insn){ .code = code, .dst_reg = dst,
 		.src_reg = src, .off = off, .imm = imm };
 	return 0;
