@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 #include "c2e.h"
+#include "grow.h"
 #include "kseccomp.h"
 #include "probe.h"
 #include "runtime.h"
@@ -187,12 +188,8 @@ static int ev_add(void *ctx, const struct sf_event *ev)
 {
 	struct evlist *l = ctx;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->e = realloc(l->e, l->cap * sizeof(*l->e));
-		if (!l->e)
-			abort();
-	}
+	if (C2E_GROW(l->e, l->cap, l->n + 1))
+		abort();
 	l->e[l->n++] = *ev;
 	return 0;
 }

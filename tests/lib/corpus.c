@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "corpus.h"
 #include "sockfilter.h"
+#include "grow.h"
 #include "harness.h"
 
 #include <errno.h>
@@ -324,16 +325,9 @@ struct buf {
 
 static void put(struct buf *b, struct sock_filter f)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct sock_filter *p = realloc(b->p, cap * sizeof(*p));
-
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (C2E_GROW(b->p, b->cap, b->n + 1)) {
+		b->oom = 1;
+		return;
 	}
 	b->p[b->n++] = f;
 }
