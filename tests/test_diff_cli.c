@@ -190,10 +190,8 @@ TEST(sfctl_diff_exit_status_says_whether_b_widens_a)
 	static char out[65536], err[4096];
 	size_t i;
 
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
 		return;
 	if (make_files(dir)) {
@@ -252,10 +250,8 @@ TEST(sfctl_diff_pid_is_the_chain_sfilterd_enforces)
 		test_skip("needs root (sfctl attach --pid)");
 		return;
 	}
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	snprintf(dir, sizeof(dir), "%s", dm.dir);

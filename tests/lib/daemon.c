@@ -80,6 +80,14 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 	return find_beside(name, env, X_OK, out, size);
 }
 
+bool sfd_need_bin(const char *name, const char *env, char *out, size_t size)
+{
+	if (sfd_find_bin(name, env, out, size))
+		return true;
+	test_skip("no %s beside the test runner", name);
+	return false;
+}
+
 bool sfd_find_file(const char *name, const char *env, char *out, size_t size)
 {
 	return find_beside(name, env, R_OK, out, size);
