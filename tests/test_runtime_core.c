@@ -22,6 +22,7 @@
 #include "runtime.h"
 #include "event_json.h"
 #include "sockfilter.h"
+#include "rtopen.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -40,17 +41,6 @@
 
 #define I386_GETPID 20
 #define MAGIC_ARG   0x1234
-
-static struct sf_runtime *open_rt(void)
-{
-	struct sf_runtime *rt = NULL;
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
-	int err = sf_runtime_open(&rt, &o);
-
-	if (!ASSERT_OK(err, "sf_runtime_open"))
-		return NULL;
-	return rt;
-}
 
 /* ---- children ----------------------------------------------------------- */
 
@@ -205,7 +195,7 @@ TEST(runtime_tier_matches_kernel)
 		test_fail(__FILE__, __LINE__, "%s", why);
 		return;
 	}
-	rt = open_rt();
+	rt = rtopen();
 	if (!rt)
 		return;
 	test_log("%s: %s; runtime tier %s\n", test_kernel_name(), why,
@@ -532,7 +522,7 @@ out:
  * slow under emulation. */
 TEST(runtime_core)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	char why[256];
 
 	if (!rt)
@@ -553,7 +543,7 @@ TEST(runtime_core)
 
 TEST(events_made_in_user_space_take_from_the_same_budget_as_the_kernels)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	struct sf_event_drops dr;
 	uint32_t acct = 4242420;   /* no user's: its entry is made here */
 
