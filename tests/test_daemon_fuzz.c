@@ -32,6 +32,7 @@
 #include "proto.h"
 #include "sfclient.h"
 #include "sockfilter.h"
+#include "progs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -47,12 +48,6 @@
 
 SFD_TIER_INDEPENDENT
 
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 static const struct sock_filter bad_prog[] = {
 	STMT(BPF_LD | BPF_W | BPF_ABS, 3),
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -408,7 +403,7 @@ TEST(daemon_protocol_fuzz_asan)
 	fflush(stdout);
 	sentinel = fork();
 	if (sentinel == 0) {
-		struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+		struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 		const char *m;
 		uint32_t id;
 		char c;

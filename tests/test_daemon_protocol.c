@@ -30,6 +30,7 @@
 #include "proto.h"
 #include "sfclient.h"
 #include "sockfilter.h"
+#include "progs.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -138,14 +139,6 @@ static const struct sock_filter bad_prog[] = {
 };
 
 static const struct sock_filter allow_prog[] = {
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
-
-/* getppid -> KILL_PROCESS, the rest allowed. */
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
@@ -278,11 +271,11 @@ TEST(daemon_malformed_requests)
 	still_serving(conn, ++id, "serving after bad headers");
 
 	/* 9. n_insns that does not match the bytes sent: EPROTO */
-	len = make_req(++id, kill_getppid, ARRAY_SIZE(kill_getppid), 0, tid);
+	len = make_req(++id, progs_kill_getppid, ARRAY_SIZE(progs_kill_getppid), 0, tid);
 	mbuf.req.n_insns = 2;
 	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
 		ASSERT_EQ(r.error, EPROTO, "n_insns too small: EPROTO");
-	len = make_req(++id, kill_getppid, ARRAY_SIZE(kill_getppid), 0, tid);
+	len = make_req(++id, progs_kill_getppid, ARRAY_SIZE(progs_kill_getppid), 0, tid);
 	mbuf.req.n_insns = 0xffffffff;
 	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
 		ASSERT_EQ(r.error, EPROTO, "n_insns 2^32-1: EPROTO");
@@ -527,12 +520,12 @@ TEST(daemon_unreachable_is_ehostdown)
 	rmdir(dir);
 }
 
-/* Attaches kill_getppid with no_new_privs, then calls getppid: must not
+/* Attaches progs_kill_getppid with no_new_privs, then calls getppid: must not
  * survive it. Exit codes name the step that went wrong. */
 static int child_killed(void *arg)
 {
-	struct sock_fprog prog = { ARRAY_SIZE(kill_getppid),
-				   (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { ARRAY_SIZE(progs_kill_getppid),
+				   (struct sock_filter *)progs_kill_getppid };
 
 	(void)arg;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -552,8 +545,8 @@ static int child_killed(void *arg)
 /* The same filter, but getppid is never called: exits normally. */
 static int child_not_killed(void *arg)
 {
-	struct sock_fprog prog = { ARRAY_SIZE(kill_getppid),
-				   (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { ARRAY_SIZE(progs_kill_getppid),
+				   (struct sock_filter *)progs_kill_getppid };
 	char buf[16];
 	int fds[2];
 

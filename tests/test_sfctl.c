@@ -32,6 +32,7 @@
 #include "sfclient.h"
 #include "runtime.h" /* SF_ATTACH_ARM */
 #include "sockfilter.h"
+#include "progs.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -59,13 +60,6 @@ static bool start_daemon(struct sfd *dm)
 }
 
 static const struct sock_filter allow_prog[] = { STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
-/* Kills on getppid(2), allows the rest. */
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 
 static int admin_attach_raw(const char *sock, pid_t pid, uint32_t flags)
 {
@@ -130,7 +124,7 @@ static int unprivileged(const char *sock, pid_t root_pid, uint32_t root_filter)
 
 TEST(sfctl_privilege)
 {
-	struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 	int status, pipefd[2], go[2], twin_hold[2];
 	pid_t victim, child, twin;
 	char c;
@@ -250,7 +244,7 @@ TEST(sfctl_admin_attach_running)
 	if (!start_admin(&dm, sfctl, sizeof(sfctl)))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
-	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
+	if (!ASSERT_OK(c2e_save_raw(file, progs_kill_getppid, 4), "save filter"))
 		return;
 	/* A running process, neither no_new_privs nor asked: the admin
 	 * confines it from outside. */
@@ -329,7 +323,7 @@ TEST(sfctl_cgroup_attach_reaches_a_confined_task_that_joins_later)
 	if (!start_admin(&dm, sfctl, sizeof(sfctl)) || !tcg_make(cg, sizeof(cg), "sfilter-sfctl"))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
-	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
+	if (!ASSERT_OK(c2e_save_raw(file, progs_kill_getppid, 4), "save filter"))
 		goto out;
 	snprintf(cmd, sizeof(cmd), "%s --socket %s --json attach --cgroup %s --filter %s",
 		 sfctl, dm.sock, cg, file);
