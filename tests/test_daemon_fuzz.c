@@ -33,6 +33,7 @@
 #include "sfclient.h"
 #include "sockfilter.h"
 #include "progs.h"
+#include "fdpass.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -276,24 +277,14 @@ static int worker(const char *sock, struct fuzz_ctx fc, time_t deadline, int rep
 		sanitize(m.b, len, &fc);
 		iov = (struct iovec){ m.b, len };
 		if (RND(8) == 0) {
-			struct cmsghdr *cm;
-
 			if (pipe(pfd) == 0) {
 				fds[nfds++] = pfd[0];
 				fds[nfds++] = pfd[1];
 			}
 			if (devnull >= 0 && RND(2))
 				fds[nfds++] = devnull;
-			if (nfds) {
-				memset(cbuf, 0, sizeof(cbuf));
-				mh.msg_control = cbuf;
-				mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-				cm = CMSG_FIRSTHDR(&mh);
-				cm->cmsg_level = SOL_SOCKET;
-				cm->cmsg_type = SCM_RIGHTS;
-				cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-				memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-			}
+			if (nfds)
+				fdpass_rights(&mh, cbuf, fds, nfds);
 		}
 		if (len == 0) {
 			/* an empty datagram reads as EOF: the daemon closes */

@@ -31,6 +31,7 @@
 #include "sfclient.h"
 #include "sockfilter.h"
 #include "progs.h"
+#include "fdpass.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -73,18 +74,8 @@ static bool roundtrip(int fd, const void *msg, size_t len, const int *fds,
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-	}
+	if (nfds > 0)
+		fdpass_rights(&mh, cbuf, fds, nfds);
 	if (!ASSERT_EQ(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len, "sendmsg"))
 		return false;
 	n = recv(fd, &in, sizeof(in), 0);
