@@ -304,12 +304,4 @@ static void write_seeds(const char *dir)
 	write_seed(dir, "scratch-div", scratch, sizeof(scratch) / sizeof(scratch[0]));
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_seed_from_env("fuzz_c2e", write_seeds);
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_c2e", write_seeds)

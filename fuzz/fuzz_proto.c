@@ -115,17 +115,7 @@ static void write_seeds(const char *dir)
 	seed_reply(dir);
 }
 
-/* Seeds are written before fuzzing starts: an exit() inside a test input
- * would be reported by libFuzzer as a crash (and leave an artifact). */
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_seed_from_env("fuzz_proto", write_seeds);
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_proto", write_seeds)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

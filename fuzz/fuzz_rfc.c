@@ -249,12 +249,4 @@ static void write_seeds(const char *dir)
 	write_seed(dir, "native-search", 2, native, sizeof(native) / sizeof(native[0]));
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_seed_from_env("fuzz_rfc", write_seeds);
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_rfc", write_seeds)

@@ -11,6 +11,18 @@
 /* From LLVMFuzzerInitialize(): when SF_FUZZ_SEED_DIR is set, calls
  * write_seeds(dir), says so on stderr under name, and exits 0. */
 void fuzz_seed_from_env(const char *name, void (*write_seeds)(const char *dir));
+/* Defines the fuzzer's LLVMFuzzerInitialize() as just that. Seeds are
+ * written before fuzzing starts: an exit() inside a test input would be
+ * reported by libFuzzer as a crash (and leave an artifact). */
+#define FUZZ_SEED_INITIALIZE(name, write_seeds)                          \
+	int LLVMFuzzerInitialize(int *argc, char ***argv);                \
+	int LLVMFuzzerInitialize(int *argc, char ***argv)                 \
+	{                                                                 \
+		(void)argc;                                               \
+		(void)argv;                                               \
+		fuzz_seed_from_env((name), (write_seeds));                \
+		return 0;                                                 \
+	}
 /* Writes DIR/file with len bytes of data (best effort: a seed; a file
  * that cannot be written is said on stderr). */
 void fuzz_seed_write(const char *dir, const char *file, const void *data, size_t len);
