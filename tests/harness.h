@@ -85,6 +85,10 @@ const char *test_kernel_name(void);
 int test_is_emulated(void);
 /* The source file of the test this process runs ("" in the runner). */
 const char *test_current_file(void);
+/* CLOCK_MONOTONIC in seconds and in milliseconds, for deadlines and
+ * timings. */
+double test_now_s(void);
+double test_now_ms(void);
 
 #define TEST(name)                                                        \
 	static void test_##name(void);                                     \

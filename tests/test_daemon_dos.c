@@ -63,14 +63,6 @@ static bool become(uid_t uid)
 	return setgroups(0, NULL) == 0 && setgid(uid) == 0 && setuid(uid) == 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static int wait_ms(void)
 {
 	return test_is_emulated() ? 120000 : 20000;
@@ -255,7 +247,7 @@ static bool wait_ready(int fd, int count)
 static int run_as(uid_t uid, const char *const argv[], char *out, size_t size, double *ms)
 {
 	int fd = memfd_create("run_as", MFD_CLOEXEC), status = -1;
-	double t0 = now_ms();
+	double t0 = test_now_ms();
 	ssize_t n;
 	pid_t pid;
 
@@ -274,7 +266,7 @@ static int run_as(uid_t uid, const char *const argv[], char *out, size_t size, d
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	*ms = now_ms() - t0;
+	*ms = test_now_ms() - t0;
 	if (size && fd >= 0) {
 		n = pread(fd, out, size - 1, 0);
 		out[n > 0 ? n : 0] = '\0';
@@ -312,9 +304,9 @@ static struct attach_result attach_as(uid_t uid)
 		close(rep[0]);
 		if (!become(uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 			_exit(1);
-		t0 = now_ms();
+		t0 = test_now_ms();
 		a.rc = sf_attach(&prog, 0);
-		a.ms = now_ms() - t0;
+		a.ms = test_now_ms() - t0;
 		a.err = a.rc ? errno : 0;
 		snprintf(a.msg, sizeof(a.msg), "%s", sf_last_error());
 		_exit(write(rep[1], &a, sizeof(a)) == sizeof(a) ? 0 : 1);

@@ -84,14 +84,6 @@ static long sys32(long nr, uint64_t a0)
 	return ksec_stub_int80(nr, a);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static double patience_s(void)
 {
 	return test_is_emulated() ? 300 : 30;
@@ -199,14 +191,14 @@ static int ev_add(void *ctx, const struct sf_event *ev)
 static const struct sf_event *ev_find(struct sf_runtime *rt, pid_t pid,
 				      int32_t nr, double timeout_s)
 {
-	double end = now_s() + timeout_s;
+	double end = test_now_s() + timeout_s;
 	size_t i;
 
 	for (;;) {
 		for (i = 0; i < events.n; i++)
 			if (events.e[i].pid == (uint32_t)pid && events.e[i].nr == nr)
 				return &events.e[i];
-		if (now_s() > end)
+		if (test_now_s() > end)
 			return NULL;
 		sf_runtime_poll_events(rt, 20, ev_add, &events);
 	}
@@ -319,9 +311,9 @@ static bool child_start(struct child *c, child_fn pre, child_fn fn, void *arg)
 	c->go = p[1];
 	/* Whatever pre() did (forks, fds) happens before any attach. */
 	if (pre) {
-		double end = now_s() + patience_s();
+		double end = test_now_s() + patience_s();
 
-		while (!R->ready && now_s() < end)
+		while (!R->ready && test_now_s() < end)
 			usleep(200);
 		if (!R->ready)
 			return ASSERT_TRUE(false, "the child finished its setup");
@@ -340,7 +332,7 @@ static void child_release(struct child *c)
  * and fails. Returns the wait status, or -1. */
 static int wait_pid(pid_t pid, double timeout_s)
 {
-	double end = now_s() + timeout_s;
+	double end = test_now_s() + timeout_s;
 	int st;
 
 	for (;;) {
@@ -353,7 +345,7 @@ static int wait_pid(pid_t pid, double timeout_s)
 				  strerror(errno));
 			return -1;
 		}
-		if (now_s() > end) {
+		if (test_now_s() > end) {
 			test_fail(__FILE__, __LINE__, "child %d hung; killed", pid);
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, __WALL);
@@ -376,10 +368,10 @@ static int child_wait(struct child *c)
 /* Waits until R->step reaches step (the child got there). */
 static bool step_wait(long step)
 {
-	double end = now_s() + patience_s();
+	double end = test_now_s() + patience_s();
 
 	while (R->step < step) {
-		if (now_s() > end) {
+		if (test_now_s() > end) {
 			test_fail(__FILE__, __LINE__, "child never reached step %ld "
 				  "(at %ld)", step, R->step);
 			return false;
@@ -971,11 +963,11 @@ TEST(a_fork_storm_of_1000_tasks_stays_confined)
 		return;
 	if (attach(rt, c.pid, &f, 0, NULL))
 		child_release(&c);
-	t0 = now_s();
+	t0 = test_now_s();
 	st = wait_pid(c.pid, test_is_emulated() ? 1200 : 120);
 	close(c.go);
 	test_log("storm: %.2f s, killed %d escaped %d other %d fork failures %d\n",
-		 now_s() - t0, R->killed, R->escaped, R->other, R->fork_failed);
+		 test_now_s() - t0, R->killed, R->escaped, R->other, R->fork_failed);
 	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the attached child");
 	ASSERT_EQ(R->step, 1, "the attached child reached its denied call");
 	ASSERT_EQ(atomic_load(&R->fork_failed), 0, "forks that failed");
