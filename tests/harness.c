@@ -193,6 +193,17 @@ const char *test_current_file(void)
 	return current ? current->file : "";
 }
 
+bool test_need_root(const char *why)
+{
+	if (geteuid() == 0)
+		return true;
+	if (why)
+		test_skip("needs root (%s)", why);
+	else
+		test_skip("needs root");
+	return false;
+}
+
 double test_now_s(void)
 {
 	struct timespec ts;

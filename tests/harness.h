@@ -63,6 +63,9 @@ bool test_require(const char *file, int line, int probe, const char *part,
 		  const char *why);
 #define TEST_REQUIRE(probe, part, why) \
 	test_require(__FILE__, __LINE__, (probe), (part), (why))
+/* True as root; otherwise the test is skipped with "needs root (why)"
+ * ("needs root" when why is NULL). */
+bool test_need_root(const char *why);
 /*
  * Records the outcome of one case of the bypass suite (tests/test_bypass_*.c)
  * for the summary the runner prints at the end of the run: iterations

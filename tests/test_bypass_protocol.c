@@ -460,10 +460,8 @@ TEST(bypass_protocol_abuse_by_a_local_user_attaches_and_detaches_nothing)
 	int st;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (to become another user)");
+	if (!test_need_root("to become another user"))
 		return;
-	}
 	B = bp_shared(sizeof(*B));
 	dm.args = args;
 	if (!B || !sfd_start_sfilterd(&dm, false))

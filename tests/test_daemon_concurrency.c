@@ -105,10 +105,8 @@ TEST(daemon_concurrency_200_clients)
 	struct answer a;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (bpffs pins)");
+	if (!test_need_root("bpffs pins"))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, true))
 		return;
 	if (!ASSERT_OK(pipe2(barrier, O_CLOEXEC), "pipe") ||

@@ -358,10 +358,8 @@ TEST(daemon_protocol_fuzz_asan)
 
 	if (e && atoi(e) > 0)
 		seconds = atoi(e);
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return;
-	}
 	if (!sfd_find_bin("sfilterd-asan", "SF_SFILTERD_ASAN", dm.bin, sizeof(dm.bin))) {
 		test_skip("no ASan daemon: build/sfilterd-asan beside the runner");
 		return;

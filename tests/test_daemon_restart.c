@@ -145,10 +145,8 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 	struct rec r;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (bpffs pins)");
+	if (!test_need_root("bpffs pins"))
 		return;
-	}
 	have_sfctl = sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl));
 	if (!sfd_start_sfilterd(&dm, true))
 		return;

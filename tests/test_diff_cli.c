@@ -246,10 +246,8 @@ TEST(sfctl_diff_pid_is_the_chain_sfilterd_enforces)
 	pid_t victim;
 	SFD_AUTO_STOP;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (sfctl attach --pid)");
+	if (!test_need_root("sfctl attach --pid"))
 		return;
-	}
 	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
 	if (!sfd_start_sfilterd(&dm, false))

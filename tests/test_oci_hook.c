@@ -209,10 +209,8 @@ static bool setup(struct fixture *f)
 	size_t i;
 	bool ok;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (an admin attach)");
+	if (!test_need_root("an admin attach"))
 		return false;
-	}
 	if (!TEST_REQUIRE(tcg_root(path, sizeof(path), why, sizeof(why)), NULL, why))
 		return false;
 	if (!sfd_find_bin("sfilter-oci-hook", "SF_OCI_HOOK", f->hook, sizeof(f->hook)) ||

@@ -130,10 +130,8 @@ TEST(sfctl_privilege)
 	char c;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return;
-	}
 	if (!start_daemon(&dm))
 		return;
 	/* A root process that confines itself and makes an event (killed on
@@ -223,10 +221,8 @@ static int run(const char *cmd, char *out, size_t size)
 /* The admin side: root, sfctl found (into sfctl), a private daemon. */
 static bool start_admin(struct sfd *dm, char *sfctl, size_t size)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return false;
-	}
 	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, size))
 		return false;
 	return start_daemon(dm);

@@ -183,10 +183,8 @@ static const char *const per_call[] = { "--repeat-interval", "0", NULL };
 
 static bool start_admin(struct sfd *dm, struct admin *a, bool pin)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return false;
-	}
 	if (!sfd_find_bin("sfctl", "SF_SFCTL", a->sfctl, sizeof(a->sfctl)) ||
 	    !sfd_find_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin))) {
 		test_skip("no sfctl or sfilterd beside the test runner");

@@ -270,10 +270,8 @@ bool sfd_start_sfilterd(struct sfd *dm, bool pin)
 
 bool sfd_start_for_users(struct sfd *dm, const char *const *args)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root (to become other users)");
+	if (!test_need_root("to become other users"))
 		return false;
-	}
 	dm->args = args;
 	return sfd_start_sfilterd(dm, false);
 }
