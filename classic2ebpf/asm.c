@@ -23,6 +23,7 @@
  * Operands may contain blanks ("[x + 4]"); they are ignored.
  */
 #include "c2e.h"
+#include "grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -86,23 +87,6 @@ static int bad_operand(struct parser *p, const char *op)
 	return fail(p, "bad operand '%s' for %s", op, p->mnemonic);
 }
 
-static int grow(void **ptr, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 16;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*ptr, c * elem);
-	if (!n)
-		return -ENOMEM;
-	*ptr = n;
-	*cap = c;
-	return 0;
-}
-
 /* ---- labels ------------------------------------------------------------ */
 
 static size_t hash_str(const char *s)
@@ -155,8 +139,7 @@ static int add_label(struct parser *p, const char *name)
 	if (old)
 		return fail(p, "duplicate label '%s' (first defined on line %d)",
 			    name, old->line);
-	if (grow((void **)&p->labels, &p->cap_labels, p->n_labels + 1,
-		 sizeof(*p->labels)))
+	if (C2E_GROW(p->labels, p->cap_labels, p->n_labels + 1))
 		return -ENOMEM;
 	l = &p->labels[p->n_labels++];
 	l->name = strdup(name);
@@ -301,7 +284,7 @@ static int emit(struct parser *p, uint16_t code, uint8_t jt, uint8_t jf,
 	if (p->n >= C2E_MAX_INSNS)
 		return fail(p, "too many instructions: the kernel accepts at most %d",
 			    C2E_MAX_INSNS);
-	if (grow((void **)&p->insns, &p->cap, p->n + 1, sizeof(*p->insns)))
+	if (C2E_GROW(p->insns, p->cap, p->n + 1))
 		return -ENOMEM;
 	f = &p->insns[p->n++];
 	f->code = code;
@@ -332,8 +315,7 @@ static int parse_target(struct parser *p, const char *s, enum field field,
 	}
 	if (!(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == '.'))
 		return fail(p, "bad jump target '%s' for %s", s, p->mnemonic);
-	if (grow((void **)&p->fixups, &p->cap_fixups, p->n_fixups + 1,
-		 sizeof(*p->fixups)))
+	if (C2E_GROW(p->fixups, p->cap_fixups, p->n_fixups + 1))
 		return -ENOMEM;
 	fx = &p->fixups[p->n_fixups];
 	fx->name = strdup(s);

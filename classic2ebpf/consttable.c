@@ -22,6 +22,7 @@
  * over-approximation): constant when every combination gives one value.
  */
 #include "c2e.h"
+#include "grow.h"
 #include "semantics.h"
 
 #include <stdbool.h>
@@ -180,14 +181,8 @@ static int filter_results(const struct sock_filter *f, size_t len,
 				taken_known = cur.a.known && src.known;
 				taken = taken_known ? c2e_jump_taken(BPF_OP(code), cur.a.v, src.v) : 0;
 				if (!taken_known) {
-					if (sp == cap) {
-						struct astate *n = realloc(stack,
-							2 * cap * sizeof(*stack));
-						if (!n)
-							goto out;
-						stack = n;
-						cap *= 2;
-					}
+					if (C2E_GROW(stack, cap, sp + 1))
+						goto out;
 					stack[sp] = cur;
 					stack[sp].pc += 1 + in->jt;
 					sp++;

@@ -12,6 +12,7 @@
  */
 #include "diff_int.h"
 #include "fail.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -216,15 +217,8 @@ static void collapse(struct run *run)
 
 static int push_region(struct c2e_diff *out, size_t *cap, const struct c2e_diff_region *r)
 {
-	if (out->n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		struct c2e_diff_region *n = realloc(out->regions, nc * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		out->regions = n;
-		*cap = nc;
-	}
+	if (C2E_GROW(out->regions, *cap, out->n + 1))
+		return -ENOMEM;
 	out->regions[out->n++] = *r;
 	return 0;
 }

@@ -15,6 +15,7 @@
  * sampled, with the constants it met as hints.
  */
 #include "diff_int.h"
+#include "grow.h"
 #include "semantics.h"
 
 #include <stdarg.h>
@@ -233,15 +234,9 @@ static void scan_filter(struct diff_class *c, const struct sock_filter *f, size_
 				} else {
 					t = record_jump(c, BPF_OP(code), cur.a, src);
 					if (t > 0) {
-						if (sp == cap) {
-							struct sstate *n = realloc(stack,
-								2 * cap * sizeof(*stack));
-							if (!n) {
-								c->gave_up = true;
-								goto out;
-							}
-							stack = n;
-							cap *= 2;
+						if (C2E_GROW(stack, cap, sp + 1)) {
+							c->gave_up = true;
+							goto out;
 						}
 						stack[sp] = cur;
 						stack[sp++].pc += in->jt;

@@ -15,6 +15,7 @@
  */
 #include "c2e.h"
 #include "sf_version.h"
+#include "grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -401,12 +402,8 @@ static size_t read_inputs(const char *path, uint32_t arch,
 		int field = 0;
 
 		lineno++;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			v = realloc(v, cap * sizeof(*v));
-			if (!v)
-				die(EXIT_KERNEL, "out of memory");
-		}
+		if (C2E_GROW(v, cap, n + 1))
+			die(EXIT_KERNEL, "out of memory");
 		i = &v[n++];
 		memset(i, 0, sizeof(*i));
 		i->d.arch = arch;

@@ -33,6 +33,7 @@
  * tracking spilled constants through them.
  */
 #include "xlat.h"
+#include "grow.h"
 #include "semantics.h"
 
 #include <errno.h>
@@ -52,15 +53,8 @@ int c2e_ebpf_emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst, uint8_t src,
 {
 	struct bpf_insn *insn;
 
-	if (out->len == out->cap) {
-		size_t cap = out->cap ? out->cap * 2 : 256;
-		struct bpf_insn *p = realloc(out->insns, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		out->insns = p;
-		out->cap = cap;
-	}
+	if (C2E_GROW(out->insns, out->cap, out->len + 1))
+		return -ENOMEM;
 	insn = &out->insns[out->len++];
 	memset(insn, 0, sizeof(*insn));
 	insn->code = code;
@@ -75,15 +69,8 @@ int c2e_ebpf_emit(struct c2e_ebpf *out, uint8_t code, uint8_t dst, uint8_t src,
 
 static int add_fixup(struct xlat *x, enum target_kind kind, int pc)
 {
-	if (x->nfix == x->capfix) {
-		size_t cap = x->capfix ? x->capfix * 2 : 64;
-		struct fixup *p = realloc(x->fix, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		x->fix = p;
-		x->capfix = cap;
-	}
+	if (C2E_GROW(x->fix, x->capfix, x->nfix + 1))
+		return -ENOMEM;
 	x->fix[x->nfix].at = x->out->len;
 	x->fix[x->nfix].kind = kind;
 	x->fix[x->nfix].pc = pc;

@@ -25,18 +25,16 @@
  */
 #define _GNU_SOURCE
 #include "c2e.h"
+#include "fuzzseed.h"
+#include "sockfilter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 static int kernel_off = -1; /* -1: not decided yet */
 static char verifier_log[1 << 16];
@@ -248,33 +246,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ---- seed corpus ------------------------------------------------------- */
 
-struct seed {
-	const char *name;
-	struct sock_filter insns[16];
-	size_t len;
-};
-
 static void write_seed(const char *dir, const char *name,
 		       const struct sock_filter *f, size_t len)
 {
 	struct seccomp_data sd = { .nr = 39, .arch = C2E_AUDIT_ARCH_X86_64,
 				   .instruction_pointer = 0x401000,
 				   .args = { 1, 0x80000000ull, 0xffffffffffffffffull } };
-	char path[4096];
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0) {
-		perror(path);
-		exit(1);
-	}
-	if (write(fd, &sd, sizeof(sd)) != sizeof(sd) ||
-	    write(fd, f, len * sizeof(*f)) != (ssize_t)(len * sizeof(*f))) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
+	fuzz_seed_write_head(dir, name, &sd, sizeof(sd), f, len * sizeof(*f));
 }
 
 static void write_seeds(const char *dir)
@@ -325,18 +304,4 @@ static void write_seeds(const char *dir)
 	write_seed(dir, "scratch-div", scratch, sizeof(scratch) / sizeof(scratch[0]));
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	const char *dir = getenv("SF_FUZZ_SEED_DIR");
-
-	(void)argc;
-	(void)argv;
-	if (dir && *dir) {
-		write_seeds(dir);
-		fprintf(stderr, "fuzz_c2e: seeds written to %s\n", dir);
-		exit(0);
-	}
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_c2e", write_seeds)

@@ -164,15 +164,7 @@ static void write_seeds(const char *dir)
 	fuzz_seed_write(dir, "seed-long", longest, len);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_seed_from_env("fuzz_http", write_seeds);
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_http", write_seeds)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

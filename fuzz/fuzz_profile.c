@@ -88,15 +88,7 @@ static void write_seeds(const char *dir)
 	fclose(f);
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_seed_from_env("fuzz_profile", write_seeds);
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_profile", write_seeds)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -25,6 +25,7 @@
 #include "client.h"
 #include "proto.h"
 #include "c2e.h"
+#include "fuzzseed.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,19 +54,13 @@ static void seed_reply(const char *dir)
 	static const char text[] = "{\"filter\":7,\"flags\":[\"a,}\"],\"error\":22,"
 		"\"message\":\"at \\/x: \\\"q\\\" \\u00e9\\u20ac\\n\"}";
 	union { struct sf_reply r; char b[128]; } m;
-	char path[512];
-	FILE *f;
+	const uint8_t sel = 0x1f;
 
 	memset(&m, 0, sizeof(m));
 	sf_proto_header(&m.r.hdr, SF_MSG_REPLY, SF_PROTO_GREPLY_SIZE + sizeof(text), 7);
 	m.r.error = 22;
 	memcpy(m.r.text, text, sizeof(text));
-	snprintf(path, sizeof(path), "%s/reply", dir);
-	if ((f = fopen(path, "wb"))) {
-		fputc(0x1f, f);
-		fwrite(m.b, 1, m.r.hdr.length, f);
-		fclose(f);
-	}
+	fuzz_seed_write_head(dir, "reply", &sel, 1, m.b, m.r.hdr.length);
 }
 
 /* The datagram of n bytes in buf as a reply a client reads. */
@@ -93,13 +88,13 @@ static void read_reply(char *buf, size_t n)
 	}
 }
 
-static void seed(const char *dir)
+static void write_seeds(const char *dir)
 {
 	static const uint16_t types[] = { 1, 3, 5, 6, 7, 8, 9, 10 };
 	union { struct sf_msg_hdr h; char b[128]; } m;
-	char path[512];
+	const uint8_t sel = 0;
+	char name[16];
 	size_t i, len;
-	FILE *f;
 
 	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		memset(&m, 0, sizeof(m));
@@ -115,32 +110,13 @@ static void seed(const char *dir)
 		}
 		if (types[i] == 6)
 			((struct sf_replace_req *)m.b)->n_insns = 1;
-		snprintf(path, sizeof(path), "%s/type%u", dir, types[i]);
-		if ((f = fopen(path, "wb"))) {
-			fputc(0, f);
-			fwrite(m.b, 1, len, f);
-			fclose(f);
-		}
+		snprintf(name, sizeof(name), "type%u", types[i]);
+		fuzz_seed_write_head(dir, name, &sel, 1, m.b, len);
 	}
 	seed_reply(dir);
 }
 
-/* Seeds are written before fuzzing starts: an exit() inside a test input
- * would be reported by libFuzzer as a crash (and leave an artifact). */
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	const char *d = getenv("SF_FUZZ_SEED_DIR");
-
-	(void)argc;
-	(void)argv;
-	if (d && *d) {
-		seed(d);
-		exit(0);
-	}
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_proto", write_seeds)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

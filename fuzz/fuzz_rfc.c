@@ -24,16 +24,15 @@
  */
 #define _GNU_SOURCE
 #include "c2e.h"
+#include "fuzzseed.h"
+#include "sockfilter.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define HEAD (1 + C2E_ABI_MAX_SIZE)
 #define N_INPUTS 5
 
@@ -205,22 +204,14 @@ static void write_seed(const char *dir, const char *name, uint8_t sel,
 		       const struct sock_filter *f, size_t len)
 {
 	uint8_t head[HEAD] = { sel };
-	char path[4096];
-	int fd, i;
+	int i;
 
 	for (i = 1; i < HEAD; i++)
 		head[i] = i * 7;
 	head[1 + 120] = 39;  /* orig_rax = getpid */
 	head[1 + 44] = 4;    /* orig_eax = write (i386) */
 	head[1 + 0] = 1;     /* ebx = 1 */
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || write(fd, head, sizeof(head)) != sizeof(head) ||
-	    write(fd, f, len * sizeof(*f)) != (ssize_t)(len * sizeof(*f))) {
-		perror(path);
-		exit(1);
-	}
-	close(fd);
+	fuzz_seed_write_head(dir, name, head, sizeof(head), f, len * sizeof(*f));
 }
 
 static void write_seeds(const char *dir)
@@ -258,18 +249,4 @@ static void write_seeds(const char *dir)
 	write_seed(dir, "native-search", 2, native, sizeof(native) / sizeof(native[0]));
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	const char *dir = getenv("SF_FUZZ_SEED_DIR");
-
-	(void)argc;
-	(void)argv;
-	if (dir && *dir) {
-		write_seeds(dir);
-		fprintf(stderr, "fuzz_rfc: seeds written to %s\n", dir);
-		exit(0);
-	}
-	return 0;
-}
+FUZZ_SEED_INITIALIZE("fuzz_rfc", write_seeds)

@@ -193,6 +193,33 @@ const char *test_current_file(void)
 	return current ? current->file : "";
 }
 
+bool test_need_root(const char *why)
+{
+	if (geteuid() == 0)
+		return true;
+	if (why)
+		test_skip("needs root (%s)", why);
+	else
+		test_skip("needs root");
+	return false;
+}
+
+double test_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+double test_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int test_is_emulated(void)
 {
 	/* The guest's /init exports this; see tests/guest/init. */

@@ -30,6 +30,9 @@
 #include <string.h>
 #include <errno.h>
 
+/* The number of elements of an array (not of a pointer). */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 struct sf_test {
 	const char *name;
 	const char *file;
@@ -60,6 +63,9 @@ bool test_require(const char *file, int line, int probe, const char *part,
 		  const char *why);
 #define TEST_REQUIRE(probe, part, why) \
 	test_require(__FILE__, __LINE__, (probe), (part), (why))
+/* True as root; otherwise the test is skipped with "needs root (why)"
+ * ("needs root" when why is NULL). */
+bool test_need_root(const char *why);
 /*
  * Records the outcome of one case of the bypass suite (tests/test_bypass_*.c)
  * for the summary the runner prints at the end of the run: iterations
@@ -82,6 +88,10 @@ const char *test_kernel_name(void);
 int test_is_emulated(void);
 /* The source file of the test this process runs ("" in the runner). */
 const char *test_current_file(void);
+/* CLOCK_MONOTONIC in seconds and in milliseconds, for deadlines and
+ * timings. */
+double test_now_s(void);
+double test_now_ms(void);
 
 #define TEST(name)                                                        \
 	static void test_##name(void);                                     \

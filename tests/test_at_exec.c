@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "runtime.h"
 #include "wstatus.h"
+#include "rtopen.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -160,16 +161,6 @@ static bool find_image(char *image, size_t size)
 	return sfd_find_test_prog("sf-first-call", image, size);
 }
 
-static struct sf_runtime *open_rt(void)
-{
-	struct sf_runtime *rt = NULL;
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
-
-	if (!ASSERT_OK(sf_runtime_open(&rt, &o), "sf_runtime_open"))
-		return NULL;
-	return rt;
-}
-
 TEST(at_exec_filter_waits_for_the_exec_and_judges_the_first_call_after_it)
 {
 	struct sock_filter f[4];
@@ -182,7 +173,7 @@ TEST(at_exec_filter_waits_for_the_exec_and_judges_the_first_call_after_it)
 
 	progress = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (!ASSERT_TRUE(progress != MAP_FAILED, "mmap") || !find_image(image, sizeof(image)) ||
-	    !(rt = open_rt()))
+	    !(rt = rtopen()))
 		return;
 	*progress = 0;
 	if (!ASSERT_TRUE(kid_start(&k, before_and_after, image), "fork"))
@@ -224,7 +215,7 @@ TEST(at_exec_never_suspends_a_judged_task_nor_adds_a_filter_that_judges_now)
 	uint32_t id1, id2, id3;
 	int st;
 
-	if (!find_image(image, sizeof(image)) || !(rt = open_rt()))
+	if (!find_image(image, sizeof(image)) || !(rt = rtopen()))
 		return;
 	if (!ASSERT_TRUE(kid_start(&judged, idle, image), "fork") ||
 	    !ASSERT_TRUE(kid_start(&waiting, idle, image), "fork"))
@@ -268,7 +259,7 @@ TEST(at_exec_task_joining_an_attached_cgroup_is_judged_at_once)
 
 	if (!find_image(image, sizeof(image)) || !tcg_make(cg, sizeof(cg), "sftest-atexec"))
 		return;
-	if (!(rt = open_rt()))
+	if (!(rt = rtopen()))
 		goto out;
 	cp = on_nr(f2, NR_UNAME, RET_KILL_PROCESS);
 	if (ASSERT_TRUE(kid_start(&k, idle, image), "fork") &&
@@ -335,7 +326,7 @@ TEST(at_exec_cgroup_tasks_in_it_and_joiners_wait_for_their_exec_a_judged_one_doe
 	    !tcg_make(cg, sizeof(cg), "sftest-cgexec"))
 		return;
 	memset((void *)progress, 0, 4096);
-	if (!(rt = open_rt()))
+	if (!(rt = rtopen()))
 		goto out;
 	for (started = 0; started < N_KIDS; started++)
 		if (!kid_start_in(&k[started], started, image))
@@ -405,7 +396,7 @@ TEST(at_exec_cgroup_below_one_attached_plain_judges_from_the_join)
 			break;
 		snprintf(inner, sizeof(inner), "%s/inner", outer);
 		if (!ASSERT_OK(mkdir(inner, 0755) ? -errno : 0, "mkdir inner") ||
-		    !(rt = open_rt()))
+		    !(rt = rtopen()))
 			goto next;
 		/* Round 0: outer first; round 1: inner first (then re-based). */
 		if (round == 0 && !ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &outer_p, 0, &id, &e),

@@ -108,10 +108,8 @@ TEST(bypass_every_sf_attach_across_daemon_sigkills_either_holds_or_left_nothing_
 	int i, st;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (bpffs pins)");
+	if (!test_need_root("bpffs pins"))
 		return;
-	}
 	B = bp_shared(sizeof(*B));
 	if (!B || !sfd_start_sfilterd(&dm, true))
 		return;

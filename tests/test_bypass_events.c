@@ -173,14 +173,6 @@ static pid_t fork_run(void (*fn)(void))
 static int victim_n;
 static void victim_main(void) { victim(victim_n); }
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static off_t file_size(const char *path)
 {
 	struct stat st;
@@ -200,11 +192,11 @@ static void ignore_reply(void *ctx, const struct sf_reply *r, const char *text)
 static double status_ms(const char *sock)
 {
 	struct sf_msg_hdr h;
-	double t0 = now_ms();
+	double t0 = test_now_ms();
 
 	if (sfd_request(sock, &h, SF_MSG_STATUS, sizeof(h), ignore_reply, NULL) != 0)
 		return -1;
-	return now_ms() - t0;
+	return test_now_ms() - t0;
 }
 
 /* A number after key in text ("key":N), or dflt. */
@@ -610,10 +602,8 @@ TEST(bypass_a_policy_learned_by_pid_never_allows_what_a_process_that_reused_the_
 	R = bp_shared(sizeof(*R));
 	if (!R || !sfd_start_for_users(&dm, args))
 		return;
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	/* Whether this kernel lets us choose a pid at all. */
 	r = spawn_at(getpid(), job);
 	if (r != -EEXIST) {

@@ -85,10 +85,8 @@ TEST(bypass_gate_events_of_a_task_that_changes_uids_stay_within_its_users_budget
 	int st;
 	pid_t pid;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (a task that changes its uids)");
+	if (!test_need_root("a task that changes its uids"))
 		return;
-	}
 	dm.args = args;
 	if (!sfd_start_sfilterd(&dm, false) ||
 	    !ASSERT_OK(sf_proto_agent_path(dm.sock, agent, sizeof(agent)), "agent path"))

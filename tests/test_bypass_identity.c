@@ -385,10 +385,8 @@ TEST(bypass_a_self_attach_sent_before_exec_of_a_setuid_program_never_lands)
 	double t0 = bp_now();
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (to become another user)");
+	if (!test_need_root("to become another user"))
 		return;
-	}
 	E = bp_shared(sizeof(*E));
 	dm.args = args;
 	if (!E || !sfd_start_sfilterd(&dm, false) || !suid_copy(dir, sizeof(dir), copy, sizeof(copy)))

@@ -302,10 +302,8 @@ static void race(enum shape shape, const char *name, const char *what)
 	int npad = test_is_emulated() ? 600 : 3000;
 	double t0 = bp_now(), walk;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (ns_last_pid, clone3 set_tid)");
+	if (!test_need_root("ns_last_pid, clone3 set_tid"))
 		return;
-	}
 	if (!sfd_find_test_prog("sf-first-call", image, sizeof(image)))
 		return;
 	B = bp_shared(sizeof(*B));

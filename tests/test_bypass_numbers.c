@@ -28,6 +28,7 @@
 #include "probe.h"
 #include "progs.h"
 #include "runtime.h"
+#include "sockfilter.h"
 
 #include <sched.h>
 #include <linux/seccomp.h>
@@ -38,9 +39,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define X32 C2E_X32_SYSCALL_BIT
 
 /* Calls that are harmless whatever the kernel makes of them, with all

@@ -47,8 +47,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 static struct sock_filter kill_getppid[4];
 static const struct sock_filter allow_all[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
 
@@ -463,10 +461,8 @@ TEST(bypass_protocol_abuse_by_a_local_user_attaches_and_detaches_nothing)
 	int st;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (to become another user)");
+	if (!test_need_root("to become another user"))
 		return;
-	}
 	B = bp_shared(sizeof(*B));
 	dm.args = args;
 	if (!B || !sfd_start_sfilterd(&dm, false))

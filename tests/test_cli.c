@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "daemon.h"
 #include "c2e.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <ftw.h>
@@ -25,10 +26,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static char cli_path[PATH_MAX];
 static char dir[64];

@@ -12,13 +12,10 @@
 #include "c2e.h"
 #include "corpus.h"
 #include "progs.h"
+#include "sockfilter.h"
 
 #include <stdlib.h>
 #include <sys/syscall.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const uint32_t arches[3] = { C2E_AUDIT_ARCH_X86_64, C2E_AUDIT_ARCH_I386,
 				    C2E_AUDIT_ARCH_X86_64 };

@@ -240,14 +240,10 @@ TEST(container_of_a_confined_task_in_sfctl_ps)
 	pid_t kids[2] = { 0, 0 };
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (sfctl attach --pid, cgroups)");
+	if (!test_need_root("sfctl attach --pid, cgroups"))
 		return;
-	}
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, false) || !tcg_make(top, sizeof(top), "sfilter-container"))
 		return;
 	snprintf(leaf, sizeof(leaf), "%s/docker-%s.scope", top, E2E_ID);

@@ -18,6 +18,8 @@
 #include "mountns.h"
 #include "runtime.h"
 #include "sfclient.h"
+#include "sockfilter.h"
+#include "progs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,16 +35,7 @@
 
 SFD_TIER_INDEPENDENT
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define MOUNTED_LINE "mounted a bpf filesystem at /sys/fs/bpf (none was mounted)"
-
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 
 static int timeout_s(void)
 {
@@ -74,7 +67,7 @@ static bool attach_confines(const char *what)
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
-		struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+		struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0) {
 			printf("    sf_attach: %s\n", sf_last_error());

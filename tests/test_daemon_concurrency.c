@@ -23,6 +23,7 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -35,8 +36,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define N_CLIENTS 200
 
 struct answer {
@@ -106,10 +105,8 @@ TEST(daemon_concurrency_200_clients)
 	struct answer a;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (bpffs pins)");
+	if (!test_need_root("bpffs pins"))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, true))
 		return;
 	if (!ASSERT_OK(pipe2(barrier, O_CLOEXEC), "pipe") ||

@@ -64,14 +64,6 @@ static bool become(uid_t uid)
 	return setgroups(0, NULL) == 0 && setgid(uid) == 0 && setuid(uid) == 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static int wait_ms(void)
 {
 	return test_is_emulated() ? 120000 : 20000;
@@ -256,7 +248,7 @@ static bool wait_ready(int fd, int count)
 static int run_as(uid_t uid, const char *const argv[], char *out, size_t size, double *ms)
 {
 	int fd = memfd_create("run_as", MFD_CLOEXEC), status = -1;
-	double t0 = now_ms();
+	double t0 = test_now_ms();
 	ssize_t n;
 	pid_t pid;
 
@@ -275,7 +267,7 @@ static int run_as(uid_t uid, const char *const argv[], char *out, size_t size, d
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	*ms = now_ms() - t0;
+	*ms = test_now_ms() - t0;
 	if (size && fd >= 0) {
 		n = pread(fd, out, size - 1, 0);
 		out[n > 0 ? n : 0] = '\0';
@@ -313,9 +305,9 @@ static struct attach_result attach_as(uid_t uid)
 		close(rep[0]);
 		if (!become(uid) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 			_exit(1);
-		t0 = now_ms();
+		t0 = test_now_ms();
 		a.rc = sf_attach(&prog, 0);
-		a.ms = now_ms() - t0;
+		a.ms = test_now_ms() - t0;
 		a.err = a.rc ? errno : 0;
 		snprintf(a.msg, sizeof(a.msg), "%s", sf_last_error());
 		_exit(write(rep[1], &a, sizeof(a)) == sizeof(a) ? 0 : 1);
@@ -374,10 +366,8 @@ TEST(clients_that_never_read_delay_neither_an_admins_status_nor_another_uids_att
 
 	if (!sfd_start_for_users(&dm, args))
 		return;
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		goto out;
-	}
 	if (!ASSERT_OK(pipe2(ready, O_CLOEXEC), "pipe") || !ASSERT_OK(pipe2(rep, O_CLOEXEC), "pipe"))
 		goto out;
 	test_log("%d stallers (uid %d), %d idle connections (uid %d), %d tries each\n",

@@ -31,6 +31,9 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
+#include "progs.h"
+#include "fdpass.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -46,15 +49,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 static const struct sock_filter bad_prog[] = {
 	STMT(BPF_LD | BPF_W | BPF_ABS, 3),
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
@@ -283,24 +277,14 @@ static int worker(const char *sock, struct fuzz_ctx fc, time_t deadline, int rep
 		sanitize(m.b, len, &fc);
 		iov = (struct iovec){ m.b, len };
 		if (RND(8) == 0) {
-			struct cmsghdr *cm;
-
 			if (pipe(pfd) == 0) {
 				fds[nfds++] = pfd[0];
 				fds[nfds++] = pfd[1];
 			}
 			if (devnull >= 0 && RND(2))
 				fds[nfds++] = devnull;
-			if (nfds) {
-				memset(cbuf, 0, sizeof(cbuf));
-				mh.msg_control = cbuf;
-				mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-				cm = CMSG_FIRSTHDR(&mh);
-				cm->cmsg_level = SOL_SOCKET;
-				cm->cmsg_type = SCM_RIGHTS;
-				cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-				memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-			}
+			if (nfds)
+				fdpass_rights(&mh, cbuf, fds, nfds);
 		}
 		if (len == 0) {
 			/* an empty datagram reads as EOF: the daemon closes */
@@ -374,10 +358,8 @@ TEST(daemon_protocol_fuzz_asan)
 
 	if (e && atoi(e) > 0)
 		seconds = atoi(e);
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return;
-	}
 	if (!sfd_find_bin("sfilterd-asan", "SF_SFILTERD_ASAN", dm.bin, sizeof(dm.bin))) {
 		test_skip("no ASan daemon: build/sfilterd-asan beside the runner");
 		return;
@@ -410,7 +392,7 @@ TEST(daemon_protocol_fuzz_asan)
 	fflush(stdout);
 	sentinel = fork();
 	if (sentinel == 0) {
-		struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+		struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 		const char *m;
 		uint32_t id;
 		char c;

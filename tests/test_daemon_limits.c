@@ -29,6 +29,7 @@
 #include "sfclient.h"
 #include "userns.h"
 #include "wstatus.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -45,9 +46,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 /* A user's process that attaches and reports the errno (0: attached) on
  * rep, then, if attached, waits for a byte on hold and makes the denied

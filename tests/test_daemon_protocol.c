@@ -30,6 +30,9 @@
 #include "client.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
+#include "progs.h"
+#include "fdpass.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -47,10 +50,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- raw protocol ------------------------------------------------------- */
 
@@ -76,18 +75,8 @@ static bool roundtrip(int fd, const void *msg, size_t len, const int *fds,
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
-	if (nfds > 0) {
-		struct cmsghdr *cm;
-
-		memset(cbuf, 0, sizeof(cbuf));
-		mh.msg_control = cbuf;
-		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
-	}
+	if (nfds > 0)
+		fdpass_rights(&mh, cbuf, fds, nfds);
 	if (!ASSERT_EQ(sendmsg(fd, &mh, MSG_NOSIGNAL), (ssize_t)len, "sendmsg"))
 		return false;
 	n = recv(fd, &in, sizeof(in), 0);
@@ -142,14 +131,6 @@ static const struct sock_filter bad_prog[] = {
 };
 
 static const struct sock_filter allow_prog[] = {
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
-
-/* getppid -> KILL_PROCESS, the rest allowed. */
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
@@ -282,11 +263,11 @@ TEST(daemon_malformed_requests)
 	still_serving(conn, ++id, "serving after bad headers");
 
 	/* 9. n_insns that does not match the bytes sent: EPROTO */
-	len = make_req(++id, kill_getppid, ARRAY_SIZE(kill_getppid), 0, tid);
+	len = make_req(++id, progs_kill_getppid, ARRAY_SIZE(progs_kill_getppid), 0, tid);
 	mbuf.req.n_insns = 2;
 	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
 		ASSERT_EQ(r.error, EPROTO, "n_insns too small: EPROTO");
-	len = make_req(++id, kill_getppid, ARRAY_SIZE(kill_getppid), 0, tid);
+	len = make_req(++id, progs_kill_getppid, ARRAY_SIZE(progs_kill_getppid), 0, tid);
 	mbuf.req.n_insns = 0xffffffff;
 	if (roundtrip(conn, &mbuf, len, NULL, 0, &r))
 		ASSERT_EQ(r.error, EPROTO, "n_insns 2^32-1: EPROTO");
@@ -531,12 +512,12 @@ TEST(daemon_unreachable_is_ehostdown)
 	rmdir(dir);
 }
 
-/* Attaches kill_getppid with no_new_privs, then calls getppid: must not
+/* Attaches progs_kill_getppid with no_new_privs, then calls getppid: must not
  * survive it. Exit codes name the step that went wrong. */
 static int child_killed(void *arg)
 {
-	struct sock_fprog prog = { ARRAY_SIZE(kill_getppid),
-				   (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { ARRAY_SIZE(progs_kill_getppid),
+				   (struct sock_filter *)progs_kill_getppid };
 
 	(void)arg;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
@@ -556,8 +537,8 @@ static int child_killed(void *arg)
 /* The same filter, but getppid is never called: exits normally. */
 static int child_not_killed(void *arg)
 {
-	struct sock_fprog prog = { ARRAY_SIZE(kill_getppid),
-				   (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { ARRAY_SIZE(progs_kill_getppid),
+				   (struct sock_filter *)progs_kill_getppid };
 	char buf[16];
 	int fds[2];
 

@@ -28,6 +28,8 @@
 #include "c2e.h"
 #include "proto.h"
 #include "sfclient.h"
+#include "sockfilter.h"
+#include "progs.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -39,16 +41,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define N_TASKS 100
-
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 
 /* What a task reports on the shared pipe. */
 struct rec { int32_t idx; int32_t what; int32_t value; };
@@ -67,7 +60,7 @@ static void put(int fd, int idx, int what, int value)
  * 'k' (or EOF) = call getppid itself. */
 static void task(int idx, int cmd, int rep)
 {
-	struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 	const char *m;
 	char c;
 
@@ -152,10 +145,8 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 	struct rec r;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (bpffs pins)");
+	if (!test_need_root("bpffs pins"))
 		return;
-	}
 	have_sfctl = sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl));
 	if (!sfd_start_sfilterd(&dm, true))
 		return;
@@ -295,7 +286,7 @@ TEST(daemon_restart_keeps_100_tasks_confined)
 	fflush(stdout);
 	pids[0] = fork();
 	if (pids[0] == 0) {
-		struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+		struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0)
 			_exit(10);

@@ -65,10 +65,8 @@ static void run_demo(bool bpffs_mounted)
 		test_skip("no demo/demo.sh beside the test runner (../../demo or ./demo)");
 		return;
 	}
-	if (!sfd_find_bin("classic2ebpf", "SF_CLASSIC2EBPF", c2e, sizeof(c2e))) {
-		test_skip("no classic2ebpf beside the test runner");
+	if (!sfd_need_bin("classic2ebpf", "SF_CLASSIC2EBPF", c2e, sizeof(c2e)))
 		return;
-	}
 	if (!mntns_without_bpffs())
 		return;
 	/* A fresh instance: the demo finds one mounted, and the pins of

@@ -25,7 +25,6 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define RANDOM_CALLS 10000
 
 static const uint32_t arches[3] = { C2E_AUDIT_ARCH_X86_64, C2E_AUDIT_ARCH_I386,

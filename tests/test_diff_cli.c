@@ -11,6 +11,7 @@
 #include "daemon.h"
 #include "profile.h"
 #include "proto.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -23,10 +24,6 @@
 #include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define LD_NR  STMT(BPF_LD | BPF_W | BPF_ABS, 0)
 #define LD_ARCH STMT(BPF_LD | BPF_W | BPF_ABS, 4)
@@ -193,10 +190,8 @@ TEST(sfctl_diff_exit_status_says_whether_b_widens_a)
 	static char out[65536], err[4096];
 	size_t i;
 
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
 		return;
 	if (make_files(dir)) {
@@ -251,14 +246,10 @@ TEST(sfctl_diff_pid_is_the_chain_sfilterd_enforces)
 	pid_t victim;
 	SFD_AUTO_STOP;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (sfctl attach --pid)");
+	if (!test_need_root("sfctl attach --pid"))
 		return;
-	}
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	snprintf(dir, sizeof(dir), "%s", dm.dir);

@@ -342,10 +342,8 @@ TEST(a_bad_repeat_interval_is_refused_in_one_line)
 	char bin[PATH_MAX], out[1024];
 	size_t i;
 
-	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", bin, sizeof(bin))) {
-		test_skip("no sfilterd beside the test runner");
+	if (!sfd_need_bin("sfilterd", "SF_SFILTERD", bin, sizeof(bin)))
 		return;
-	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *argv[] = { bin, "--no-pin", "--foreground", "--repeat-interval", bad[i],
 				       NULL };

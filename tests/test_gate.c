@@ -15,6 +15,7 @@
 #include "kseccomp.h"
 #include "progs.h"
 #include "wstatus.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -26,10 +27,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 static const uint32_t arches[3] = { C2E_AUDIT_ARCH_X86_64, C2E_AUDIT_ARCH_I386,
 				    C2E_AUDIT_ARCH_X86_64 };

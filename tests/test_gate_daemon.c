@@ -325,10 +325,8 @@ TEST(the_gate_refuses_a_records_file_another_user_made)
 	struct stat st;
 	int fd;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (a file of another user's)");
+	if (!test_need_root("a file of another user's"))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, false) || !ASSERT_TRUE(sfd_stop(&dm), "a clean stop"))
 		return;
 	snprintf(path, sizeof(path), "%s.gate", dm.sock);
@@ -356,10 +354,8 @@ TEST(a_listener_handed_in_for_another_users_process_marks_nothing_of_it)
 	int go[2], rep[2], st;
 	pid_t victim, liar;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (two users)");
+	if (!test_need_root("two users"))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, false) ||
 	    !ASSERT_OK(sf_proto_agent_path(dm.sock, agent, sizeof(agent)), "agent path") ||
 	    !ASSERT_OK(pipe(go), "pipe") || !ASSERT_OK(pipe(rep), "pipe"))

@@ -14,6 +14,7 @@
 #include "sfilter.h"
 #include "gatehand.h"
 #include "fdpass.h"
+#include "rtopen.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -88,16 +89,6 @@ static void holder_end(struct holder *h)
 	}
 }
 
-static struct sf_runtime *open_rt(void)
-{
-	struct sf_runtime *rt = NULL;
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
-
-	if (!ASSERT_OK(sf_runtime_open(&rt, &o), "sf_runtime_open"))
-		return NULL;
-	return rt;
-}
-
 static void random_data(struct progs_rng *rng, struct seccomp_data *d)
 {
 	static const uint32_t arches[] = { AUDIT_ARCH_X86_64, AUDIT_ARCH_I386 };
@@ -113,7 +104,7 @@ static void random_data(struct progs_rng *rng, struct seccomp_data *d)
 
 TEST(the_judge_decides_a_notified_call_as_the_threads_stacked_chain_does)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	struct progs_rng rng;
 	long inputs = 0, wrong = 0, stacks = 0, denied = 0;
 	int p, programs = test_is_emulated() ? 12 : 60;
@@ -180,7 +171,7 @@ TEST(the_judge_decides_a_notified_call_as_the_threads_stacked_chain_does)
 
 TEST(the_judge_leaves_complain_filters_out_and_names_the_deciding_filter)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	struct sock_filter k1[4], k2[4];
 	struct sock_fprog deny_ppid = progs_kill_on(k1, 4, SYS_getppid);
 	struct sock_fprog deny_uid = progs_kill_on(k2, 4, SYS_getuid);
@@ -232,7 +223,7 @@ static int count_task(void *ctx, const struct sf_task_info *t)
  * still reported once (the judge finds a thread by such a walk on 6.1). */
 TEST(the_task_walk_reports_every_confined_task_however_many)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	struct sock_filter k[4];
 	struct sock_fprog f = progs_kill_on(k, 4, SYS_getppid);
 	int i, n = test_is_emulated() ? 90 : 300;
@@ -295,7 +286,7 @@ static int note_gated(void *ctx, const struct sf_task_info *t)
  * process holds (reported under another supervisor's). */
 TEST(the_task_walk_says_which_tasks_are_under_a_gate)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	struct sock_filter k[4];
 	struct sock_fprog f = progs_kill_on(k, 4, SYS_getppid);
 	struct gated_ctx g = { 0 };

@@ -22,6 +22,7 @@
 #include "harness.h"
 #include "c2e.h"
 #include "lib/corpus.h"
+#include "sockfilter.h"
 
 #include <linux/audit.h>
 #include <signal.h>
@@ -33,8 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define RET_ALLOW 0x7fff0000U
 
 /* ---- pads ---------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include "prometheus.h"
 #include "scrape.h"
 #include "victim.h"
+#include "sockfilter.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -183,8 +184,6 @@ TEST(sfilterd_whose_metrics_port_is_taken_exits_with_one_line_and_no_socket)
 
 /* ---- what the test caused, in the scrape ---------------------------------- */
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define BODY_MAX              (256 * 1024)
 
 /* The value of the series (its name and labels, as sfilterd writes them)

@@ -44,14 +44,6 @@
 #define BIG_BODY (8u << 20)
 #define ALIAS "192.0.2.1"
 
-static double now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
 static double p99_bound_ms(void)
 {
 	return test_is_emulated() ? 2000 : 100;
@@ -95,13 +87,13 @@ static int dial(const char *ip, int port)
  * the bytes read, or -1 when the EOF did not come in time. */
 static ssize_t read_all(int fd, char *out, size_t size, int timeout_ms)
 {
-	double end = now_ms() + timeout_ms;
+	double end = test_now_ms() + timeout_ms;
 	size_t got = 0;
 	ssize_t n;
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int left = (int)(end - now_ms());
+		int left = (int)(end - test_now_ms());
 
 		if (left <= 0 || poll(&p, 1, left) <= 0)
 			return -1;
@@ -240,10 +232,10 @@ TEST(metrics_scrape_returns_the_rendered_body_with_prometheus_headers)
 
 	/* A client scraping in a loop: ten renders a second at most. */
 	{
-		double t0 = now_ms();
+		double t0 = test_now_ms();
 		int scrapes = 0, calls0 = atomic_load(&r.calls), renders;
 
-		while (now_ms() - t0 < 1000) {
+		while (test_now_ms() - t0 < 1000) {
 			exchange("127.0.0.1", port, "GET /metrics HTTP/1.0\r\n\r\n", 25, resp,
 				 sizeof(resp));
 			scrapes += status_of(resp) == 200;
@@ -358,9 +350,9 @@ TEST(metrics_malformed_unknown_and_overlong_requests_get_their_status_at_once)
 			req = big;
 			want = 431;
 		}
-		t = now_ms();
+		t = test_now_ms();
 		exchange("127.0.0.1", sf_http_port(h), req, len, resp, sizeof(resp));
-		t = now_ms() - t;
+		t = test_now_ms() - t;
 		test_log("%d in %.1f ms for %.40s\n", status_of(resp), t, req);
 		ASSERT_EQ(status_of(resp), want, req);
 		ASSERT_TRUE(t < 1000, "answered at once, not at a deadline");
@@ -444,7 +436,7 @@ TEST(metrics_colon_port_and_localhost_listen_on_loopback_only)
 }
 
 /* TRIES scrapes one after the other while the server is held by others,
- * fewer when the time until stop (now_ms()) runs out first, as it may
+ * fewer when the time until stop (test_now_ms()) runs out first, as it may
  * under emulation: p50/p99/max printed, p99 checked against the bound. */
 static void scrapes_stay_fast(int port, const char *while_what, double stop)
 {
@@ -453,11 +445,11 @@ static void scrapes_stay_fast(int port, const char *while_what, double stop)
 	char name[200];
 	int n, ok = 0;
 
-	for (n = 0; n < TRIES && (n < 10 || now_ms() < stop); n++) {
-		t = now_ms();
+	for (n = 0; n < TRIES && (n < 10 || test_now_ms() < stop); n++) {
+		t = test_now_ms();
 		exchange("127.0.0.1", port, "GET /metrics HTTP/1.0\r\n\r\n", 25, resp,
 			 sizeof(resp));
-		ms[n] = now_ms() - t;
+		ms[n] = test_now_ms() - t;
 		ok += status_of(resp) == 200;
 	}
 	lat_sort(ms, n);
@@ -474,9 +466,9 @@ static void scrapes_stay_fast(int port, const char *while_what, double stop)
 static double wait_event(int fd, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
-	double t = now_ms();
+	double t = test_now_ms();
 
-	return poll(&p, 1, timeout_ms) == 1 ? now_ms() - t : -1;
+	return poll(&p, 1, timeout_ms) == 1 ? test_now_ms() - t : -1;
 }
 
 TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dropped)
@@ -493,7 +485,7 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 	port = sf_http_port(h);
 	/* One connects and sends nothing. */
 	mute = dial("127.0.0.1", port);
-	t_mute = now_ms();
+	t_mute = test_now_ms();
 	/* One asks for a body of 8 MiB and never reads it: with its receive
 	 * buffer small, the server's writes stop at once. */
 	atomic_store(&r.big, BIG_BODY);
@@ -505,7 +497,7 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 		  "the deaf client's request");
 	for (i = 0; i < 500 && atomic_load(&r.calls) == 0; i++)
 		usleep(10000);
-	t_deaf = now_ms();
+	t_deaf = test_now_ms();
 	ASSERT_EQ(atomic_load(&r.calls), 1, "the deaf client's answer rendered");
 	atomic_store(&r.big, 0);
 	/* The next scrapes render anew rather than share the 8 MiB. */
@@ -517,7 +509,7 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 
 	/* The mute one gets 408 at the head's deadline and is closed. */
 	waited = wait_event(mute, SF_HTTP_HEAD_MS + 3000);
-	waited = waited < 0 ? -1 : now_ms() - t_mute;
+	waited = waited < 0 ? -1 : test_now_ms() - t_mute;
 	test_log("mute client answered after %.0f ms\n", waited);
 	ASSERT_TRUE(waited >= SF_HTTP_HEAD_MS - 100 && waited <= SF_HTTP_HEAD_MS + 2000,
 		    "the mute client is dropped at the head's deadline");
@@ -527,7 +519,7 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 	/* The deaf one is reset at the write deadline: its unread megabytes
 	 * do not stay queued. Its own small buffer is full, so what poll
 	 * sees is the reset. */
-	while (now_ms() - t_deaf < SF_HTTP_WRITE_MS - 1000)
+	while (test_now_ms() - t_deaf < SF_HTTP_WRITE_MS - 1000)
 		usleep(100000);
 	ASSERT_EQ(getsockopt(deaf, SOL_SOCKET, SO_ERROR, &err, &el), 0, "SO_ERROR");
 	ASSERT_EQ(err, 0, "the deaf client still connected a second before the deadline");
@@ -535,14 +527,14 @@ TEST(metrics_clients_that_never_send_or_never_read_hold_up_no_scrape_and_are_dro
 		struct pollfd p = { .fd = deaf, .events = POLLRDHUP };
 
 		poll(&p, 1, 4000);
-		waited = now_ms() - t_deaf;
+		waited = test_now_ms() - t_deaf;
 	}
 	getsockopt(deaf, SOL_SOCKET, SO_ERROR, &err, &el);
 	test_log("deaf client: %s after %.0f ms\n", strerror(err), waited);
 	ASSERT_EQ(err, ECONNRESET, "the deaf client is reset");
 	ASSERT_TRUE(waited >= SF_HTTP_WRITE_MS - 1000 && waited <= SF_HTTP_WRITE_MS + 2000,
 		    "at the write deadline");
-	scrapes_stay_fast(port, "after both were dropped", now_ms() + 5000);
+	scrapes_stay_fast(port, "after both were dropped", test_now_ms() + 5000);
 out:
 	if (mute >= 0)
 		close(mute);
@@ -562,7 +554,7 @@ TEST(metrics_connections_past_the_limit_wait_in_the_backlog_until_a_slot_frees)
 	if (!scrape_private_net() || !(h = scrape_serve("127.0.0.1:0", &r)))
 		return;
 	port = sf_http_port(h);
-	t0 = now_ms();
+	t0 = test_now_ms();
 	for (i = 0; i < SF_HTTP_MAX_CONNS; i++)
 		mute[i] = dial("127.0.0.1", port);
 	/* Every slot is held by a client that sends nothing: the kernel
@@ -575,7 +567,7 @@ TEST(metrics_connections_past_the_limit_wait_in_the_backlog_until_a_slot_frees)
 		ASSERT_TRUE(wait_event(fd, 1000) < 0, "not answered while every slot is held");
 		ASSERT_GE(read_all(fd, resp, sizeof(resp), SF_HTTP_HEAD_MS + 3000), 0,
 			  "answered once a slot frees");
-		waited = now_ms() - t0;
+		waited = test_now_ms() - t0;
 		test_log("the 17th connection answered %d after %.0f ms\n", status_of(resp),
 			 waited);
 		ASSERT_EQ(status_of(resp), 200, "a scrape");

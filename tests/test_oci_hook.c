@@ -55,8 +55,6 @@
 
 SFD_TIER_INDEPENDENT
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 struct fixture {
 	struct sfd *dm;
 	char hook[PATH_MAX], sfctl[PATH_MAX];
@@ -211,10 +209,8 @@ static bool setup(struct fixture *f)
 	size_t i;
 	bool ok;
 
-	if (geteuid() != 0) {
-		test_skip("needs root (an admin attach)");
+	if (!test_need_root("an admin attach"))
 		return false;
-	}
 	if (!TEST_REQUIRE(tcg_root(path, sizeof(path), why, sizeof(why)), NULL, why))
 		return false;
 	if (!sfd_find_bin("sfilter-oci-hook", "SF_OCI_HOOK", f->hook, sizeof(f->hook)) ||
@@ -222,10 +218,8 @@ static bool setup(struct fixture *f)
 		test_skip("no sfilter-oci-hook or sfctl beside the test runner");
 		return false;
 	}
-	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", f->dm->bin, sizeof(f->dm->bin))) {
-		test_skip("no sfilterd beside the test runner");
+	if (!sfd_need_bin("sfilterd", "SF_SFILTERD", f->dm->bin, sizeof(f->dm->bin)))
 		return false;
-	}
 	if (!sfd_start(f->dm, false))
 		return false;
 	f->bundle = f->dm->dir;

@@ -238,10 +238,8 @@ TEST(sfctl_explain_names_the_rule_of_a_call_and_of_each_logged_event)
 	size_t i;
 	int k;
 
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp") || !write_file(dir, "p.json", small) ||
 	    !write_file(dir, "ev.log", events) ||
 	    !write_file(dir, "bad.log", "{\"sfilterd\":\"start\"}\n{\"nr\":1}\n"))
@@ -416,10 +414,8 @@ TEST(sfrun_profile_events_name_their_rule_for_a_user_who_is_no_admin)
 		test_skip("no /bin/busybox (package busybox-static)");
 		return;
 	}
-	if (!sfd_find_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun))) {
-		test_skip("no sfrun beside the test runner");
+	if (!sfd_need_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun)))
 		return;
-	}
 	if (!sfd_start_for_users(&dm, NULL) || !ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp") ||
 	    !ASSERT_OK(chmod(dir, 0755), "chmod") || !write_file(dir, "logged.json", LOGGED_P) ||
 	    !ASSERT_OK(pipe(ready), "pipe"))

@@ -31,10 +31,8 @@ struct tools {
 
 static bool start(struct sfd *dm, struct tools *t)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return false;
-	}
 	if (access("/bin/busybox", X_OK) != 0) {
 		test_skip("no /bin/busybox (package busybox-static)");
 		return false;

@@ -66,10 +66,8 @@ static bool start(struct sfd *dm, char *sfrun, size_t size)
 {
 	if (!have_profile())
 		return false;
-	if (!sfd_find_bin("sfrun", "SF_SFRUN", sfrun, size)) {
-		test_skip("no sfrun beside the test runner");
+	if (!sfd_need_bin("sfrun", "SF_SFRUN", sfrun, size))
 		return false;
-	}
 	return sfd_start_sfilterd(dm, false);
 }
 
@@ -175,10 +173,8 @@ TEST(sfctl_compile_writes_the_filter_the_library_compiles)
 
 	if (!have_profile())
 		return;
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	argv[0] = sfctl;
 	fd = mkstemp(path);
 	close(fd);
@@ -216,10 +212,8 @@ TEST(sfctl_attach_profile_to_a_pid_judges_its_caps_and_says_the_tier)
 
 	if (!have_profile())
 		return;
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl))) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, sizeof(sfctl)))
 		return;
-	}
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	pid = sleeper();

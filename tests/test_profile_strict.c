@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PODMAN "/usr/share/containers/seccomp.json"
 /* bench/bench_util.h's BENCH_DOCKER_PROFILE: moby's default profile. */
 #define DOCKER "/usr/share/gocode/src/github.com/docker/docker/profiles/seccomp/default.json"

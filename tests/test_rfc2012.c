@@ -8,16 +8,13 @@
  */
 #include "harness.h"
 #include "c2e.h"
+#include "sockfilter.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <seccomp.h>
 #include <sys/user.h>
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define ALLOW SECCOMP_RET_ALLOW
 #define BLOCK SECCOMP_RET_KILL_PROCESS

@@ -14,6 +14,7 @@
 #include "runtime.h"
 #include "bypass.h"
 #include "wstatus.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -28,10 +29,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #define NR_GETPPID 110
 #define RFC_SIZE   C2E_RFC_X86_64_SIZE

@@ -10,14 +10,11 @@
 #include "harness.h"
 #include "c2e.h"
 #include "progs.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Twin-able words of each ABI, and the seccomp_data word each is. */
 struct word { uint32_t rfc, sd; };

@@ -20,6 +20,7 @@
 #include "daemon.h"
 #include "sfilter.h"
 #include "sfilter.skel.h" /* struct sfilter_bpf__bss: where sf_abi sits */
+#include "rtopen.h"
 
 #include <fcntl.h>
 #include <stddef.h>
@@ -47,16 +48,6 @@ static int attach(struct sf_runtime *rt, pid_t tid, struct sock_fprog p,
 	struct c2e_error e;
 
 	return sf_runtime_attach(rt, tid, &p, flags, id, &e);
-}
-
-static struct sf_runtime *open_plain(void)
-{
-	struct sf_runtime *rt = NULL;
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
-
-	if (!ASSERT_OK(sf_runtime_open(&rt, &o), "sf_runtime_open"))
-		return NULL;
-	return rt;
 }
 
 /* ---- restart survival ------------------------------------------------------ */
@@ -269,7 +260,7 @@ static void drain(struct sf_runtime *rt, struct evs *e)
 
 TEST(runtime_admin_complain_and_detach_replace)
 {
-	struct sf_runtime *rt = open_plain();
+	struct sf_runtime *rt = rtopen();
 	struct victim v = { 0 }, w = { 0 }, x = { 0 };
 	struct evs e = { 0 };
 	uint32_t cid = 0, a = 0, b = 0, b2 = 0;
@@ -340,7 +331,7 @@ TEST(a_replace_that_would_overflow_the_chain_fails_and_keeps_the_old_filter)
 {
 	static struct sock_filter big[4096], small2[4];
 	struct sock_fprog r = progs_kill_on(big, 4096, SYS_getgid);
-	struct sf_runtime *rt = open_plain();
+	struct sf_runtime *rt = rtopen();
 	struct victim v = { 0 };
 	struct c2e_error err;
 	uint32_t small, id;
@@ -378,7 +369,7 @@ TEST(runtime_admin_cgroup_joiner_confined)
 
 	if (!tcg_make(cg, sizeof(cg), "sfilter-test"))
 		return;
-	rt = open_plain();
+	rt = rtopen();
 	if (!rt)
 		goto out;
 	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, &id, &e), "attach_cgroup"))
@@ -421,7 +412,7 @@ TEST(runtime_admin_cgroup_covers_its_subtree)
 	snprintf(sub, sizeof(sub), "%s/leaf", cg);
 	if (!ASSERT_OK(mkdir(sub, 0755) ? -errno : 0, "mkdir sub-cgroup"))
 		goto out;
-	rt = open_plain();
+	rt = rtopen();
 	if (!rt || !ASSERT_TRUE(victim_start(&in), "victim") ||
 	    !ASSERT_TRUE(tcg_move(sub, in.pid), "victim into the sub-cgroup"))
 		goto out;
@@ -469,7 +460,7 @@ TEST(runtime_admin_clone_into_an_attached_cgroup_is_confined_from_its_first_call
 
 	if (!tcg_make(cg, sizeof(cg), "sfilter-clone"))
 		return;
-	rt = open_plain();
+	rt = rtopen();
 	if (!rt || !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), "attach"))
 		goto out;
 	cgfd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -515,7 +506,7 @@ static void nested(bool outer_first)
 	snprintf(inner, sizeof(inner), "%s/inner", outer);
 	if (!ASSERT_OK(mkdir(inner, 0755) ? -errno : 0, "mkdir inner"))
 		goto out;
-	rt = open_plain();
+	rt = rtopen();
 	if (!rt || !ASSERT_TRUE(victim_start(&old), "victim already inside") ||
 	    !ASSERT_TRUE(tcg_move(inner, old.pid), "into inner"))
 		goto out;
@@ -570,7 +561,7 @@ TEST(runtime_admin_removed_cgroups_give_their_chain_slots_back)
 
 	if (!tcg_make(top, sizeof(top), "sfilter-gone"))
 		return;
-	rt = open_plain();
+	rt = rtopen();
 	if (!rt)
 		goto out;
 	for (i = 0; i < SF_MAX_CHAINS + 8 && !r; i++) {
@@ -590,7 +581,7 @@ TEST(runtime_admin_removed_cgroups_give_their_chain_slots_back)
 	rmdir(cg);
 	/* Every slot a live cgroup's, then none: a task's attach. */
 	sf_runtime_close(rt);
-	rt = open_plain();
+	rt = rtopen();
 	for (n = 0; rt && n < SF_MAX_CHAINS - 1 && !r; n++) {
 		snprintf(cg, sizeof(cg), "%s/d%d", top, n);
 		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir"))

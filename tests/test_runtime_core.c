@@ -21,6 +21,8 @@
 #include "c2e.h"
 #include "runtime.h"
 #include "event_json.h"
+#include "sockfilter.h"
+#include "rtopen.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -32,9 +34,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define LD_NR   STMT(BPF_LD | BPF_W | BPF_ABS, 0)
 #define LD_ARCH STMT(BPF_LD | BPF_W | BPF_ABS, 4)
 #define LD_ARG0 STMT(BPF_LD | BPF_W | BPF_ABS, 16)
@@ -42,17 +41,6 @@
 
 #define I386_GETPID 20
 #define MAGIC_ARG   0x1234
-
-static struct sf_runtime *open_rt(void)
-{
-	struct sf_runtime *rt = NULL;
-	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
-	int err = sf_runtime_open(&rt, &o);
-
-	if (!ASSERT_OK(err, "sf_runtime_open"))
-		return NULL;
-	return rt;
-}
 
 /* ---- children ----------------------------------------------------------- */
 
@@ -207,7 +195,7 @@ TEST(runtime_tier_matches_kernel)
 		test_fail(__FILE__, __LINE__, "%s", why);
 		return;
 	}
-	rt = open_rt();
+	rt = rtopen();
 	if (!rt)
 		return;
 	test_log("%s: %s; runtime tier %s\n", test_kernel_name(), why,
@@ -534,7 +522,7 @@ out:
  * slow under emulation. */
 TEST(runtime_core)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	char why[256];
 
 	if (!rt)
@@ -555,7 +543,7 @@ TEST(runtime_core)
 
 TEST(events_made_in_user_space_take_from_the_same_budget_as_the_kernels)
 {
-	struct sf_runtime *rt = open_rt();
+	struct sf_runtime *rt = rtopen();
 	struct sf_event_drops dr;
 	uint32_t acct = 4242420;   /* no user's: its entry is made here */
 

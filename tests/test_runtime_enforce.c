@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 #include "c2e.h"
+#include "grow.h"
 #include "kseccomp.h"
 #include "probe.h"
 #include "runtime.h"
@@ -26,6 +27,7 @@
 #include "wstatus.h"
 #include "gatehand.h"
 #include "fdpass.h"
+#include "sockfilter.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -46,10 +48,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 
 #define X86_64  C2E_AUDIT_ARCH_X86_64
@@ -84,14 +82,6 @@ static long sys32(long nr, uint64_t a0)
 	uint64_t a[6] = { a0 };
 
 	return ksec_stub_int80(nr, a);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static double patience_s(void)
@@ -190,12 +180,8 @@ static int ev_add(void *ctx, const struct sf_event *ev)
 {
 	struct evlist *l = ctx;
 
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 64;
-		l->e = realloc(l->e, l->cap * sizeof(*l->e));
-		if (!l->e)
-			abort();
-	}
+	if (C2E_GROW(l->e, l->cap, l->n + 1))
+		abort();
 	l->e[l->n++] = *ev;
 	return 0;
 }
@@ -205,14 +191,14 @@ static int ev_add(void *ctx, const struct sf_event *ev)
 static const struct sf_event *ev_find(struct sf_runtime *rt, pid_t pid,
 				      int32_t nr, double timeout_s)
 {
-	double end = now_s() + timeout_s;
+	double end = test_now_s() + timeout_s;
 	size_t i;
 
 	for (;;) {
 		for (i = 0; i < events.n; i++)
 			if (events.e[i].pid == (uint32_t)pid && events.e[i].nr == nr)
 				return &events.e[i];
-		if (now_s() > end)
+		if (test_now_s() > end)
 			return NULL;
 		sf_runtime_poll_events(rt, 20, ev_add, &events);
 	}
@@ -325,9 +311,9 @@ static bool child_start(struct child *c, child_fn pre, child_fn fn, void *arg)
 	c->go = p[1];
 	/* Whatever pre() did (forks, fds) happens before any attach. */
 	if (pre) {
-		double end = now_s() + patience_s();
+		double end = test_now_s() + patience_s();
 
-		while (!R->ready && now_s() < end)
+		while (!R->ready && test_now_s() < end)
 			usleep(200);
 		if (!R->ready)
 			return ASSERT_TRUE(false, "the child finished its setup");
@@ -346,7 +332,7 @@ static void child_release(struct child *c)
  * and fails. Returns the wait status, or -1. */
 static int wait_pid(pid_t pid, double timeout_s)
 {
-	double end = now_s() + timeout_s;
+	double end = test_now_s() + timeout_s;
 	int st;
 
 	for (;;) {
@@ -359,7 +345,7 @@ static int wait_pid(pid_t pid, double timeout_s)
 				  strerror(errno));
 			return -1;
 		}
-		if (now_s() > end) {
+		if (test_now_s() > end) {
 			test_fail(__FILE__, __LINE__, "child %d hung; killed", pid);
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, __WALL);
@@ -382,10 +368,10 @@ static int child_wait(struct child *c)
 /* Waits until R->step reaches step (the child got there). */
 static bool step_wait(long step)
 {
-	double end = now_s() + patience_s();
+	double end = test_now_s() + patience_s();
 
 	while (R->step < step) {
-		if (now_s() > end) {
+		if (test_now_s() > end) {
 			test_fail(__FILE__, __LINE__, "child never reached step %ld "
 				  "(at %ld)", step, R->step);
 			return false;
@@ -977,11 +963,11 @@ TEST(a_fork_storm_of_1000_tasks_stays_confined)
 		return;
 	if (attach(rt, c.pid, &f, 0, NULL))
 		child_release(&c);
-	t0 = now_s();
+	t0 = test_now_s();
 	st = wait_pid(c.pid, test_is_emulated() ? 1200 : 120);
 	close(c.go);
 	test_log("storm: %.2f s, killed %d escaped %d other %d fork failures %d\n",
-		 now_s() - t0, R->killed, R->escaped, R->other, R->fork_failed);
+		 test_now_s() - t0, R->killed, R->escaped, R->other, R->fork_failed);
 	ASSERT_STATUS(st, wstatus_killed_by(st, SIGKILL), "the attached child");
 	ASSERT_EQ(R->step, 1, "the attached child reached its denied call");
 	ASSERT_EQ(atomic_load(&R->fork_failed), 0, "forks that failed");

@@ -31,6 +31,8 @@
 #include "proto.h"
 #include "sfclient.h"
 #include "runtime.h" /* SF_ATTACH_ARM */
+#include "sockfilter.h"
+#include "progs.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -48,28 +50,16 @@
 
 SFD_TIER_INDEPENDENT
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-
 /* A private daemon (tests/lib/daemon), unpinned: the test never touches
  * a real install's state. */
 static bool start_daemon(struct sfd *dm)
 {
-	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin))) {
-		test_skip("no sfilterd beside the test runner");
+	if (!sfd_need_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin)))
 		return false;
-	}
 	return sfd_start(dm, false);
 }
 
 static const struct sock_filter allow_prog[] = { STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
-/* Kills on getppid(2), allows the rest. */
-static const struct sock_filter kill_getppid[] = {
-	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
-	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-};
 
 static int admin_attach_raw(const char *sock, pid_t pid, uint32_t flags)
 {
@@ -134,16 +124,14 @@ static int unprivileged(const char *sock, pid_t root_pid, uint32_t root_filter)
 
 TEST(sfctl_privilege)
 {
-	struct sock_fprog prog = { 4, (struct sock_filter *)kill_getppid };
+	struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
 	int status, pipefd[2], go[2], twin_hold[2];
 	pid_t victim, child, twin;
 	char c;
 	SFD_AUTO;
 
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return;
-	}
 	if (!start_daemon(&dm))
 		return;
 	/* A root process that confines itself and makes an event (killed on
@@ -233,14 +221,10 @@ static int run(const char *cmd, char *out, size_t size)
 /* The admin side: root, sfctl found (into sfctl), a private daemon. */
 static bool start_admin(struct sfd *dm, char *sfctl, size_t size)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return false;
-	}
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, size)) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, size))
 		return false;
-	}
 	return start_daemon(dm);
 }
 
@@ -256,7 +240,7 @@ TEST(sfctl_admin_attach_running)
 	if (!start_admin(&dm, sfctl, sizeof(sfctl)))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
-	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
+	if (!ASSERT_OK(c2e_save_raw(file, progs_kill_getppid, 4), "save filter"))
 		return;
 	/* A running process, neither no_new_privs nor asked: the admin
 	 * confines it from outside. */
@@ -335,7 +319,7 @@ TEST(sfctl_cgroup_attach_reaches_a_confined_task_that_joins_later)
 	if (!start_admin(&dm, sfctl, sizeof(sfctl)) || !tcg_make(cg, sizeof(cg), "sfilter-sfctl"))
 		return;
 	snprintf(file, sizeof(file), "%s/kill_getppid.bpf", dm.dir);
-	if (!ASSERT_OK(c2e_save_raw(file, kill_getppid, 4), "save filter"))
+	if (!ASSERT_OK(c2e_save_raw(file, progs_kill_getppid, 4), "save filter"))
 		goto out;
 	snprintf(cmd, sizeof(cmd), "%s --socket %s --json attach --cgroup %s --filter %s",
 		 sfctl, dm.sock, cg, file);
@@ -386,10 +370,8 @@ static FILE *policy_log(char *sfctl, size_t size, char *dir, char *path, size_t 
 {
 	FILE *f;
 
-	if (!sfd_find_bin("sfctl", "SF_SFCTL", sfctl, size)) {
-		test_skip("no sfctl beside the test runner");
+	if (!sfd_need_bin("sfctl", "SF_SFCTL", sfctl, size))
 		return NULL;
-	}
 	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
 		return NULL;
 	snprintf(path, psize, "%s/log.jsonl", dir);

@@ -18,6 +18,7 @@
 #include "harness.h"
 #include "daemon.h"
 #include "c2e.h"
+#include "sockfilter.h"
 
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -28,8 +29,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct sock_filter allow_all[] = { STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
@@ -184,10 +183,8 @@ static const char *const per_call[] = { "--repeat-interval", "0", NULL };
 
 static bool start_admin(struct sfd *dm, struct admin *a, bool pin)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root");
+	if (!test_need_root(NULL))
 		return false;
-	}
 	if (!sfd_find_bin("sfctl", "SF_SFCTL", a->sfctl, sizeof(a->sfctl)) ||
 	    !sfd_find_bin("sfilterd", "SF_SFILTERD", dm->bin, sizeof(dm->bin))) {
 		test_skip("no sfctl or sfilterd beside the test runner");

@@ -8,13 +8,11 @@
  */
 #include "harness.h"
 #include "c2e.h"
+#include "sockfilter.h"
 
 #include <bpf/bpf.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-#define STMT(code, k)          ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf)  ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 

@@ -11,24 +11,13 @@
 #include "c2e.h"
 #include "progs.h"
 #include "kseccomp.h"
+#include "sockfilter.h"
 
 #include <stdlib.h>
 #include <strings.h>
 #include <time.h>
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 #define RET_ALLOW STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool kernel_probe_ready(void)
 {
@@ -161,7 +150,7 @@ TEST(validity_agrees_with_kernel_on_10000_programs)
 	if (!kernel_probe_ready())
 		return;
 	progs_seed(&rng, 0x5eccc0de2026ULL);
-	t0 = now_s();
+	t0 = test_now_s();
 	for (i = 0; i < N_PROGRAMS; i++) {
 		struct progs_prog p;
 		struct c2e_error err = { 0 };
@@ -213,7 +202,7 @@ TEST(validity_agrees_with_kernel_on_10000_programs)
 		progs_free(&p);
 	}
 	printf("    %d programs in %.2fs (kernel %s): %d accepted by the kernel, %d refused\n",
-	       N_PROGRAMS, now_s() - t0, test_kernel_name(), accepted,
+	       N_PROGRAMS, test_now_s() - t0, test_kernel_name(), accepted,
 	       N_PROGRAMS - accepted);
 	for (f = 0; f < PROGS_FAMILY_COUNT; f++)
 		printf("    %-40s %5d programs, kernel accepts %5d, disagreements %d\n",

@@ -21,6 +21,7 @@
 #include "corpus.h"
 #include "kseccomp.h"
 #include "progs.h"
+#include "sockfilter.h"
 
 #include <seccomp.h>
 #include <stdarg.h>
@@ -28,22 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 #define AUDIT_X86_64 C2E_AUDIT_ARCH_X86_64
 #define AUDIT_I386   C2E_AUDIT_ARCH_I386
 #define X32_BIT      C2E_X32_SYSCALL_BIT
 #define NR_SWEEP     460  /* syscall numbers 0..NR_SWEEP per arch */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- filters and their lists -------------------------------------------- */
 
@@ -480,7 +469,7 @@ static void report(const struct tally *t, double t0)
 {
 	printf("    %-28s %5ld filters/stacks (%ld also searched), %8ld inputs eBPF vs interpreter, %6ld real seccomp calls, %ld skipped, %.1fs\n",
 	       t->source, t->filters, t->searched, t->ebpf_inputs, t->kernel_calls,
-	       t->skipped, now_s() - t0);
+	       t->skipped, test_now_s() - t0);
 	printf("    %-28s real outcomes: %ld returned, %ld trapped, %ld killed, %ld hung\n",
 	       "", t->kinds[KSEC_RETURNED], t->kinds[KSEC_TRAPPED],
 	       t->kinds[KSEC_KILLED], t->kinds[KSEC_HUNG]);
@@ -552,7 +541,7 @@ TEST(the_real_kernel_acts_on_each_action_as_documented)
 	struct ksec_call *calls;
 	struct consts none = { .n = 0 };
 	size_t i, ncalls;
-	double t0 = now_s();
+	double t0 = test_now_s();
 
 	if (!observer_ready())
 		return;
@@ -884,7 +873,7 @@ TEST(verdicts_agree_three_ways_on_libseccomp_filters)
 	struct tally t = { .source = "libseccomp + corpus" };
 	struct flist l = { 0 };
 	struct progs_rng rng;
-	double t0 = now_s();
+	double t0 = test_now_s();
 	int per_nr = LIBSECCOMP_PER_NR, extra = LIBSECCOMP_EXTRA, variants = LIBSECCOMP_VARIANTS;
 
 	if (!observer_ready())
@@ -1136,7 +1125,7 @@ TEST(verdicts_agree_three_ways_on_every_opcode_form)
 	struct tally t = { .source = "opcode forms" };
 	struct flist l = { 0 };
 	struct progs_rng rng;
-	double t0 = now_s();
+	double t0 = test_now_s();
 	int nkernel = OPCODE_KERNEL_CALLS;
 	size_t i, a, b;
 
@@ -1220,7 +1209,7 @@ TEST(verdicts_agree_three_ways_on_random_valid_programs)
 	int nprogs = RANDOM_PROGRAMS, nkernel_progs = RANDOM_KERNEL_PROGRAMS;
 	int inputs = RANDOM_INPUTS, i;
 	struct progs_rng rng;
-	double t0 = now_s();
+	double t0 = test_now_s();
 
 	if (!observer_ready())
 		return;
@@ -1288,7 +1277,7 @@ TEST(stacked_filters_agree_three_ways_on_every_pair_of_actions)
 	const struct ksec_call *harm = ksec_harmless(&nh);
 	struct ksec_call calls[4];
 	struct progs_rng rng;
-	double t0 = now_s();
+	double t0 = test_now_s();
 	int triples = ACTION_STACKS, k;
 
 	if (!observer_ready())
@@ -1347,7 +1336,7 @@ TEST(stacks_of_2_to_4_realistic_and_random_filters_agree_three_ways)
 	struct tally t = { .source = "stacks of 2-4 filters" };
 	struct flist pool = { 0 };
 	struct progs_rng rng;
-	double t0 = now_s();
+	double t0 = test_now_s();
 	/* Under emulation a third: each stack is observed in the kernel. */
 	int stacks = test_is_emulated() ? MIXED_STACKS / 3 : MIXED_STACKS;
 	int per_nr = MIXED_PER_NR, extra = MIXED_EXTRA, k, r;

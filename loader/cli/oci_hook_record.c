@@ -24,6 +24,7 @@
 #include "admin.h"
 #include "learned.h"
 #include "c2e.h"
+#include "grow.h"
 #include "sfilter.h"
 
 #include <errno.h>
@@ -191,8 +192,7 @@ static void add_old(int dir, const char *dirpath, const char *name, struct learn
 					continue;
 				if (token == SCMP_ARCH_X32)
 					nr |= (int)C2E_X32_SYSCALL_BIT;
-				if (*n == *cap && !(*s = realloc(*s, (*cap = 2 * *cap + 64) *
-								   sizeof(**s))))
+				if (C2E_GROW(*s, *cap, *n + 1))
 					hook_fail("%s", strerror(ENOMEM));
 				(*s)[(*n)++] = (struct learned_call){
 					.arch = token == SCMP_ARCH_X86 ? C2E_AUDIT_ARCH_I386 :
@@ -247,7 +247,7 @@ int hook_record_finish(const char *id, const char *dirpath)
 		for (i = 0; i < json_object_array_length(list); i++) {
 			int nr = json_object_get_int(json_object_array_get_idx(list, i));
 
-			if (n == cap && !(s = realloc(s, (cap = 2 * cap + 64) * sizeof(*s))))
+			if (C2E_GROW(s, cap, n + 1))
 				hook_fail("%s", strerror(ENOMEM));
 			s[n++] = (struct learned_call){ .arch = a == 1 ? C2E_AUDIT_ARCH_I386 :
 							     C2E_AUDIT_ARCH_X86_64,

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #endif
 #include "sfctl.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,12 +72,8 @@ static void add(void *ctx, const char *line)
 			break;
 	}
 	if (i == s->n) {
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 64;
-			s->r = realloc(s->r, s->cap * sizeof(*s->r));
-			if (!s->r)
-				sfctl_die(1, "out of memory");
-		}
+		if (C2E_GROW(s->r, s->cap, s->n + 1))
+			sfctl_die(1, "out of memory");
 		s->r[s->n++] = k;
 	}
 	r = &s->r[i];

@@ -9,6 +9,7 @@
 #endif
 #include "sfctl.h"
 #include "c2e.h"
+#include "grow.h"
 #include "event_json.h"
 
 #include <errno.h>
@@ -45,17 +46,6 @@ struct policy {
 	size_t nc, capc;
 };
 
-static void *grow(void *p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return p;
-	*cap = *cap ? 2 * *cap : 64;
-	p = realloc(p, *cap * size);
-	if (!p)
-		sfctl_die(1, "out of memory");
-	return p;
-}
-
 /* Adds (a, nr) to the pairs seen, once. */
 static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name,
 		     uint64_t count)
@@ -69,7 +59,8 @@ static void add_seen(struct policy *p, uint32_t a, int32_t nr, const char *name,
 			p->s[i].calls += count;
 			return;
 		}
-	p->s = grow(p->s, &p->cap, p->n, sizeof(*p->s));
+	if (C2E_GROW(p->s, p->cap, p->n + 1))
+		sfctl_die(1, "out of memory");
 	p->s[p->n].arch = a;
 	p->s[p->n].nr = nr;
 	p->s[p->n].calls = count;
@@ -178,7 +169,8 @@ static void add_event(void *ctx, const char *line)
 	} else {
 		struct call *c;
 
-		p->c = grow(p->c, &p->capc, p->nc, sizeof(*p->c));
+		if (C2E_GROW(p->c, p->capc, p->nc + 1))
+			sfctl_die(1, "out of memory");
 		c = &p->c[p->nc++];
 		memset(c, 0, sizeof(*c));
 		c->arch = a;

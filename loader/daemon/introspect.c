@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include "daemon.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,15 +27,8 @@ static int collect_tasks(void *ctx, const struct sf_task_info *t)
 {
 	struct task_list *l = ctx;
 
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct sf_task_info *p = realloc(l->t, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->t = p;
-		l->cap = cap;
-	}
+	if (C2E_GROW(l->t, l->cap, l->n + 1))
+		return -ENOMEM;
 	l->t[l->n++] = *t;
 	return 0;
 }

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #endif
 #include "daemon.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -44,15 +45,8 @@ void limits_account(uint32_t id, const struct client *c, uint32_t len)
 	for (i = 0; i < n_acct; i++)
 		if (accts[i].id == id)
 			return; /* deduplicated: the same filter counts once */
-	if (n_acct == cap_acct) {
-		size_t cap = cap_acct ? 2 * cap_acct : 64;
-		struct acct_filter *a = realloc(accts, cap * sizeof(*a));
-
-		if (!a)
-			return;
-		accts = a;
-		cap_acct = cap;
-	}
+	if (C2E_GROW(accts, cap_acct, n_acct + 1))
+		return;
 	accts[n_acct++] = (struct acct_filter){ id, c->login, len };
 }
 
@@ -82,15 +76,8 @@ int id_list_add_task(void *ctx, const struct sf_task_info *t)
 	uint32_t i, n = t->n_filters < 64 ? t->n_filters : 64;
 
 	for (i = 0; i < n; i++) {
-		if (l->n == l->cap) {
-			size_t cap = l->cap ? 2 * l->cap : 256;
-			uint32_t *p = realloc(l->ids, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			l->ids = p;
-			l->cap = cap;
-		}
+		if (C2E_GROW(l->ids, l->cap, l->n + 1))
+			return -ENOMEM;
 		l->ids[l->n++] = t->filter_ids[i];
 	}
 	return 0;
@@ -152,15 +139,8 @@ static struct rate *bucket_of(const struct login *who, const struct timespec *no
 				rates[kept++] = rates[i];
 		n_rates = kept;
 	}
-	if (n_rates == cap_rates) {
-		size_t cap = cap_rates ? 2 * cap_rates : 64;
-		struct rate *r = realloc(rates, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		rates = r;
-		cap_rates = cap;
-	}
+	if (C2E_GROW(rates, cap_rates, n_rates + 1))
+		return NULL;
 	rates[n_rates] = (struct rate){ *who, sfd.max_rate, *now };
 	return &rates[n_rates++];
 }

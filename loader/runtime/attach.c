@@ -7,6 +7,7 @@
  * changed meanwhile is left alone and a failed attach can be rolled back.
  */
 #define _GNU_SOURCE
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.skel.h"
 
@@ -368,14 +369,8 @@ static int note_moved(struct attach_op *op, size_t n)
 			;
 		if (k == n)
 			continue;
-		if (op->n_moved == op->cap_moved) {
-			struct want *m = realloc(op->moved, (op->cap_moved = 2 * op->cap_moved + 16) *
-						 sizeof(*m));
-
-			if (!m)
-				return -ENOMEM;
-			op->moved = m;
-		}
+		if (C2E_GROW(op->moved, op->cap_moved, op->n_moved + 1))
+			return -ENOMEM;
 		op->moved[op->n_moved++] = op->want[k];
 	}
 	return 0;

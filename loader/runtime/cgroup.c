@@ -7,6 +7,7 @@
  * reads when a task enters are cgroup_table.c's.
  */
 #define _GNU_SOURCE
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.skel.h"
 
@@ -152,16 +153,9 @@ static int read_tids_one(const char *dir, pid_t **out, size_t *n, size_t *capp)
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%d", &v) == 1) {
-		if (*n == cap) {
-			pid_t *p;
-
-			cap = 2 * cap + 64;
-			p = realloc(*out, cap * sizeof(*p));
-			if (!p) {
-				fclose(f);
-				return -ENOMEM;
-			}
-			*out = p;
+		if (C2E_GROW(*out, cap, *n + 1)) {
+			fclose(f);
+			return -ENOMEM;
 		}
 		(*out)[(*n)++] = v;
 	}

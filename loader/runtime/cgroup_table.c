@@ -8,6 +8,7 @@
  * the cgroups; cgroup attach itself (cgroup.c) is above the chains.
  */
 #define _GNU_SOURCE
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.skel.h"
 
@@ -162,15 +163,8 @@ int sf_rt_cg_add_app(struct sf_runtime *rt, struct sf_cgroup *c, uint32_t from,
 			c->app[i].to = to;
 			goto map;
 		}
-	if (c->n_app == c->cap_app) {
-		size_t cap = c->cap_app ? 2 * c->cap_app : 8;
-		struct sf_cg_app *a = realloc(c->app, cap * sizeof(*a));
-
-		if (!a)
-			return -ENOMEM;
-		c->app = a;
-		c->cap_app = cap;
-	}
+	if (C2E_GROW(c->app, c->cap_app, c->n_app + 1))
+		return -ENOMEM;
 	c->app[c->n_app++] = (struct sf_cg_app){ from, to };
 map:
 	if (bpf_map_update_elem(rt->fd_cgapp, &k, &v, BPF_ANY))

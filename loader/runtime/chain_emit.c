@@ -25,6 +25,7 @@
  * &user_regs_struct while a 2012-interface body runs) and r9 and clobber
  * r0, r7, r8.
  */
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.h"
 

@@ -6,6 +6,7 @@
  * each account lost (sf_accounts). Turning events into text is the
  * caller's business (sfilterd logs them with loader/proto/event_json.c).
  */
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.skel.h"
 
@@ -198,15 +199,8 @@ struct grow {
 
 static void *grow_next(struct grow *g)
 {
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 16;
-		void *l = realloc(g->list, cap * g->size);
-
-		if (!l)
-			return NULL;
-		g->list = l;
-		g->cap = cap;
-	}
+	if (c2e_grow(&g->list, &g->cap, g->n + 1, g->size))
+		return NULL;
 	return (char *)g->list + g->size * g->n++;
 }
 

@@ -7,6 +7,7 @@
  * something a running program may hold goes through.
  */
 #define _GNU_SOURCE
+#include "grow.h"
 #include "internal.h"
 #include "sfilter.skel.h"
 
@@ -158,16 +159,9 @@ static int iter_walk(struct sf_runtime *rt, pid_t tgid, int pidfd, pid_t tid, bo
 		have += (size_t)got;
 		nrec = have / rsz;
 
-		if (out->n + nrec > cap) {
-			struct sf_iter_rec *r;
-
-			cap = 2 * (out->n + nrec) + 16;
-			r = realloc(out->r, cap * sizeof(*r));
-			if (!r) {
-				err = -ENOMEM;
-				break;
-			}
-			out->r = r;
+		if (C2E_GROW(out->r, cap, out->n + nrec)) {
+			err = -ENOMEM;
+			break;
 		}
 		for (k = 0; k < nrec; k++)
 			memcpy(&out->r[out->n++], buf + k * rsz, rsz);

@@ -7,6 +7,9 @@
  */
 #define _GNU_SOURCE
 #include "corpus.h"
+#include "sockfilter.h"
+#include "grow.h"
+#include "harness.h"
 
 #include <errno.h>
 #include <linux/audit.h>
@@ -22,9 +25,6 @@
 
 /* libseccomp's SCMP_A0(op, datum) leaves datum_b to the compiler's zero. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 #define RET_ALLOW 0x7fff0000U
 #define RET_KILL  0x80000000U
@@ -138,8 +138,6 @@ static int name_in(const char *name, const char *const *list, size_t n)
 			return 1;
 	return 0;
 }
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Adds ALLOW rules for up to max x86_64 syscalls (lowest numbers first)
  * that are not in deny; returns how many were added. */
@@ -327,16 +325,9 @@ struct buf {
 
 static void put(struct buf *b, struct sock_filter f)
 {
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		struct sock_filter *p = realloc(b->p, cap * sizeof(*p));
-
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
+	if (C2E_GROW(b->p, b->cap, b->n + 1)) {
+		b->oom = 1;
+		return;
 	}
 	b->p[b->n++] = f;
 }

@@ -81,6 +81,14 @@ bool sfd_find_bin(const char *name, const char *env, char *out, size_t size)
 	return find_beside(name, env, X_OK, out, size);
 }
 
+bool sfd_need_bin(const char *name, const char *env, char *out, size_t size)
+{
+	if (sfd_find_bin(name, env, out, size))
+		return true;
+	test_skip("no %s beside the test runner", name);
+	return false;
+}
+
 bool sfd_find_file(const char *name, const char *env, char *out, size_t size)
 {
 	return find_beside(name, env, R_OK, out, size);
@@ -263,10 +271,8 @@ bool sfd_start_sfilterd(struct sfd *dm, bool pin)
 
 bool sfd_start_for_users(struct sfd *dm, const char *const *args)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root (to become other users)");
+	if (!test_need_root("to become other users"))
 		return false;
-	}
 	dm->args = args;
 	return sfd_start_sfilterd(dm, false);
 }

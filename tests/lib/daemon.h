@@ -45,6 +45,9 @@ void sfd_tier_independent(const char *file);
 
 /* Finds NAME beside the runner (or $ENV); false when absent. */
 bool sfd_find_bin(const char *name, const char *env, char *out, size_t size);
+/* The same, with the test skipped ("no NAME beside the test runner") when
+ * NAME is absent: most tests of a program cannot run without it. */
+bool sfd_need_bin(const char *name, const char *env, char *out, size_t size);
 /* The same for a file that is read, not run (the image archive, a
  * hooks.d file the Makefile stages). */
 bool sfd_find_file(const char *name, const char *env, char *out, size_t size);

@@ -10,19 +10,29 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-int fdpass_send(int sock, int fd)
+void fdpass_rights(struct msghdr *mh, void *cbuf, const int *fds, int nfds)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'g';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	size_t size = (size_t)nfds * sizeof(int);
+	struct cmsghdr *c;
 
+	memset(cbuf, 0, CMSG_SPACE(size));
+	mh->msg_control = cbuf;
+	mh->msg_controllen = CMSG_SPACE(size);
+	c = CMSG_FIRSTHDR(mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	c->cmsg_len = CMSG_LEN(size);
+	memcpy(CMSG_DATA(c), fds, size);
+}
+
+int fdpass_send(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
+	char byte = 'g';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	fdpass_rights(&mh, cbuf, &fd, 1);
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 

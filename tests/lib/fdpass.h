@@ -9,6 +9,12 @@ int fdpass_send(int sock, int fd);
 /* The next descriptor from sock (close-on-exec), or -1. */
 int fdpass_recv(int sock);
 
+struct msghdr;
+/* Points mh's control data at cbuf, which has room for
+ * CMSG_SPACE(nfds * sizeof(int)) bytes, holding one SCM_RIGHTS message
+ * with the nfds descriptors of fds (nfds >= 1). */
+void fdpass_rights(struct msghdr *mh, void *cbuf, const int *fds, int nfds);
+
 struct sock_fprog;
 /* In a child: sets no_new_privs, installs prog with
  * SECCOMP_FILTER_FLAG_NEW_LISTENER and sends the listener on sock,

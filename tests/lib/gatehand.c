@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #define _GNU_SOURCE
 #include "gatehand.h"
+#include "fdpass.h"
 #include "c2e.h"
 #include "proto.h"
 
@@ -44,17 +45,8 @@ int gatehand_send(const char *agent_path, int fd, const char *json, char *answer
 		err = -ECONNREFUSED;
 		goto out;
 	}
-	if (fd >= 0) {
-		struct cmsghdr *cm;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
+	if (fd >= 0)
+		fdpass_rights(&mh, cbuf, &fd, 1);
 	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0) {
 		err = -errno;
 		goto out;

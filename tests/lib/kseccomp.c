@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "kseccomp.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -35,9 +36,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
 
 #define AUDIT_ARCH_X86_64_ 0xc000003eU
 #define AUDIT_ARCH_I386_   0x40000003U

@@ -21,10 +21,8 @@ bool mntns_is_bpffs(const char *path)
 
 bool mntns_private(void)
 {
-	if (geteuid() != 0) {
-		test_skip("needs root (a private mount namespace)");
+	if (!test_need_root("a private mount namespace"))
 		return false;
-	}
 	if (unshare(CLONE_NEWNS)) {
 		test_skip("unshare(CLONE_NEWNS): %s", strerror(errno));
 		return false;

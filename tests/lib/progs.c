@@ -7,14 +7,13 @@
  * not change, and the instruction the kernel refuses first is known.
  */
 #include "progs.h"
+#include "sockfilter.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
-
-#define STMT(code, k)         ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
+#include <sys/syscall.h>
 
 #define MAX_INSNS  4096
 #define SKF_AD_OFF_ 0xfffff000U  /* (u32)SKF_AD_OFF */
@@ -896,6 +895,13 @@ struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr)
 {
 	return ret_on(f, n, nr, 0x80000000U); /* KILL_PROCESS */
 }
+
+const struct sock_filter progs_kill_getppid[4] = {
+	STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+	JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getppid, 0, 1),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
 
 struct sock_fprog progs_log_on(struct sock_filter *f, int n, int nr)
 {

@@ -75,6 +75,9 @@ struct progs_prog {
 struct sock_fprog progs_kill_on(struct sock_filter *f, int n, int nr);
 /* The same, logging syscall nr (SECCOMP_RET_LOG) instead. */
 struct sock_fprog progs_log_on(struct sock_filter *f, int n, int nr);
+/* progs_kill_on(f, 4, getppid) as a constant, for the daemon tests that
+ * send it, save it to a file or attach it as it is. */
+extern const struct sock_filter progs_kill_getppid[4];
 
 const char *progs_family_name(enum progs_family f);
 /* 1 accepted, 0 refused, -1 unknown. */
