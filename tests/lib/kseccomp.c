@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <linux/audit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define AUDIT_ARCH_X86_64_ 0xc000003eU
-#define AUDIT_ARCH_I386_   0x40000003U
 #define MAX_INSNS_PER_PATH 32768
 #define MAX_PROBE_LEN      65535  /* sock_fprog.len is an unsigned short */
 
@@ -105,7 +104,7 @@ void ksec_call_data(const struct ksec_call *c, struct seccomp_data *d)
 
 	memset(d, 0, sizeof(*d));
 	d->nr = (int)c->nr;
-	d->arch = c->abi == KSEC_ABI_I386 ? AUDIT_ARCH_I386_ : AUDIT_ARCH_X86_64_;
+	d->arch = c->abi == KSEC_ABI_I386 ? AUDIT_ARCH_I386 : AUDIT_ARCH_X86_64;
 	d->instruction_pointer = ksec_ip(c->abi);
 	for (i = 0; i < 6; i++)
 		d->args[i] = c->abi == KSEC_ABI_I386 ? (uint32_t)c->args[i]
@@ -432,7 +431,7 @@ static void wrap(struct sock_filter *dst, const struct sock_fprog *f)
 	dst[0] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
 	dst[1] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_seccomp, 0, 3);
 	dst[2] = STMT(BPF_LD | BPF_W | BPF_ABS, 4);
-	dst[3] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64_, 0, 1);
+	dst[3] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 1);
 	dst[4] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	dst[5] = STMT(BPF_LD | BPF_IMM, 0);
 	memcpy(dst + WRAP_LEN, f->filter, f->len * sizeof(*dst));
