@@ -156,6 +156,11 @@ TEST(sfctl_json_errors_are_an_object_on_stdout_with_the_same_status)
 		{ { "--json", "frobnicate" }, 2, "{\"error\":\"unknown command 'frobnicate'\"}\n" },
 		{ { "--json", "status", "--pid", "5" }, 2,
 		  "{\"error\":\"status does not take --pid; use 'sfctl show PID'\"}\n" },
+		/* A usage error getopt meets before it reaches --json. */
+		{ { "--frobnicate", "--json", "status" }, 2,
+		  "{\"error\":\"unknown option '--frobnicate'\"}\n" },
+		{ { "status", "--frobnicate", "--json" }, 2,
+		  "{\"error\":\"unknown option '--frobnicate'\"}\n" },
 		{ { "--json", "--socket", "/nonexistent/sfilterd.sock", "status" }, 3,
 		  "{\"error\":\"sfilterd is not running at /nonexistent/sfilterd.sock\"}\n" },
 	};

@@ -495,8 +495,13 @@ struct args {
 /* The options before the command (--json, --socket); the command's index. */
 static int global_options(int argc, char **argv)
 {
-	int opt;
+	int opt, i;
 
+	/* --json anywhere on the line (before "--") makes every error JSON,
+	 * also one getopt meets before it reaches --json. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			cli_json = true;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+" SHORT_OPTS, opts, NULL)) != -1) {
 		if (opt == 'j')
