@@ -17,21 +17,14 @@
 #include "daemon.h"
 #include "mountns.h"
 #include "runtime.h"
-#include "sfclient.h"
-#include "sockfilter.h"
-#include "progs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <linux/seccomp.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 
 SFD_TIER_INDEPENDENT
 
@@ -54,34 +47,6 @@ static int lines_with(const char *text, const char *needle)
 			n++;
 	}
 	return n;
-}
-
-/* A task that attaches kill-on-getppid through sf_attach() (to the daemon
- * SFILTER_SOCKET names) and calls getppid: SIGKILL shows the daemon
- * served the attach and the filter is in force. */
-static bool attach_confines(const char *what)
-{
-	int st = 0;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
-
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0) {
-			printf("    sf_attach: %s\n", sf_last_error());
-			_exit(10);
-		}
-		if (syscall(SYS_getpid) != getpid())
-			_exit(11);
-		syscall(SYS_getppid);
-		_exit(12);
-	}
-	if (!ASSERT_TRUE(pid > 0, "fork") || !ASSERT_EQ(waitpid(pid, &st, 0), pid, "waitpid"))
-		return false;
-	test_log("%s: wait status 0x%x\n", what, st);
-	return ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, what);
 }
 
 static void read_text(const char *path, char *buf, size_t size)
@@ -218,7 +183,7 @@ TEST(daemon_mounts_bpffs_where_none_is_mounted)
 		  "one line of sfilterd says it mounted bpffs");
 	ASSERT_EQ(lines_with(out, "bpf filesystem"), 1,
 		  "and no other line about it (the runtime found bpffs mounted)");
-	attach_confines("a task that attached through this sfilterd dies on getppid");
+	sfd_attach_confines("a task that attached through this sfilterd dies on getppid");
 	snprintf(link, sizeof(link), "%s/installed", dm.pin);
 	ASSERT_OK(access(link, F_OK), "the install's marker is pinned");
 	ASSERT_TRUE(entries(dm.pin, "prog_") > 0 && entries(dm.pin, "map_") > 0,
@@ -267,7 +232,7 @@ TEST(daemon_no_pin_serves_where_bpffs_cannot_be_mounted)
 		return;
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
-	attach_confines("a task that attached through sfilterd --no-pin dies on getppid");
+	sfd_attach_confines("a task that attached through sfilterd --no-pin dies on getppid");
 	ASSERT_FALSE(sfd_file_has(dm.err, "bpf filesystem"), "--no-pin says nothing of bpffs");
 	ASSERT_EQ(access("/sys/fs/bpf", F_OK), -1, "and made no /sys/fs/bpf");
 }

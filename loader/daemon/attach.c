@@ -120,14 +120,41 @@ static int attach_result(const struct client *c, uid_t uid, bool admin,
 	return 0;
 }
 
+static void span_add(enum attach_span s, uint64_t ns)
+{
+	sfd.spans[s].n++;
+	sfd.spans[s].ns += ns;
+}
+
+void attach_spans_add(const struct attach_timing *tm)
+{
+	uint64_t now = metrics_now_ns();
+	int i;
+
+	span_add(AS_VALIDATE, tm->validate_ns);
+	for (i = 0; i < SF_SPANS; i++)
+		if (tm->rt.n[i])
+			span_add((enum attach_span)(AS_RUNTIME + i), tm->rt.ns[i]);
+	if (tm->handed_off)
+		span_add(AS_HANDOFF, tm->handoff_ns);
+	span_add(AS_REPLY, now - tm->reply_t0);
+	span_add(AS_TOTAL, now - tm->t0);
+}
+
 /* A job done (verify.c): answered as request.c answers an ATTACH. */
 static void attach_done(struct verify_job *j)
 {
 	const struct sf_attach_req *req = (const void *)j->req;
 	char msg[SF_PROTO_MAX_TEXT] = "";
-	int error = attach_result(j->c, j->uid, j->admin, req, j->tg.tid, j->r, j->id,
-				  &j->cerr, msg, sizeof(msg));
+	uint64_t now = metrics_now_ns();
+	int error;
 
+	/* Waiting for the verifier's thread, and for the loop to see it done. */
+	j->tm.handoff_ns = (j->started_ns - j->submitted_ns) + (now - j->ended_ns);
+	j->tm.handed_off = true;
+	j->tm.reply_t0 = now;
+	error = attach_result(j->c, j->uid, j->admin, req, j->tg.tid, j->r, j->id,
+			      &j->cerr, msg, sizeof(msg));
 	metrics_attach(MK_SELF, error, j->t0_ns);
 
 	if (sfd.verbose)
@@ -135,23 +162,28 @@ static void attach_done(struct verify_job *j)
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);
 	reply_attach(j->c, j->rid, error, error ? 0 : j->id, msg);
+	if (!error)
+		attach_spans_add(&j->tm);
 }
 
 int attach_request(struct client *c, const struct ucred *sender,
-		   struct sf_attach_req *req, uint32_t *filter_id, char *msg, size_t msz)
+		   struct sf_attach_req *req, struct attach_timing *tm,
+		   uint32_t *filter_id, char *msg, size_t msz)
 {
 	struct sock_fprog prog = { .len = (unsigned short)req->n_insns,
 				   .filter = req->insns };
 	struct sf_target tg = { .process = &c->ident, .self = true,
-				.reply_fd = req->reply_fd };
+				.reply_fd = req->reply_fd, .spans = &tm->rt };
 	unsigned int flags = req->flags | SF_ATTACH_ARM;
 	struct verify_job *j;
 	struct c2e_error cerr;
-	uint64_t t0 = metrics_now_ns();
+	uint64_t t0 = tm->t0;
 	bool admin = false;
 	int r;
 
-	if ((r = check_request(c, sender, req, &admin, msg, msz)) != 0) {
+	r = check_request(c, sender, req, &admin, msg, msz);
+	tm->validate_ns = metrics_now_ns() - t0;
+	if (r != 0) {
 		if (r != REPLY_LATER)
 			metrics_attach(MK_SELF, r, t0);
 		return r;
@@ -165,6 +197,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach_to(sfd.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);
 	if (r != -EINPROGRESS) {
+		tm->reply_t0 = metrics_now_ns();
 		r = attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
 				  msg, msz);
 		metrics_attach(MK_SELF, r, t0);
@@ -179,7 +212,8 @@ int attach_request(struct client *c, const struct ucred *sender,
 	*j = (struct verify_job){ .c = c, .uid = sender->uid, .rid = req->hdr.request_id,
 				  .admin = admin, .done = attach_done, .tg = tg,
 				  .ident = c->ident, .flags = flags,
-				  .prog = { prog.len, req->insns }, .t0_ns = t0 };
+				  .prog = { prog.len, req->insns }, .t0_ns = t0, .tm = *tm };
+	j->tg.spans = &j->tm.rt; /* the job's own: tm is the caller's, on its stack */
 	verify_submit(j);
 	return REPLY_LATER;
 }

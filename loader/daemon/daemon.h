@@ -101,6 +101,36 @@ _Static_assert((SF_ATTACH_ARM & SF_ATTACH_ADMIN_FLAGS) == 0,
 	       "SF_ATTACH_ARM is the daemon's own, never a flag a request may carry");
 
 /*
+ * STATUS's attach_spans: where the ATTACHes put in force spent their time,
+ * step by step, so that the gap to seccomp(2) can be put where it is. Each
+ * step a count (of attaches it ran in: a step no attach needed stays 0)
+ * and a sum of CLOCK_MONOTONIC nanoseconds: the daemon's checks
+ * (validate), the runtime's steps (enum sf_span, from AS_RUNTIME on), the
+ * way to the verifier's thread and back for a new chain (handoff), the
+ * reply (the result recorded, built and sent) and the whole, from the
+ * request read to its reply sent (total: the steps plus what falls
+ * between them).
+ */
+enum attach_span {
+	AS_VALIDATE,
+	AS_RUNTIME,
+	AS_HANDOFF = AS_RUNTIME + SF_SPANS,
+	AS_REPLY,
+	AS_TOTAL,
+	AS_COUNT
+};
+
+/* One ATTACH's steps as they are timed (attach_spans_add()). */
+struct attach_timing {
+	uint64_t t0;          /* the request read (metrics_now_ns()) */
+	uint64_t validate_ns;
+	uint64_t handoff_ns;
+	bool handed_off;      /* a new chain: loaded on the verifier's thread */
+	uint64_t reply_t0;    /* when its answer began */
+	struct sf_spans rt;   /* the runtime's (struct sf_target's spans) */
+};
+
+/*
  * The daemon's state: one instance, sfd (defined in main.c, declared
  * below), for the loop's thread (the idle check's and verify.c's threads
  * read sfd.rt, sfd.verbose only). Each group
@@ -135,6 +165,7 @@ struct sfilterd {
 	uint64_t n_events;      /* eventlog.c: events logged */
 	uint64_t n_armed;       /* attach.c: sf_attach()es put in force (each
 				 * armed for its caller) */
+	struct { uint64_t n, ns; } spans[AS_COUNT]; /* attach.c: attach_spans */
 };
 
 /* ---- main.c ------------------------------------------------------------- */
@@ -201,9 +232,15 @@ bool request_resume(void);
 
 /* ---- attach.c ----------------------------------------------------------- */
 
-/* ATTACH: req, from c, to one of c's own threads; *filter_id on success. */
+/* ATTACH: req, from c, to one of c's own threads; *filter_id on success.
+ * tm: its t0 set by the caller, its steps timed here (and by the
+ * verifier's job). */
 int attach_request(struct client *c, const struct ucred *sender,
-		   struct sf_attach_req *req, uint32_t *filter_id, char *msg, size_t msz);
+		   struct sf_attach_req *req, struct attach_timing *tm,
+		   uint32_t *filter_id, char *msg, size_t msz);
+/* After the reply of an ATTACH put in force: its steps added to
+ * sfd.spans, the reply's and the whole's ending now. */
+void attach_spans_add(const struct attach_timing *tm);
 
 /* ---- admin.c ------------------------------------------------------------ */
 
@@ -235,6 +272,10 @@ struct verify_job {
 	uint32_t id;
 	struct c2e_error cerr;
 	uint64_t t0_ns;              /* when the request came (metrics_attach()) */
+	struct attach_timing tm;     /* ATTACH's steps (tg.spans: &tm.rt) */
+	/* verify.c: submitted, taken by the verifier, made (an ATTACH's
+	 * handoff step). */
+	uint64_t submitted_ns, started_ns, ended_ns;
 	uint64_t req[];              /* the request as received (hdr.length) */
 };
 

@@ -124,6 +124,25 @@ static void status_daemon(struct json_object *o)
 	}
 }
 
+/* {"validate": {"n": N, "ns": NS}, ...}: sfd.spans, every step named
+ * (one no attach ran is {"n": 0, "ns": 0}), in the order they run. */
+static struct json_object *attach_spans_json(void)
+{
+	struct json_object *o = json_object_new_object();
+	int i;
+
+	for (i = 0; i < AS_COUNT; i++) {
+		const struct counter k[] = {
+			{ "n", sfd.spans[i].n }, { "ns", sfd.spans[i].ns } };
+		const char *name = i == AS_VALIDATE ? "validate" :
+			i < AS_HANDOFF ? sf_runtime_span_name((enum sf_span)(i - AS_RUNTIME)) :
+			i == AS_HANDOFF ? "handoff" : i == AS_REPLY ? "reply" : "total";
+
+		json_object_object_add(o, name, counters_json(k, 2));
+	}
+	return o;
+}
+
 /* How many tasks have a chain, and how many distinct filters they run;
  * null for both when the runtime cannot list them. 0 or -errno. */
 static int status_tasks(struct json_object *o)
@@ -201,6 +220,10 @@ static void do_status(struct client *c, uint32_t rid, bool admin)
 
 	status_daemon(o);
 	json_object_object_add(o, "admin", json_object_new_boolean(admin));
+	/* An admin's only: the verifier's time tells the size of filters
+	 * other users attached. */
+	if (admin)
+		json_object_object_add(o, "attach_spans", attach_spans_json());
 	status_events(o, c, admin);
 	r = status_tasks(o);
 	status_limits(o);

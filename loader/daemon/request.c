@@ -120,17 +120,19 @@ static int check_attach(const struct ancillary *anc, size_t n, int msg_flags, ch
 }
 
 static int handle_attach(struct client *c, const struct ancillary *anc, size_t n,
-			 int msg_flags, uint32_t *filter_id, char *msg, size_t msz)
+			 int msg_flags, struct attach_timing *tm, uint32_t *filter_id,
+			 char *msg, size_t msz)
 {
-	uint64_t t0 = metrics_now_ns();
-	int error = check_attach(anc, n, msg_flags, msg, msz);
+	int error;
 
+	tm->t0 = metrics_now_ns();
+	error = check_attach(anc, n, msg_flags, msg, msz);
 	if (error) {
 		/* Refused before attach.c sees it (attach.c counts the rest). */
-		metrics_attach(MK_SELF, error, t0);
+		metrics_attach(MK_SELF, error, tm->t0);
 		return error;
 	}
-	return attach_request(c, &anc->cred, &rbuf.attach, filter_id, msg, msz);
+	return attach_request(c, &anc->cred, &rbuf.attach, tm, filter_id, msg, msz);
 }
 
 /* A request of n bytes, received with msg_flags, in rbuf. */
@@ -138,6 +140,8 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 {
 	uint32_t request_id = 0, filter_id = 0;
 	char msg[SF_PROTO_MAX_TEXT] = "";
+	struct attach_timing tm = { 0 };
+	bool attached = false;
 	int error;
 
 	if (n >= SF_PROTO_HDR_SIZE)
@@ -156,9 +160,10 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 		snprintf(msg, sizeof(msg), "unknown message type %u", rbuf.hdr.type);
 		error = EPROTO;
 	} else {
-		error = handle_attach(c, anc, n, msg_flags, &filter_id, msg, sizeof(msg));
+		error = handle_attach(c, anc, n, msg_flags, &tm, &filter_id, msg, sizeof(msg));
 		if (error == REPLY_LATER)
 			return;
+		attached = error == 0;
 	}
 	close_fd(anc);
 	if (anc->nfds && error != EINVAL)
@@ -171,6 +176,8 @@ static void handle_request(struct client *c, struct ancillary *anc, size_t n, in
 		     error > 0 ? strerror(error) : error < 0 ? "TSYNC conflict" : "ok",
 		     msg[0] ? ": " : "", msg);
 	reply_attach(c, request_id, error, filter_id, msg);
+	if (attached)
+		attach_spans_add(&tm);
 }
 
 bool request_resume(void)

@@ -141,7 +141,9 @@ static void *verifier(void *arg)
 		}
 		pthread_mutex_unlock(&v.lock);
 
+		j->started_ns = metrics_now_ns();
 		j->r = sf_runtime_attach_to(sfd.rt, &j->tg, &j->prog, j->flags, &j->id, &j->cerr);
+		j->ended_ns = metrics_now_ns();
 
 		pthread_mutex_lock(&v.lock);
 		push(&v.done, j);
@@ -273,6 +275,7 @@ void verify_submit(struct verify_job *j)
 		a->busy = true;
 	conn_hold(j->c, true);
 	j->tg.process = j->tg.process ? &j->ident : NULL;
+	j->submitted_ns = metrics_now_ns();
 	pthread_mutex_lock(&v.lock);
 	push(&v.todo, j);
 	pthread_cond_signal(&v.work);

@@ -20,6 +20,52 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+/* ---- spans: where a timed attach's time goes (struct sf_target) ---------- */
+
+static const char *const span_names[SF_SPANS] = {
+	[SF_SPAN_CHECK] = "validate_rt", [SF_SPAN_READ] = "read",
+	[SF_SPAN_CHAIN] = "chain", [SF_SPAN_DISPATCH] = "dispatch",
+	[SF_SPAN_TRANSLATE] = "translate", [SF_SPAN_VERIFY] = "verify",
+	[SF_SPAN_TABLE] = "table", [SF_SPAN_ARM] = "arm", [SF_SPAN_APPLY] = "apply",
+};
+
+/* sf_chain_build's ns[3], in the order sf_rt_build_run() takes them. */
+_Static_assert(SF_SPAN_VERIFY == SF_SPAN_TRANSLATE + 1 && SF_SPAN_TABLE == SF_SPAN_TRANSLATE + 2,
+	       "a new chain's three steps are consecutive");
+
+const char *sf_runtime_span_name(enum sf_span s)
+{
+	return (unsigned int)s < SF_SPANS ? span_names[s] : "?";
+}
+
+/* Now, for a timed target; 0 (and no clock read) for one that is not. */
+static uint64_t span_begin(const struct sf_target *tg)
+{
+	return tg->spans ? sf_rt_now_ns() : 0;
+}
+
+static void span_add(const struct sf_target *tg, enum sf_span s, uint64_t ns)
+{
+	if (tg->spans) {
+		tg->spans->ns[s] += ns;
+		tg->spans->n[s]++;
+	}
+}
+
+/* Step s, begun at t0, ends now; less what step inner (whose sum was
+ * inner0 at t0) took within it, so that the steps add up to the whole. */
+static void span_end(const struct sf_target *tg, enum sf_span s, uint64_t t0,
+		     enum sf_span inner, uint64_t inner0)
+{
+	if (tg->spans)
+		span_add(tg, s, sf_rt_now_ns() - t0 - (tg->spans->ns[inner] - inner0));
+}
+
+static uint64_t span_sum(const struct sf_target *tg, enum sf_span s)
+{
+	return tg->spans ? tg->spans->ns[s] : 0;
+}
+
 /* The thread group of tid, from /proc (the daemon's pid namespace), or
  * -ESRCH. */
 static pid_t tgid_of(pid_t tid)
@@ -182,7 +228,10 @@ static int apply(struct sf_runtime *rt, pid_t tgid, const struct sf_target *tg,
 
 	for (i = 0; i < n; i++)
 		if (want[i].arm) {
+			uint64_t t = span_begin(tg);
+
 			sf_rt_reply_on(rt);
+			span_add(tg, SF_SPAN_ARM, span_begin(tg) - t);
 			break;
 		}
 	for (i = 0; i < n; i++) {
@@ -260,6 +309,22 @@ static uint32_t guard_of(const struct attach_op *op)
 	return SF_GUARD_IMAGE | (op->flags & SF_FLAG_RFC_EXEC ? SF_GUARD_CAP : 0);
 }
 
+/* sf_rt_dispatch_on(), timed when it attaches (after the idle check
+ * detached the dispatcher: every attach after the last confined task of
+ * the machine exited). */
+static int dispatch_on(struct attach_op *op)
+{
+	uint64_t t;
+	int err;
+
+	if (!op->tg->spans || sf_rt_dispatch_attached(op->rt))
+		return sf_rt_dispatch_on(op->rt);
+	t = sf_rt_now_ns();
+	err = sf_rt_dispatch_on(op->rt);
+	span_add(op->tg, SF_SPAN_DISPATCH, sf_rt_now_ns() - t);
+	return err;
+}
+
 /* The new chain, loaded: the caller's chain plus prog, under the kernel's
  * rules. 0, -errno, or (TSYNC) the tid of a thread that blocks it. */
 static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
@@ -299,6 +364,10 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 	 * and installed on the next round if this round, with everything
 	 * read again, still wants that chain. */
 	err = op->build->node == op->node ? sf_rt_build_install(rt, op->build) : -ESTALE;
+	if (op->build->dispatch_ns) {
+		span_add(op->tg, SF_SPAN_DISPATCH, op->build->dispatch_ns);
+		op->build->dispatch_ns = 0;
+	}
 	if (!op->node->slot) {
 		if (op->flags & SF_ATTACH_LOADED)
 			return -EINPROGRESS;
@@ -312,7 +381,7 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 	op->node->last_use = ++rt->uses;
 	/* Before any task is given the chain, which may have been loaded
 	 * before the dispatcher was last detached. */
-	return sf_rt_dispatch_on(rt);
+	return dispatch_on(op);
 }
 
 /* Threads created from here on take the new chain at fork; after the wait
@@ -513,16 +582,25 @@ static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
 	struct attach_op op = { .rt = rt, .tg = tg, .flags = flags,
 				.tsync = flags & SF_ATTACH_TSYNC,
 				.single = !(flags & SF_ATTACH_TSYNC), .build = build };
+	uint64_t t = span_begin(tg), inner;
 	int err;
 
 	err = read_group(rt, tg, &op.tgid, &op.group, &op.single);
+	span_add(tg, SF_SPAN_READ, span_begin(tg) - t);
 	if (err)
 		return err;
+	t = span_begin(tg);
+	inner = span_sum(tg, SF_SPAN_DISPATCH);
 	err = attach_node(&op, prog);
+	span_end(tg, SF_SPAN_CHAIN, t, SF_SPAN_DISPATCH, inner);
+	t = span_begin(tg);
+	inner = span_sum(tg, SF_SPAN_ARM);
 	if (!err && op.tsync)
 		err = tsync_begin(&op);
 	if (!err)
 		err = converge(&op);
+	if (op.node && op.node->slot)
+		span_end(tg, SF_SPAN_APPLY, t, SF_SPAN_ARM, inner);
 	return attach_end(&op, err, filter_id);
 }
 
@@ -535,11 +613,15 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 			 uint32_t *filter_id, struct c2e_error *err)
 {
 	struct sf_chain_build build = SF_CHAIN_BUILD_INIT;
-	int ret, round;
+	uint64_t t;
+	int ret, round, i;
 
 	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM | SF_ATTACH_LOADED))
 		return -EINVAL;
-	if (sf_rt_filter_check(prog, flags, err))
+	t = span_begin(tg);
+	ret = sf_rt_filter_check(prog, flags, err);
+	span_add(tg, SF_SPAN_CHECK, span_begin(tg) - t);
+	if (ret)
 		return -EINVAL;
 	if (tg->tid <= 0)
 		return -ESRCH;
@@ -563,6 +645,9 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 		}
 		pthread_mutex_unlock(&rt->lock);
 		ret = sf_rt_build_run(rt, &build);
+		for (i = 0; i < 3; i++)
+			if (build.ns[i])
+				span_add(tg, (enum sf_span)(SF_SPAN_TRANSLATE + i), build.ns[i]);
 		pthread_mutex_lock(&rt->lock);
 		if (ret)
 			break;

@@ -496,21 +496,27 @@ int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b)
 {
 	struct sf_chain_maps maps = { rt->fd_tasks, rt->fd_progs, rt->fd_hits };
 	struct c2e_ebpf prog = { 0 };
+	uint64_t t = sf_rt_now_ns(), t1;
 	int err;
 
 	err = sf_chain_emit(&rt->layout, b->cf, b->n, &maps, &prog);
+	t1 = sf_rt_now_ns();
+	b->ns[0] = t1 - t;
 	if (!err) {
 		b->prog_fd = sf_chain_load(&rt->layout, &prog, rt->verbose);
 		if (b->prog_fd < 0)
 			err = b->prog_fd;
+		b->ns[1] = sf_rt_now_ns() - t1;
 	}
 	c2e_ebpf_free(&prog);
 	if (err || rt->defer_tables)
 		return err;
+	t = sf_rt_now_ns();
 	b->rows = calloc(SF_TABLE_PER_CHAIN, sizeof(*b->rows));
 	if (!b->rows)
 		return -ENOMEM;
 	fill_rows(b->rows, b->cf, b->fp, b->n, 0, SF_TABLE_PER_CHAIN);
+	b->ns[2] = sf_rt_now_ns() - t;
 	return 0;
 }
 
@@ -531,6 +537,8 @@ int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 {
 	struct sf_node *node = b->node;
 	struct sf_const *row;
+	bool detached;
+	uint64_t t;
 	int slot, err;
 
 	if (node->slot)
@@ -539,7 +547,11 @@ int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 		return -ESTALE;
 	/* Before any task can be given the chain: never one unjudged. The
 	 * attach paths check again, as a chain loaded earlier is reused. */
+	detached = !sf_rt_dispatch_attached(rt);
+	t = detached ? sf_rt_now_ns() : 0;
 	err = sf_rt_dispatch_on(rt);
+	if (detached)
+		b->dispatch_ns = sf_rt_now_ns() - t;
 	if (err)
 		return err;
 	slot = alloc_slot(rt);

@@ -54,7 +54,7 @@ static void pin_path(const struct sf_runtime *rt, const char *kind, const char *
 		buf[0] = 0;
 }
 
-static uint64_t now_ns(void)
+uint64_t sf_rt_now_ns(void)
 {
 	struct timespec t;
 
@@ -154,7 +154,7 @@ void sf_rt_dispatch_adopted(struct sf_runtime *rt)
 		rt->reply_on = rt->reply_on || access(path, F_OK) == 0;
 	}
 	/* Its last arm may be recent: keep them for a while. */
-	rt->last_arm = now_ns();
+	rt->last_arm = sf_rt_now_ns();
 }
 
 /* Hands the link pinned as name over to the caller: an fd of it goes to
@@ -322,7 +322,7 @@ void sf_rt_reply_on(struct sf_runtime *rt)
 		BPF_TRACE_FEXIT, BPF_TRACE_FEXIT, BPF_TRACE_RAW_TP };
 	int i, fd, fds[SF_RT_MAX_LINKS], n = 0;
 
-	rt->last_arm = now_ns();
+	rt->last_arm = sf_rt_now_ns();
 	if (rt->reply_on)
 		return;
 	wait_detached(rt);
@@ -415,7 +415,7 @@ int sf_rt_dispatch_idle(struct sf_runtime *rt, int nothing)
 			r = 1;
 	} else if (r == 0 && rt->reply_on &&
 		   (!__atomic_load_n(&rt->bss->sf_armed, __ATOMIC_SEQ_CST) ||
-		    now_ns() - rt->last_arm > REPLY_KEEP_NS)) {
+		    sf_rt_now_ns() - rt->last_arm > REPLY_KEEP_NS)) {
 		reply_off(rt, fds, &n);
 	}
 	pthread_mutex_lock(&rt->detach_lock);

@@ -292,6 +292,8 @@ void sf_rt_reply_on(struct sf_runtime *rt);
 int sf_rt_dispatch_idle(struct sf_runtime *rt, int nothing);
 /* Reads whether an adopted install's dispatcher is attached (pinned). */
 void sf_rt_dispatch_adopted(struct sf_runtime *rt);
+/* CLOCK_MONOTONIC in nanoseconds: the arm's age, and an attach's spans. */
+uint64_t sf_rt_now_ns(void);
 /* Returns once none of the links ids[] (0: none) exists, or after
  * timeout_ms (and says which one is left). */
 void sf_rt_wait_links_gone(const uint32_t *ids, size_t n, int timeout_ms);
@@ -375,6 +377,10 @@ struct sf_chain_build {
 	size_t n;                    /* counters as they were at begin */
 	int prog_fd;                 /* -1 until loaded */
 	struct sf_const *rows;       /* the whole table, or NULL (deferred) */
+	/* What sf_rt_build_run() took: SF_SPAN_TRANSLATE, _VERIFY, _TABLE
+	 * (0: not run), and sf_rt_build_install() to attach the dispatcher
+	 * (0: it was attached), for an attach that is timed. */
+	uint64_t ns[3], dispatch_ns;
 };
 #define SF_CHAIN_BUILD_INIT { .prog_fd = -1 }
 int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_chain_build *b);

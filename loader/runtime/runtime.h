@@ -107,7 +107,33 @@ struct sf_target {
 	/* With SF_ATTACH_ARM: the caller's socket to sfilterd, whose recv
 	 * of the reply is the one call still under the old chain (-1: none). */
 	int reply_fd;
+	/* Where the attach's time goes, added to (NULL: not timed). */
+	struct sf_spans *spans;
 };
+
+/* The steps of sf_runtime_attach_to(), timed for a target that asks
+ * (struct sf_target's spans): so that a caller can tell which step makes
+ * an attach slower than seccomp(2)'s. */
+enum sf_span {
+	SF_SPAN_CHECK,     /* the filter validated (the runtime does it again) */
+	SF_SPAN_READ,      /* iterator passes that read the caller's thread or group */
+	SF_SPAN_CHAIN,     /* the chain found (deduplicated) or a new one installed */
+	SF_SPAN_DISPATCH,  /* the dispatcher (and LSM programs) attached again */
+	SF_SPAN_TRANSLATE, /* a new chain's eBPF emitted */
+	SF_SPAN_VERIFY,    /* its load: the kernel's verifier */
+	SF_SPAN_TABLE,     /* its action table, unless deferred */
+	SF_SPAN_ARM,       /* the reply programs attached for the caller's arm */
+	SF_SPAN_APPLY,     /* iterator passes that apply the chain */
+	SF_SPANS
+};
+/* CLOCK_MONOTONIC nanoseconds each step took, and how many times it ran;
+ * a step that did not run is 0 in both. */
+struct sf_spans {
+	uint64_t ns[SF_SPANS];
+	uint32_t n[SF_SPANS];
+};
+/* A step's name, as STATUS shows it ("validate_rt", "read", ...). */
+const char *sf_runtime_span_name(enum sf_span s);
 
 /*
  * Appends a validated copy of prog to thread tid's chain, effective from

@@ -6,7 +6,9 @@
 #include "daemon.h"
 #include "harness.h"
 #include "client.h"
+#include "progs.h"
 #include "proto.h"
+#include "sfclient.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -723,4 +726,29 @@ bool sfd_log_wait(const struct sfd *dm, const char *needle)
 	for (i = 0; i < polls && !sfd_file_has(dm->log, needle); i++)
 		usleep(20000);
 	return sfd_file_has(dm->log, needle);
+}
+
+bool sfd_attach_confines(const char *what)
+{
+	int st = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct sock_fprog prog = { 4, (struct sock_filter *)progs_kill_getppid };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) != 0) {
+			printf("    sf_attach: %s\n", sf_last_error());
+			_exit(10);
+		}
+		if (syscall(SYS_getpid) != getpid())
+			_exit(11);
+		syscall(SYS_getppid);
+		_exit(12);
+	}
+	if (!ASSERT_TRUE(pid > 0, "fork") || !ASSERT_EQ(waitpid(pid, &st, 0), pid, "waitpid"))
+		return false;
+	test_log("%s: wait status 0x%x\n", what, st);
+	return ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, what);
 }

@@ -157,6 +157,11 @@ int sfd_status(const struct sfd *dm, char *out);
  * no entry. */
 long long sfd_status_drops(const char *status, unsigned int uid, const char *field);
 
+/* A child that attaches kill-on-getppid through sf_attach() (to the
+ * daemon SFILTER_SOCKET names) and calls getppid: SIGKILL, asserted as
+ * what, shows the daemon served the attach and the filter is in force. */
+bool sfd_attach_confines(const char *what);
+
 /* Whether tid is listed by PS with filter id (id 0: with any filter). */
 bool sfd_ps_lists(const char *sock, pid_t tid, uint32_t id);
 /* PS's object for tid (from its "tid" to its closing brace) into out:
