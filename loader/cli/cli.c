@@ -47,19 +47,26 @@ void cli_usage_lines(const char *prog, const char *help, const char *what)
 	fprintf(stderr, "%s: %s\nTry '%s %s' for more information.\n", prog, what, prog, help);
 }
 
+void cli_verror_exit(const char *prog, int code, const char *hint, const char *fmt, va_list ap)
+{
+	char what[2048];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	if (cli_json)
+		cli_json_error(what);
+	else if (hint)
+		cli_usage_lines(prog, hint, what);
+	else
+		fprintf(stderr, "%s: %s\n", prog, what);
+	exit(code);
+}
+
 void cli_usage_error(const char *prog, const char *fmt, ...)
 {
-	char what[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (cli_json)
-		cli_json_error(what);
-	else
-		cli_usage_lines(prog, "--help", what);
-	exit(cli_usage_status);
+	cli_verror_exit(prog, cli_usage_status, "--help", fmt, ap);
 }
 
 void cli_bad_option(const char *prog, int opt, char **argv)

@@ -9,6 +9,7 @@
 #ifndef SF_CLI_H
 #define SF_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -19,6 +20,11 @@ extern int cli_usage_status;
  * are, in place of its lines on stderr; the exit status is the same. */
 extern bool cli_json;
 
+/* An error, then exit(code): {"error": ...} on stdout with cli_json, else
+ * "PROG: WHAT" on stderr, followed by "Try 'PROG HINT'..." when hint is
+ * given. The one way every program reports what stops it. */
+void cli_verror_exit(const char *prog, int code, const char *hint, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0), noreturn));
 /* "PROG (sfilter) VERSION" on stdout; exits 0. */
 void cli_version(const char *prog) __attribute__((noreturn));
 /* "PROG: WHAT" and "Try 'PROG --help' for more information." on stderr;

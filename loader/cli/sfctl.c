@@ -60,17 +60,10 @@ static uint32_t next_id = 1;
 
 void sfctl_die(int code, const char *fmt, ...)
 {
-	char what[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (cli_json)
-		cli_json_error(what);
-	else
-		fprintf(stderr, "sfctl: %s\n", what);
-	exit(code);
+	cli_verror_exit("sfctl", code, NULL, fmt, ap);
 }
 
 static void usage(FILE *out, int code)
