@@ -30,6 +30,8 @@
 struct client_board {
 	volatile int rc;          /* the child's sf_attach(): 0 or errno */
 	volatile int no_reply;    /* it failed with a request in flight */
+	volatile long denied_ret; /* what the denied call returned, when it did */
+	volatile int denied_errno;
 	struct bp_flags f;
 	struct bp_tally t;
 	long attached, failed, lost_reply;
@@ -54,7 +56,8 @@ static void attempt(struct client_board *c)
 	/* The daemon died with the request in flight (after the connect). */
 	c->no_reply = c->rc && strstr(sf_last_error(), "without a reply") != NULL;
 	c->f.reached = 1;
-	bp_denied_call();
+	c->denied_ret = bp_denied_call();
+	c->denied_errno = errno;
 	c->f.survived = 1;
 	_exit(0);
 }
@@ -62,7 +65,7 @@ static void attempt(struct client_board *c)
 static void client(int idx)
 {
 	struct client_board *c = &B->c[idx];
-	char what[160];
+	char what[256];
 	int st;
 	pid_t p;
 
@@ -74,6 +77,8 @@ static void client(int idx)
 		}
 		c->rc = -1;
 		c->no_reply = 0;
+		c->denied_ret = 0;
+		c->denied_errno = 0;
 		memset((void *)&c->f, 0, sizeof(c->f));
 		fflush(stdout);
 		p = fork();
@@ -82,9 +87,11 @@ static void client(int idx)
 		if (p < 0)
 			_exit(91);
 		st = bp_wait(p, 60);
-		snprintf(what, sizeof(what), "client %d: sf_attach() %s%s", idx,
-			 c->rc ? strerror(c->rc) : "succeeded",
-			 c->no_reply ? " (the daemon died before replying)" : "");
+		snprintf(what, sizeof(what), "client %d: sf_attach() %s%s; the denied call %s %ld (%s)",
+			 idx, c->rc ? strerror(c->rc) : "succeeded",
+			 c->no_reply ? " (the daemon died before replying)" : "",
+			 c->f.survived ? "returned" : "did not return",
+			 c->denied_ret, c->denied_ret < 0 ? strerror(c->denied_errno) : "no error");
 		if (c->rc == 0) {
 			c->attached++;
 			bp_count(&c->t, bp_judge_denied(st, &c->f), st, what);
