@@ -32,6 +32,7 @@ struct client_board {
 	volatile int no_reply;    /* it failed with a request in flight */
 	volatile long denied_ret; /* what the denied call returned, when it did */
 	volatile int denied_errno;
+	char note[200];           /* sf_last_error() after the attach */
 	struct bp_flags f;
 	struct bp_tally t;
 	long attached, failed, lost_reply;
@@ -55,6 +56,7 @@ static void attempt(struct client_board *c)
 	c->rc = sf_attach(&prog, 0) ? errno : 0;
 	/* The daemon died with the request in flight (after the connect). */
 	c->no_reply = c->rc && strstr(sf_last_error(), "without a reply") != NULL;
+	snprintf(c->note, sizeof(c->note), "%s", sf_last_error());
 	c->f.reached = 1;
 	c->denied_ret = bp_denied_call();
 	c->denied_errno = errno;
@@ -65,7 +67,7 @@ static void attempt(struct client_board *c)
 static void client(int idx)
 {
 	struct client_board *c = &B->c[idx];
-	char what[256];
+	char what[512];
 	int st;
 	pid_t p;
 
@@ -92,6 +94,9 @@ static void client(int idx)
 			 c->no_reply ? " (the daemon died before replying)" : "",
 			 c->f.survived ? "returned" : "did not return",
 			 c->denied_ret, c->denied_ret < 0 ? strerror(c->denied_errno) : "no error");
+		if (c->f.survived)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what),
+				 "; sf_last_error(): \"%s\"", (const char *)c->note);
 		if (c->rc == 0) {
 			c->attached++;
 			bp_count(&c->t, bp_judge_denied(st, &c->f), st, what);

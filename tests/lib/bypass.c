@@ -10,6 +10,7 @@
 #include "wstatus.h"
 
 #include <fcntl.h>
+#include <dirent.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -224,6 +225,41 @@ double bp_now(void)
 	return test_now_s();
 }
 
+/* Where a hung process's threads are: what each waits in, to read in the
+ * failure (observation only). */
+static void say_where(pid_t pid)
+{
+	char path[320], sc[128], wchan[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		sc[0] = wchan[0] = '\0';
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/syscall", pid, e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (!fgets(sc, sizeof(sc), f))
+				sc[0] = '\0';
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/wchan", pid, e->d_name);
+		if ((f = fopen(path, "r"))) {
+			if (!fgets(wchan, sizeof(wchan), f))
+				wchan[0] = '\0';
+			fclose(f);
+		}
+		sc[strcspn(sc, "\n")] = '\0';
+		test_log("    thread %s: syscall %s; waits in %s\n", e->d_name, sc, wchan);
+	}
+	if (d)
+		closedir(d);
+}
+
 int bp_wait(pid_t pid, double timeout_s)
 {
 	double end = bp_now() + timeout_s * (test_is_emulated() ? 10 : 1);
@@ -240,6 +276,7 @@ int bp_wait(pid_t pid, double timeout_s)
 		}
 		if (bp_now() > end) {
 			test_fail(__FILE__, __LINE__, "process %d hung; killed", pid);
+			say_where(pid);
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, __WALL);
 			return -1;
