@@ -208,11 +208,19 @@ int holder_open(const char *path)
 	strcpy(addr.sun_path, path);
 	/* A holder about to exit idle may close a connection it did not
 	 * answer; another opener may bind the path between our two steps:
-	 * both are met by trying again. */
-	for (tries = 0; tries < 3; tries++) {
+	 * both are met by trying again. A reset starts no holder: the one
+	 * that reset may be alive and keep listeners (it displaced its
+	 * idlest connection), and one started in its place would take its
+	 * path and leave them to nobody. One exiting unlinks the path
+	 * first, and the next try starts the new one. */
+	for (tries = 0; tries < 5; tries++) {
 		fd = connect_to(&addr);
 		if (fd >= 0 || (fd != -ECONNREFUSED && fd != -ENOENT && fd != -ECONNRESET))
 			return fd;
+		if (fd == -ECONNRESET) {
+			usleep(10000);
+			continue;
+		}
 		r = start_holder(path, &addr);
 		if (r == -EADDRINUSE)
 			continue;
