@@ -137,30 +137,33 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call)
 	}
 }
 
-/* One notification from l: received, recorded (for a successor, should
- * this daemon die before it answers), judged, answered. */
+/* One notification from l: received into its record (for a successor,
+ * should this daemon die before it answers), judged, answered. */
 static void judge_one(struct gate_listener *l)
 {
+	struct gate_slot *s = l->slot;
 	struct sf_gate_call call;
 	uint64_t t0;
+	int r;
 
-	if (sf_runtime_gate_recv(l->fd, &call))
+	if (s)
+		__atomic_store_n(&s->inflight, 1, __ATOMIC_RELEASE);
+	r = sf_runtime_gate_recv(l->fd, s ? s->notif : NULL, s ? sizeof(s->notif) : 0, &call);
+	if (r) {
+		if (s)
+			__atomic_store_n(&s->inflight, 0, __ATOMIC_RELEASE);
 		return; /* the task was interrupted, or died */
-	t0 = metrics_now_ns();
-	if (l->slot) {
-		l->slot->call = call;
-		l->slot->last_id = call.id;
-		__atomic_store_n(&l->slot->inflight, 1, __ATOMIC_RELEASE);
 	}
+	t0 = metrics_now_ns();
+	if (s)
+		s->last_id = call.id;
 	gate_decide(l, &call);
 	metrics_gate(t0);
-	if (l->slot)
-		__atomic_store_n(&l->slot->inflight, 0, __ATOMIC_RELEASE);
+	if (s)
+		__atomic_store_n(&s->inflight, 0, __ATOMIC_RELEASE);
 }
 
-/* ---- listeners ----------------------------------------------------------- */
-
-static void drop_listener(struct gate_listener *l)
+void gate_drop_listener(struct gate_listener *l)
 {
 	gate_unhold(l);
 	epoll_ctl(g.ep, EPOLL_CTL_DEL, l->fd, NULL);
@@ -227,7 +230,7 @@ static void *gate_loop(void *arg)
 				if (evs[i].events & EPOLLIN)
 					judge_one(l);
 				else if (evs[i].events & (EPOLLHUP | EPOLLERR))
-					drop_listener(l); /* no task left under it */
+					gate_drop_listener(l); /* no task left under it */
 				break;
 			}
 			}

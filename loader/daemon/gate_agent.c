@@ -115,6 +115,21 @@ void gate_listener_reap(void)
 	}
 }
 
+struct gate_listener *gate_listeners(void)
+{
+	return listeners;
+}
+
+bool gate_listener_known(uint64_t key)
+{
+	struct gate_listener *l;
+
+	for (l = listeners; l; l = l->next)
+		if (l->fd >= 0 && l->key == key)
+			return true;
+	return false;
+}
+
 unsigned int gate_listener_count(const struct login *who)
 {
 	struct gate_listener *l;
@@ -169,7 +184,13 @@ void agent_accept(void)
 			who = (struct login){ .uid = cred.uid };
 		if (pfd >= 0)
 			close(pfd);
+		/* A pinned daemon without a holder could not keep a listener
+		 * across its own restart: no READY, so that the client
+		 * installs no gate it would lose (its filter is then judged by
+		 * the tier alone, and its note says so). */
 		if (n_conns >= AGENT_MAX_CONNS || conns_of(&who) >= AGENT_PER_LOGIN ||
+		    gate_listener_count(&who) >= GATE_PER_LOGIN ||
+		    (sfd.pinned && !gate_holder_ready()) ||
 		    !(c = calloc(1, sizeof(*c)))) {
 			__atomic_add_fetch(&g.st.refused, 1, __ATOMIC_RELAXED);
 			/* A limit, as the listeners' own (ENOSPC), though the
@@ -330,8 +351,21 @@ static void take(struct agent_conn *c)
 		finish(c, -r, "listener not taken: %s", strerror(-r));
 		goto out;
 	}
-	gate_hold(l);
 	c->listener = -1; /* the judge's now */
+	r = gate_hold(l);
+	if (r && sfd.pinned) {
+		/* A pinned daemon's tasks outlive it; a listener only this
+		 * process holds would not: its calls would fail with ENOSYS
+		 * after a SIGKILL, whatever the filter says. Refused, the
+		 * sender keeps its copy and tries again. */
+		gate_drop_listener(l);
+		finish(c, EAGAIN, "the listener holder does not keep it (%s): a restart of "
+		       "sfilterd would lose it", strerror(-r));
+		goto out;
+	}
+	if (r)
+		diag("gate: the holder does not keep listener %s: %s (a restart of the daemon "
+		     "would answer its calls ENOSYS)", what, strerror(-r));
 	if (sfd.verbose)
 		diag("agent: pid %d: listener held (%s)", c->pid, what);
 	finish(c, 0, "listener held: the calls it sends up are judged by sfilterd");

@@ -9,12 +9,16 @@
  * daemon takes the listener back and receives it as any other. A call the
  * dead daemon had received cannot be received again: the record gives it
  * to the successor, which judges and answers it (sf_runtime_gate_decide()
- * checks that it is still pending). The record is written right after the
- * receive; should a daemon die between the two, the successor finds the
- * call among the ids after the last recorded one (the kernel numbers a
- * filter's notifications in order, seccomp_next_notify_id()) and, not
- * knowing what it was, continues it: the dispatcher judges it at the
- * tier's strength, and it never waits for good.
+ * checks that it is still pending). The kernel writes the call into the
+ * record itself (NOTIF_RECV's buffer is the record, in the shared file),
+ * and the record says a receive was begun before it is: a daemon dies
+ * either before the receive, and the call is received again, or after
+ * it, and the record has it. Only a kernel whose notification outgrows
+ * the record is received privately and copied; should a daemon die in
+ * between, the successor finds the call among the ids after the last
+ * recorded one (the kernel numbers a filter's notifications in order,
+ * seccomp_next_notify_id()) and, not knowing what it was, continues it:
+ * the dispatcher judges it at the tier's strength.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -73,7 +77,38 @@ static int open_records(void)
 	return 0;
 }
 
-static void put(struct gate_listener *l)
+/* A daemon whose holder did not answer asks again, at most once a second:
+ * the gate thread, which also judges calls, waits for each try. */
+#define REOPEN_EVERY_MS 1000
+
+static void take_back(void);
+
+/* The holder's connection, opened again if it is not open: the listeners
+ * it kept meanwhile (a predecessor's, which this daemon could not take
+ * at its start) are then taken back, so that their calls are heard. */
+static int holder(void)
+{
+	static uint64_t tried_ms;
+	uint64_t now = gate_now_ms();
+
+	if (g.holder_fd < 0 && holder_path[0] && now - tried_ms >= REOPEN_EVERY_MS) {
+		g.holder_fd = holder_open(holder_path);
+		tried_ms = gate_now_ms(); /* a second from the try's end */
+		if (g.holder_fd >= 0) {
+			diag("gate: listener holder at %s answers again", holder_path);
+			take_back();
+		}
+	}
+	return g.holder_fd;
+}
+
+bool gate_holder_ready(void)
+{
+	return holder() >= 0;
+}
+
+/* The holder keeps a copy of l's listener: 0, or -errno. */
+static int put(struct gate_listener *l)
 {
 	struct gate_meta m = {
 		.magic = GATE_META_MAGIC, .key = l->key, .who = l->who, .pid = l->pid,
@@ -83,19 +118,16 @@ static void put(struct gate_listener *l)
 	int r;
 
 	snprintf(m.what, sizeof(m.what), "%s", l->what);
-	if (g.holder_fd < 0)
-		return;
+	if ((r = holder()) < 0)
+		return r;
 	r = holder_put(g.holder_fd, l->fd, &m, sizeof(m));
 	if (r == -EPIPE || r == -ECONNRESET || r == -ETIMEDOUT) {
 		/* The holder went away: start another, once. */
 		close(g.holder_fd);
 		g.holder_fd = holder_open(holder_path);
-		if (g.holder_fd >= 0)
-			r = holder_put(g.holder_fd, l->fd, &m, sizeof(m));
+		r = g.holder_fd >= 0 ? holder_put(g.holder_fd, l->fd, &m, sizeof(m)) : g.holder_fd;
 	}
-	if (r)
-		diag("gate: the holder does not keep listener %s: %s (a restart of the daemon "
-		     "would answer its calls ENOSYS)", l->what, strerror(-r));
+	return r;
 }
 
 /* A free record for l, if there is one. */
@@ -114,10 +146,10 @@ static void claim_slot(struct gate_listener *l)
 		}
 }
 
-void gate_hold(struct gate_listener *l)
+int gate_hold(struct gate_listener *l)
 {
 	claim_slot(l);
-	put(l);
+	return put(l);
 }
 
 void gate_unhold(struct gate_listener *l)
@@ -139,9 +171,12 @@ static void recover(struct gate_listener *l)
 		return;
 	last = s->last_id;
 	if (__atomic_load_n(&s->inflight, __ATOMIC_ACQUIRE)) {
-		struct sf_gate_call call = s->call;
+		struct sf_gate_call call;
 
-		if (ioctl(l->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &call.id) == 0) {
+		/* A receive begun: its call, if the kernel wrote one, and
+		 * unless it was answered. */
+		if (sf_runtime_gate_call_of(s->notif, sizeof(s->notif), &call) == 0 &&
+		    ioctl(l->fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &call.id) == 0) {
 			__atomic_add_fetch(&g.st.recovered, 1, __ATOMIC_RELAXED);
 			gate_decide(l, &call);
 		}
@@ -170,7 +205,9 @@ static int take_one(void *ctx, int fd, const void *meta, size_t len)
 	bool *claimed = ctx;
 	int r;
 
-	if (len != sizeof(*m) || m->magic != GATE_META_MAGIC) {
+	/* Taken back late (holder()), the holder also hands over what this
+	 * daemon holds already: a second registration would share a record. */
+	if (len != sizeof(*m) || m->magic != GATE_META_MAGIC || gate_listener_known(m->key)) {
 		close(fd);
 		return 0;
 	}
@@ -200,10 +237,36 @@ static int take_one(void *ctx, int fd, const void *meta, size_t len)
 	return 0;
 }
 
-void gate_hold_start(void)
+/* Takes back what the holder keeps: a killed predecessor's listeners,
+ * answering the calls it received. Records no listener claims are a dead
+ * daemon's, of listeners gone since. */
+static void take_back(void)
 {
 	bool *claimed = calloc(GATE_MAX, sizeof(bool));
+	struct gate_listener *l;
 	size_t i;
+	int r;
+
+	if (!claimed || g.holder_fd < 0) {
+		free(claimed);
+		return;
+	}
+	for (l = gate_listeners(); l; l = l->next)
+		if (l->fd >= 0 && l->slot)
+			claimed[l->slot - g.slots] = true;
+	r = holder_take(g.holder_fd, take_one, claimed);
+	if (r > 0)
+		diag("gate: %d listeners taken back from the holder", r);
+	else if (r < 0)
+		diag("gate: the holder's listeners: %s", strerror(-r));
+	for (i = 0; r >= 0 && g.slots && i < GATE_MAX; i++)
+		if (!claimed[i])
+			memset(&g.slots[i], 0, sizeof(g.slots[i]));
+	free(claimed);
+}
+
+void gate_hold_start(void)
+{
 	int r;
 
 	g.holder_fd = -1;
@@ -213,22 +276,12 @@ void gate_hold_start(void)
 		     "until its task is killed", sfd.socket_path, strerror(-r));
 	snprintf(holder_path, sizeof(holder_path), "%s.holder", sfd.socket_path);
 	g.holder_fd = holder_open(holder_path);
-	if (g.holder_fd < 0) {
-		diag("gate: no listener holder at %s: %s (a restart of the daemon would "
-		     "answer gated calls ENOSYS)", holder_path, strerror(-g.holder_fd));
-	} else if (claimed) {
-		r = holder_take(g.holder_fd, take_one, claimed);
-		if (r > 0)
-			diag("gate: %d listeners taken back from the holder", r);
-		else if (r < 0)
-			diag("gate: the holder's listeners: %s", strerror(-r));
-	}
-	/* Records no listener claimed are a dead daemon's, of listeners
-	 * gone since. */
-	for (i = 0; g.slots && claimed && i < GATE_MAX; i++)
-		if (!claimed[i])
-			memset(&g.slots[i], 0, sizeof(g.slots[i]));
-	free(claimed);
+	if (g.holder_fd < 0)
+		diag("gate: no listener holder at %s: %s (until one answers, a pinned daemon "
+		     "takes no gate, and a predecessor's gated calls wait)", holder_path,
+		     strerror(-g.holder_fd));
+	else
+		take_back();
 }
 
 void gate_hold_stop(void)

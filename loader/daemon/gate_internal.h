@@ -67,9 +67,12 @@ struct gate_meta {
 struct gate_slot {
 	uint64_t key;                  /* its listener's; 0: free */
 	uint64_t last_id;              /* the newest call received */
-	uint32_t inflight;             /* call received, not yet answered */
+	uint32_t inflight;             /* a receive begun, its call not yet
+					  answered */
 	uint32_t pad;
-	struct sf_gate_call call;
+	/* The kernel's struct seccomp_notif, written by NOTIF_RECV itself:
+	 * there is no instant between the receive and its record. */
+	uint64_t notif[SF_GATE_NOTIF_ROOM / sizeof(uint64_t)];
 };
 
 struct agent_conn {
@@ -110,6 +113,8 @@ int gate_watch(int fd, uint32_t events, struct gate_tag *tag);
 int gate_add_listener(int fd, const struct login *who, pid_t pid, const char *what,
 		      bool killable, struct gate_listener **out);
 
+/* Takes l out of the judge's care and closes its listener (gate.c). */
+void gate_drop_listener(struct gate_listener *l);
 /* The judge of one call l received (gate.c). */
 void gate_decide(struct gate_listener *l, const struct sf_gate_call *call);
 
@@ -117,8 +122,13 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call);
 /* Opens the records and the holder, and takes back what the holder keeps
  * (answering the calls a killed predecessor received). */
 void gate_hold_start(void);
-/* Gives l a record and the holder a copy of its listener. */
-void gate_hold(struct gate_listener *l);
+/* Gives l a record and the holder a copy of its listener: 0, or -errno
+ * when the holder does not keep one (a SIGKILL of the daemon would then
+ * close the listener, and its calls would fail with ENOSYS). */
+int gate_hold(struct gate_listener *l);
+/* Whether a holder answers (one is opened again, at most once a second,
+ * when none did). */
+bool gate_holder_ready(void);
 /* l is gone: its record is freed. */
 void gate_unhold(struct gate_listener *l);
 /* At the stop: an unpinned daemon's holder is stopped (its tasks lost
@@ -133,6 +143,10 @@ void agent_read(struct agent_conn *c);
 void agent_sweep(uint64_t now_ms);
 void agent_close_all(void);
 struct gate_listener *gate_listener_new(const struct login *who);
+/* The listeners' list (closed ones, fd -1, until gate_listener_reap()). */
+struct gate_listener *gate_listeners(void);
+/* Whether a listener with this key is in the judge's care already. */
+bool gate_listener_known(uint64_t key);
 /* Unlinks l when the thread next reaps (its fd already closed). */
 void gate_listener_free(struct gate_listener *l);
 unsigned int gate_listener_count(const struct login *who);

@@ -230,32 +230,52 @@ static int deny(int fd, uint64_t id, int e, struct sf_gate_outcome *out)
 	return 0;
 }
 
-int sf_runtime_gate_recv(int fd, struct sf_gate_call *call)
+int sf_runtime_gate_call_of(const void *buf, size_t size, struct sf_gate_call *call)
 {
-	struct seccomp_notif *n;
-	int r;
+	struct seccomp_notif n;
+
+	if (size < sizeof(n))
+		return -ENOENT;
+	memcpy(&n, buf, sizeof(n));
+	if (!n.id && !n.pid)
+		return -ENOENT;
+	call->id = n.id;
+	call->tid = (pid_t)n.pid;
+	call->data = n.data;
+	return 0;
+}
+
+int sf_runtime_gate_recv(int fd, void *buf, size_t size, struct sf_gate_call *call)
+{
+	void *n = buf;
+	int r = 0;
 
 	pthread_once(&sizes_once, get_sizes);
-	n = calloc(1, sizes.seccomp_notif);
-	if (!n)
-		return -ENOMEM;
-	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, n) < 0) {
-		r = -errno;
-		free(n);
-		return r == -EINTR ? -ENOENT : r;
+	if (!buf || size < sizes.seccomp_notif) {
+		n = calloc(1, sizes.seccomp_notif);
+		if (!n)
+			return -ENOMEM;
 	}
-	call->id = n->id;
-	call->tid = (pid_t)n->pid;
-	call->data = n->data;
-	free(n);
-	return 0;
+	if (buf)
+		memset(buf, 0, size);
+	/* NOTIF_RECV refuses a buffer that is not zeroed. */
+	memset(n, 0, sizes.seccomp_notif);
+	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, n) < 0)
+		r = errno == EINTR ? -ENOENT : -errno;
+	if (!r && n != buf && buf && size >= sizeof(struct seccomp_notif))
+		memcpy(buf, n, sizeof(struct seccomp_notif));
+	if (!r)
+		r = sf_runtime_gate_call_of(n, sizes.seccomp_notif, call) ? -EPROTO : 0;
+	if (n != buf)
+		free(n);
+	return r;
 }
 
 int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 			   struct sf_gate_outcome *out)
 {
 	struct sf_gate_call call;
-	int r = sf_runtime_gate_recv(fd, &call);
+	int r = sf_runtime_gate_recv(fd, NULL, 0, &call);
 
 	if (r) {
 		memset(out, 0, sizeof(*out));

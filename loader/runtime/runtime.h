@@ -451,7 +451,18 @@ struct sf_gate_call {
 	pid_t tid;
 	struct seccomp_data data;
 };
-int sf_runtime_gate_recv(int fd, struct sf_gate_call *call);
+/* Room for the kernel's struct seccomp_notif (80 bytes in 6.x; the kernel
+ * says its size, SECCOMP_GET_NOTIF_SIZES). */
+#define SF_GATE_NOTIF_ROOM 128
+/* buf (size bytes, zeroed here first): where the kernel writes the
+ * notification itself, so that memory shared with a successor holds the
+ * call from the instant it is received, whenever the receiver dies; NULL:
+ * a private buffer. A kernel notification larger than size is received
+ * privately and its known part copied to buf. */
+int sf_runtime_gate_recv(int fd, void *buf, size_t size, struct sf_gate_call *call);
+/* The call a buffer sf_runtime_gate_recv() filled holds: 0, or -ENOENT
+ * when it holds none. */
+int sf_runtime_gate_call_of(const void *buf, size_t size, struct sf_gate_call *call);
 int sf_runtime_gate_decide(struct sf_runtime *rt, int fd, bool killable,
 			   const struct sf_gate_call *call, struct sf_gate_outcome *out);
 /* The event the log keeps for an outcome that refused or killed (tier
