@@ -21,9 +21,9 @@
  * - TSYNC carries the gate to a thread made before the attach.
  * - A second attach has no gate of its own, says so, and still attaches.
  * - SFILTER_GATE=0 installs nothing.
- * - An agent that refuses the listener: the filter still attaches, and the
- *   calls it denies fail with ENOSYS, never run (fail closed), as the note
- *   says.
+ * - An agent that refuses the listener: the gate stays and the calls it
+ *   sends up fail with ENOSYS, never run (fail closed); that is not the
+ *   filter as written, so the attach fails, and so does every later one.
  * - Docker's clone3 rule (ERRNO(ENOSYS) without CAP_SYS_ADMIN), as an
  *   unprivileged user: a thread starts (glibc falls back to clone), through
  *   sf_attach_profile() and through sfrun --profile with python3.
@@ -444,7 +444,23 @@ TEST(sfilter_gate_0_installs_no_gate)
 
 /* ---- an agent that refuses ---------------------------------------------- */
 
-TEST(an_agent_that_refuses_the_listener_leaves_the_denied_calls_failing_with_enosys)
+/* The attach, then its denied call, then a second attach. */
+static int attach_call_attach(struct outcome *o, void *arg)
+{
+	struct setup *s = arg;
+
+	attach(o, &s->prog, 0);
+	o->listeners_in_fds = count_listeners();
+	errno = 0;
+	o->after = syscall(SYS_getppid);
+	o->after_errno = errno;
+	o->r2 = sf_attach(&s->prog, 0);
+	o->err2 = errno;
+	save_note(o->note2, sizeof(o->note2));
+	return 0;
+}
+
+TEST(an_agent_that_refuses_the_listener_fails_the_attach_and_leaves_the_denied_calls_failing_with_enosys)
 {
 	struct sock_filter buf[8];
 	GATE_CASE;
@@ -453,15 +469,21 @@ TEST(an_agent_that_refuses_the_listener_leaves_the_denied_calls_failing_with_eno
 	if (!case_start(&c, NULL, false))
 		return;
 	c.a.seen->refuse = 1;
-	ASSERT_TRUE(wstatus_exited_ok(case_run(&c, attach_then_scan)), "the child lived on");
+	ASSERT_TRUE(wstatus_exited_ok(case_run(&c, attach_call_attach)), "the child lived on");
 	ASSERT_EQ(c.a.seen->refused, 1, "the agent refused the listener");
-	ASSERT_EQ(c.o->r, 0, "the filter still attaches: the gate is in the kernel either way");
-	ASSERT_TRUE(strstr(c.o->note, "gate: installed, but sfilterd's agent refused the "
-			   "listener: the test agent refuses listeners") &&
-		    strstr(c.o->note, "fail with ENOSYS"), "the note says so, and what follows");
+	ASSERT_TRUE(c.o->r == -1 && c.o->err == EMFILE,
+		    "the filter is not attached as written: refused with the agent's errno");
+	ASSERT_TRUE(strstr(c.o->note, "sfilterd did not take this attach's gate") &&
+		    strstr(c.o->note, "the test agent refuses listeners") &&
+		    strstr(c.o->note, "fail with ENOSYS") && strstr(c.o->note, "not attached"),
+		    "the message says why, and what follows");
 	ASSERT_EQ(c.o->listeners_in_fds, 0, "the listener is closed");
 	ASSERT_TRUE(c.o->after == -1 && c.o->after_errno == ENOSYS,
 		    "getppid: ENOSYS from the kernel, never run");
+	ASSERT_TRUE(c.o->r2 == -1 && c.o->err2 == EMFILE &&
+		    strstr(c.o->note2, "this process's gate was lost"),
+		    "a later attach of the process is refused too");
+	ASSERT_EQ(c.a.seen->connections, 1, "the later attach tried no gate of its own");
 }
 
 /* ---- Docker's clone3 rule ------------------------------------------------- */

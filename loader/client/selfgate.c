@@ -88,6 +88,7 @@ static _Atomic int gate_state;
 static atomic_bool gate_attached;
 static char gate_why[200];   /* why there is none, or what it lacks */
 static bool gate_orphaned;   /* installed, but the agent did not take its listener */
+static int gate_lost_errno;  /* ... and what sf_client_gate_lost() says */
 /* The filters the gate was built from (by content), for the note. */
 #define COVERED_MAX 64
 static uint64_t covered[COVERED_MAX];
@@ -133,6 +134,14 @@ bool sf_client_gate_wanted(void)
 	if (env && strcmp(env, "0") == 0)
 		return false;
 	return atomic_load(&gate_state) == GATE_NONE && !atomic_load(&gate_attached);
+}
+
+int sf_client_gate_lost(char *why, size_t size)
+{
+	if (atomic_load(&gate_state) != GATE_INSTALLED || !gate_orphaned)
+		return 0;
+	snprintf(why, size, "%s", gate_why);
+	return gate_lost_errno;
 }
 
 bool sf_client_gate_installed(void)
@@ -198,10 +207,27 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 	return 0;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* What is left until deadline (CLOCK_MONOTONIC ms), for poll(): 0 when
+ * it has passed. */
+static int left_ms(int64_t deadline)
+{
+	int64_t left = deadline - now_ms();
+
+	return left > 0 ? (int)left : 0;
+}
+
 /* The agent connection: a stream socket to <socket>.agent, or -errno with
  * why. Connected before anything is installed, so that a daemon without
  * an agent socket (or none at all) means no gate. */
-static int connect_agent(char *why, size_t size)
+static int connect_agent(int64_t deadline, char *why, size_t size)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd, r, err;
@@ -231,7 +257,7 @@ static int connect_agent(char *why, size_t size)
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char b = 0;
 
-		while ((r = poll(&p, 1, WAIT_ANSWER_MS)) < 0 && errno == EINTR)
+		while ((r = poll(&p, 1, left_ms(deadline))) < 0 && errno == EINTR)
 			;
 		if (r != 1 || recv(fd, &b, 1, 0) != 1 || b != SF_PROTO_AGENT_READY) {
 			set_why(why, size, "sfilterd's agent did not take the connection (%s)",
@@ -282,29 +308,23 @@ static int send_listener(int sock, int listener)
 
 /* The agent's answer line, {"error": N, "message": "..."}: 0 when it
  * keeps the listener, else an errno with why. */
-static int read_answer(int sock, char *why, size_t size)
+static int read_answer(int sock, int64_t deadline, char *why, size_t size)
 {
-	struct timespec start, now;
 	char buf[1024];
 	size_t got = 0;
 	long error;
 	ssize_t n;
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (got < sizeof(buf) - 1 && !memchr(buf, '\n', got)) {
 		struct pollfd p = { .fd = sock, .events = POLLIN };
-		long left;
-		int r;
+		int left = left_ms(deadline), r;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = WAIT_ANSWER_MS - ((now.tv_sec - start.tv_sec) * 1000 +
-					 (now.tv_nsec - start.tv_nsec) / 1000000);
 		if (left <= 0) {
 			set_why(why, size, "sfilterd's agent did not answer in %d s",
 				WAIT_ANSWER_MS / 1000);
 			return ETIMEDOUT;
 		}
-		r = poll(&p, 1, (int)left);
+		r = poll(&p, 1, left);
 		n = r == 1 ? recv(sock, buf + got, sizeof(buf) - 1 - got, 0) : 0;
 		if ((r < 0 || n < 0) && errno == EINTR)
 			continue;
@@ -341,7 +361,7 @@ static void post(int error)
 
 /* Sends the listener on sock and reads the agent's answer: 0, or an
  * errno with ho.why set. The socket's first use closes it. */
-static int hand_over(int sock, int listener)
+static int hand_over(int sock, int listener, int64_t deadline)
 {
 	int err = -send_listener(sock, listener);
 
@@ -349,7 +369,7 @@ static int hand_over(int sock, int listener)
 		set_why(ho.why, sizeof(ho.why), "handing the listener to sfilterd's agent: %s",
 			strerror(err));
 	else
-		err = read_answer(sock, ho.why, sizeof(ho.why));
+		err = read_answer(sock, deadline, ho.why, sizeof(ho.why));
 	return err;
 }
 
@@ -358,6 +378,7 @@ static void *handover(void *arg)
 {
 	struct timespec pause = { 0, LOOK_EVERY_NS };
 	long long waited = 0;
+	int64_t deadline;
 	int listener, err;
 
 	(void)arg;
@@ -389,23 +410,24 @@ static void *handover(void *arg)
 		post(-listener);
 		return NULL;
 	}
-	err = hand_over(ho.sock, listener);
+	err = hand_over(ho.sock, listener, now_ms() + WAIT_ANSWER_MS);
 	close(ho.sock);
 	/* The gate is in and cannot come out: a daemon that went away (a
-	 * restart) gets the listener from its successor's agent, for as long
-	 * as the caller would wait for an answer. A refusal stands. */
-	for (waited = 0; (err == EPIPE || err == ECONNRESET || err == EPROTO ||
-			  err == ETIMEDOUT || err == EAGAIN) &&
-			 waited < (long long)WAIT_ANSWER_MS * 1000000; ) {
+	 * restart), or one whose holder could not keep the listener (EAGAIN),
+	 * gets it again, or its successor does, for as long as the caller
+	 * would wait for an answer: a bound in time, however long each try
+	 * waits. A refusal stands. */
+	for (deadline = now_ms() + WAIT_ANSWER_MS;
+	     (err == EPIPE || err == ECONNRESET || err == EPROTO || err == ETIMEDOUT ||
+	      err == EAGAIN) && left_ms(deadline) > 0; ) {
 		struct timespec retry = { 0, 50 * 1000 * 1000 };
 		int sock;
 
 		nanosleep(&retry, NULL);
-		waited += 50 * 1000 * 1000;
-		sock = connect_agent(ho.why, sizeof(ho.why));
+		sock = connect_agent(deadline, ho.why, sizeof(ho.why));
 		if (sock < 0)
 			continue;
-		err = hand_over(sock, listener);
+		err = hand_over(sock, listener, deadline);
 		close(sock);
 	}
 	/* Nobody else will read it: closed, the calls it would hear fail
@@ -540,7 +562,7 @@ static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync)
 	gate = (struct sock_fprog){ (unsigned short)len, g };
 	may_yield = c2e_const_verdict(&gate, 1, NATIVE_ARCH, SYS_sched_yield, &yield_ret) == 1 &&
 		    yield_ret == SECCOMP_RET_ALLOW;
-	sock = connect_agent(gate_why, sizeof(gate_why));
+	sock = connect_agent(now_ms() + WAIT_ANSWER_MS, gate_why, sizeof(gate_why));
 	if (sock < 0) {
 		free(g);
 		return GATE_NONE;
@@ -580,8 +602,13 @@ static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync)
 		covered[n_covered++] = fingerprint(&chain[i]);
 	gate_why[0] = '\0';
 	gate_orphaned = ho.error != 0;
-	if (gate_orphaned)
+	if (gate_orphaned) {
 		set_why(gate_why, sizeof(gate_why), "%s", ho.why);
+		/* What the caller met on the way, or the agent's refusal. */
+		gate_lost_errno = ho.error == EPIPE || ho.error == ECONNRESET ||
+				  ho.error == EPROTO || ho.error == ETIMEDOUT ||
+				  ho.error == EAGAIN ? EHOSTDOWN : ho.error;
+	}
 	else if (tsync)
 		carry_to_every_thread();
 	return GATE_INSTALLED;

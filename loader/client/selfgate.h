@@ -33,9 +33,10 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 /*
  * Installs the gate for the n filters of chain (attach order) on the
  * calling thread and hands its listener to sfilterd's agent socket; with
- * tsync, then carries it to every thread. Never fails the attach: a gate
- * that cannot be installed is none, and why is kept for
- * sf_client_gate_note().
+ * tsync, then carries it to every thread. A gate that cannot be
+ * installed is none, and why is kept for sf_client_gate_note(); one
+ * installed whose listener sfilterd did not take is lost
+ * (sf_client_gate_lost()).
  */
 void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync);
 
@@ -44,6 +45,12 @@ void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync);
  * whether this attach called sf_client_gate(). */
 void sf_client_gate_note(const struct sock_fprog *prog, bool tried, char *out, size_t size);
 
+/* 0, or when this process's gate is in the kernel without a listener
+ * (sfilterd refused it, or was gone for longer than the hand-over waits):
+ * an errno, EHOSTDOWN for a daemon that went away, and why. Its calls
+ * then fail with ENOSYS whatever a filter says, so no filter can be
+ * attached as written any more: sf_attach() refuses. No system call. */
+int sf_client_gate_lost(char *why, size_t size);
 /* Whether this process installed a gate (then none can be added below it:
  * the kernel allows one listener per filter chain). */
 bool sf_client_gate_installed(void);

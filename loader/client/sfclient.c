@@ -278,6 +278,17 @@ static void append_note(const char *text)
 	last_error[used + n] = '\0';
 }
 
+/* The process's gate is in the kernel without a listener: what it sends
+ * up fails with ENOSYS whatever a filter says, which is not a filter as
+ * written; nothing is sent. */
+static int gate_lost(int err, const char *why, bool now)
+{
+	return fail(err, "%s: the gate is in the kernel without a listener (%s), and "
+		    "the calls it sends up fail with ENOSYS, whatever a filter says: "
+		    "not attached", now ? "sfilterd did not take this attach's gate" :
+		    "this process's gate was lost", why);
+}
+
 SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 {
 	struct sock_filter *copy = NULL;
@@ -305,6 +316,8 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 			sf_client_gate(&sent, 1, flags & SF_ATTACH_TSYNC);
 		}
 	}
+	if ((e = sf_client_gate_lost(note, sizeof(note))))
+		return gate_lost(e, note, tried);
 	n = exchange(&sent, flags, &reply, &id);
 	r = n < 0 ? -1 : finish(&reply, n, id);
 	e = errno;
@@ -328,8 +341,10 @@ SF_EXPORT int sf_prctl_attach(const struct sock_fprog *prog)
 	unsigned int flags = SF_FLAG_RFC2012 |
 			     (sizeof(long) == 4 ? SF_FLAG_RFC_I386 : 0);
 	union attach_reply reply;
+	char why[200];
 	uint32_t id;
 	ssize_t n;
+	int err;
 
 	last_error[0] = '\0';
 	if (!prog)
@@ -341,6 +356,8 @@ SF_EXPORT int sf_prctl_attach(const struct sock_fprog *prog)
 		return fail(EFAULT, "prog->filter is NULL");
 	if (has_cap_sys_admin() == 1)
 		flags |= SF_FLAG_RFC_EXEC;
+	if ((err = sf_client_gate_lost(why, sizeof(why))))
+		return gate_lost(err, why, false);
 	n = exchange(prog, flags, &reply, &id);
 	if (n < 0)
 		return -1;
