@@ -11,6 +11,9 @@
  *             (SF_TEST_GATE_DELAY_US holds it there) when it is killed:
  *             a received call cannot be received again, and only the
  *             record the dead daemon left lets the next one answer it.
+ * And a daemon started while its holder does not answer (SIGSTOP): it
+ * takes no gate it could not keep, and hears the listeners the holder
+ * kept once it answers again.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -29,6 +32,8 @@
 #include <string.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -173,4 +178,139 @@ TEST(bypass_gate_a_call_made_while_sfilterd_is_down_is_judged_by_the_next_daemon
 TEST(bypass_gate_a_call_the_killed_daemon_received_is_answered_by_the_next)
 {
 	restarts(true);
+}
+
+/* The holder's pid: the credentials of its socket's listener
+ * (SO_PEERCRED), which the holder made itself. */
+static pid_t holder_pid(const struct sfd *dm)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct ucred cr = { 0 };
+	socklen_t len = sizeof(cr);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (snprintf(a.sun_path, sizeof(a.sun_path), "%.*s.holder",
+		     (int)sizeof(a.sun_path) - 8, dm->sock) >= (int)sizeof(a.sun_path))
+		cr.pid = 0;
+	else if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
+		cr.pid = 0;
+	if (fd >= 0)
+		close(fd);
+	return cr.pid;
+}
+
+/* A fresh child's sf_attach() of a filter that kills on getppid, then its
+ * getppid: the child's wait status, the attach's result and note. */
+static int attach_kill_getppid(int *r, char *note, size_t size)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = { 4, f };
+	int o[2], st;
+	pid_t pid;
+
+	*r = -2;
+	note[0] = '\0';
+	if (pipe(o))
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char msg[320];
+		int rc;
+
+		close(o[0]);
+		prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+		rc = sf_attach(&p, 0);
+		snprintf(msg, sizeof(msg), "%d %s", rc, sf_last_error());
+		(void)!write(o[1], msg, strlen(msg) + 1);
+		syscall(SYS_getppid);
+		_exit(0);
+	}
+	close(o[1]);
+	{
+		char msg[320] = "";
+		ssize_t n = read(o[0], msg, sizeof(msg) - 1);
+
+		if (n > 0) {
+			msg[n] = '\0';
+			*r = atoi(msg);
+			snprintf(note, size, "%s", strchr(msg, ' ') ? strchr(msg, ' ') + 1 : "");
+		}
+	}
+	close(o[0]);
+	st = bp_wait(pid, 30);
+	return st;
+}
+
+/* The holder stopped (SIGSTOP) across a daemon's restart: the new daemon
+ * cannot reach it. It must not take a gate it could not keep across its
+ * own next death: a self-attach then gets no gate, and its filter holds by
+ * the tier (a kill). A call of a task whose listener only the stopped
+ * holder keeps waits; once the holder answers again, the daemon takes the
+ * listener back and judges the call as its chain says. */
+TEST(a_pinned_daemon_that_cannot_reach_its_holder_takes_no_gate_and_hears_the_kept_calls_once_it_can)
+{
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
+	char agent[160], tmp[] = "/tmp/sftest-gate-holder-XXXXXX", dir[128], note[320];
+	int o[2], gp[2], r, st;
+	struct rep rep = { 0 };
+	pid_t task_pid, hp;
+
+	if (!sfd_start_sfilterd(&dm, true))
+		return;
+	if (!ASSERT_OK(sf_proto_agent_path(dm.sock, agent, sizeof(agent)), "agent path") ||
+	    !ASSERT_TRUE(mkdtemp(tmp) != NULL, "mkdtemp") || !ASSERT_OK(pipe(o), "pipe") ||
+	    !ASSERT_OK(pipe(gp), "pipe"))
+		return;
+	snprintf(dir, sizeof(dir), "%s/made", tmp);
+	fflush(stdout);
+	task_pid = fork();
+	if (task_pid == 0) {
+		close(o[0]);
+		close(gp[1]);
+		task(agent, dir, o[1], gp[0]);
+	}
+	close(o[1]);
+	close(gp[0]);
+	hp = holder_pid(&dm);
+	if (!ASSERT_TRUE(read(o[0], &rep, sizeof(rep)) == sizeof(rep) && rep.stage == 2,
+			 "a task is gated and attached") ||
+	    !ASSERT_TRUE(hp > 0, "the holder's pid") ||
+	    !ASSERT_OK(kill(hp, SIGSTOP), "the holder stopped"))
+		goto out;
+	if (!ASSERT_TRUE(sfd_signal(&dm, SIGKILL) != -1, "sfilterd killed") ||
+	    !ASSERT_TRUE(sfd_restart(&dm), "sfilterd restarted while the holder is stopped"))
+		goto out;
+
+	st = attach_kill_getppid(&r, note, sizeof(note));
+	test_log("attach with the holder stopped: %d: %s\n", r, note);
+	ASSERT_EQ(r, 0, "a self-attach still attaches");
+	ASSERT_TRUE(strstr(note, "gate: not installed") != NULL, "without a gate");
+	ASSERT_TRUE(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		    "and its filter holds: killed at the denied call");
+
+	(void)!write(gp[1], "g", 1);
+	ASSERT_FALSE(readable(o[0], 300), "the kept listener's call waits while the holder is stopped");
+	ASSERT_OK(kill(hp, SIGCONT), "the holder continued");
+	hp = 0;
+	if (ASSERT_TRUE(readable(o[0], test_is_emulated() ? 120000 : 30000) &&
+			read(o[0], &rep, sizeof(rep)) == sizeof(rep) && rep.stage == 3,
+			"the call is answered once the holder answers again"))
+		ASSERT_TRUE(rep.r == -1 && rep.err == EACCES,
+			    "as its chain says: EACCES (not ENOSYS: the listener was never lost)");
+	ASSERT_TRUE(access(dir, F_OK) != 0, "no directory made");
+out:
+	if (hp > 0)
+		kill(hp, SIGCONT);
+	close(o[0]);
+	close(gp[1]);
+	bp_wait(task_pid, 30);
+	rmdir(dir);
+	rmdir(tmp);
 }

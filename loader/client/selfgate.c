@@ -261,7 +261,7 @@ static int connect_agent(int64_t deadline, char *why, size_t size)
 			;
 		if (r != 1 || recv(fd, &b, 1, 0) != 1 || b != SF_PROTO_AGENT_READY) {
 			set_why(why, size, "sfilterd's agent did not take the connection (%s)",
-				r == 0 ? "no answer" : "its limits: too many at once");
+				r == 0 ? "no answer" : "its limits, or no listener holder: see its log");
 			close(fd);
 			return -EAGAIN;
 		}

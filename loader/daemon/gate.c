@@ -237,6 +237,10 @@ static void *gate_loop(void *arg)
 		}
 		agent_sweep(gate_now_ms());
 		gate_listener_reap();
+		/* A holder that did not answer is asked again (with a
+		 * backoff): until then a pinned daemon takes no gate, and
+		 * what the holder keeps is heard by nobody. */
+		gate_holder_ready();
 	}
 	return NULL;
 }

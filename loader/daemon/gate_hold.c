@@ -77,9 +77,11 @@ static int open_records(void)
 	return 0;
 }
 
-/* A daemon whose holder did not answer asks again, at most once a second:
- * the gate thread, which also judges calls, waits for each try. */
-#define REOPEN_EVERY_MS 1000
+/* A daemon whose holder did not answer asks again, after 1 s, then
+ * twice as long each time up to 30 s: the gate thread, which also judges
+ * calls, waits for each try (2 s for one that accepts and never answers). */
+#define REOPEN_FIRST_MS 1000
+#define REOPEN_MAX_MS   30000
 
 static void take_back(void);
 
@@ -88,16 +90,22 @@ static void take_back(void);
  * at its start) are then taken back, so that their calls are heard. */
 static int holder(void)
 {
-	static uint64_t tried_ms;
-	uint64_t now = gate_now_ms();
+	static uint64_t next_ms, every_ms = REOPEN_FIRST_MS;
+	static bool lost;
 
-	if (g.holder_fd < 0 && holder_path[0] && now - tried_ms >= REOPEN_EVERY_MS) {
-		g.holder_fd = holder_open(holder_path);
-		tried_ms = gate_now_ms(); /* a second from the try's end */
-		if (g.holder_fd >= 0) {
+	if (g.holder_fd >= 0 || !holder_path[0] || gate_now_ms() < next_ms)
+		return g.holder_fd;
+	g.holder_fd = holder_open(holder_path);
+	if (g.holder_fd >= 0) {
+		every_ms = REOPEN_FIRST_MS;
+		if (lost)
 			diag("gate: listener holder at %s answers again", holder_path);
-			take_back();
-		}
+		lost = false;
+		take_back();
+	} else {
+		lost = true;
+		next_ms = gate_now_ms() + every_ms;
+		every_ms = every_ms * 2 > REOPEN_MAX_MS ? REOPEN_MAX_MS : every_ms * 2;
 	}
 	return g.holder_fd;
 }
@@ -275,13 +283,10 @@ void gate_hold_start(void)
 		     "daemon killed while it judges a call leaves that call waiting "
 		     "until its task is killed", sfd.socket_path, strerror(-r));
 	snprintf(holder_path, sizeof(holder_path), "%s.holder", sfd.socket_path);
-	g.holder_fd = holder_open(holder_path);
-	if (g.holder_fd < 0)
+	if (holder() < 0)
 		diag("gate: no listener holder at %s: %s (until one answers, a pinned daemon "
 		     "takes no gate, and a predecessor's gated calls wait)", holder_path,
 		     strerror(-g.holder_fd));
-	else
-		take_back();
 }
 
 void gate_hold_stop(void)
