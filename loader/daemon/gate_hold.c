@@ -73,29 +73,37 @@ static int open_records(void)
 	return 0;
 }
 
-static void put(struct gate_listener *l)
+static void meta_of(const struct gate_listener *l, struct gate_meta *m)
 {
-	struct gate_meta m = {
+	*m = (struct gate_meta){
 		.magic = GATE_META_MAGIC, .key = l->key, .who = l->who, .pid = l->pid,
 		.killable = l->killable,
 		.slot = l->slot ? (uint32_t)(l->slot - g.slots) : UINT32_MAX,
 	};
+	snprintf(m->what, sizeof(m->what), "%s", l->what);
+}
+
+static void put_failed(const struct gate_listener *l, int r)
+{
+	diag("gate: the holder does not keep listener %s: %s (a restart of the daemon "
+	     "would answer its calls ENOSYS)", l->what, strerror(-r));
+}
+
+/* The holder went away: another one started, once, and given l. */
+static void put_again(struct gate_listener *l, const struct gate_meta *m)
+{
 	int r;
 
-	snprintf(m.what, sizeof(m.what), "%s", l->what);
-	if (g.holder_fd < 0)
-		return;
-	r = holder_put(g.holder_fd, l->fd, &m, sizeof(m));
-	if (r == -EPIPE || r == -ECONNRESET || r == -ETIMEDOUT) {
-		/* The holder went away: start another, once. */
-		close(g.holder_fd);
-		g.holder_fd = holder_open(holder_path);
-		if (g.holder_fd >= 0)
-			r = holder_put(g.holder_fd, l->fd, &m, sizeof(m));
-	}
+	close(g.holder_fd);
+	g.holder_fd = holder_open(holder_path);
+	r = g.holder_fd >= 0 ? holder_put(g.holder_fd, l->fd, m, sizeof(*m)) : g.holder_fd;
 	if (r)
-		diag("gate: the holder does not keep listener %s: %s (a restart of the daemon "
-		     "would answer its calls ENOSYS)", l->what, strerror(-r));
+		put_failed(l, r);
+}
+
+static bool holder_gone(int r)
+{
+	return r == -EPIPE || r == -ECONNRESET || r == -ETIMEDOUT;
 }
 
 /* A free record for l, if there is one. */
@@ -114,10 +122,36 @@ static void claim_slot(struct gate_listener *l)
 		}
 }
 
-void gate_hold(struct gate_listener *l)
+int gate_hold_send(struct gate_listener *l, uint64_t *seq)
 {
+	struct gate_meta m;
+	int r;
+
 	claim_slot(l);
-	put(l);
+	if (g.holder_fd < 0)
+		return -ENOTCONN;
+	meta_of(l, &m);
+	r = holder_put_send(g.holder_fd, l->fd, &m, sizeof(m), seq);
+	if (holder_gone(r)) {
+		put_again(l, &m);
+		return -ENOTCONN;
+	}
+	if (r)
+		put_failed(l, r);
+	return r;
+}
+
+void gate_hold_wait(struct gate_listener *l, uint64_t seq)
+{
+	struct gate_meta m;
+	int r = holder_put_wait(g.holder_fd, seq);
+
+	if (holder_gone(r)) {
+		meta_of(l, &m);
+		put_again(l, &m);
+	} else if (r) {
+		put_failed(l, r);
+	}
 }
 
 void gate_unhold(struct gate_listener *l)

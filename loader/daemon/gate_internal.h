@@ -117,8 +117,12 @@ void gate_decide(struct gate_listener *l, const struct sf_gate_call *call);
 /* Opens the records and the holder, and takes back what the holder keeps
  * (answering the calls a killed predecessor received). */
 void gate_hold_start(void);
-/* Gives l a record and the holder a copy of its listener. */
-void gate_hold(struct gate_listener *l);
+/* Gives l a record and the holder a copy of its listener, in two steps:
+ * the copy sent (0, then the holder has it queued whatever happens to
+ * this daemon, and gate_hold_wait() reads the holder's answer; or -errno,
+ * said already), so that the agent is answered while the holder takes it. */
+int gate_hold_send(struct gate_listener *l, uint64_t *seq);
+void gate_hold_wait(struct gate_listener *l, uint64_t seq);
 /* l is gone: its record is freed. */
 void gate_unhold(struct gate_listener *l);
 /* At the stop: an unpinned daemon's holder is stopped (its tasks lost

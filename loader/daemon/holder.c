@@ -27,32 +27,33 @@ static uint64_t next_seq(void)
 	return __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
 }
 
-/*
- * Sends q (qlen bytes, with fd when fd >= 0) and waits for its answer into
- * buf, with the answer's descriptors into fds and *nfds. Answers to
- * earlier requests whose callers gave up are dropped. The answer's length,
- * or -errno.
- */
-static ssize_t exchange(int hfd, struct hreq *q, size_t qlen, int fd, void *buf, size_t size,
-			int *fds, int *nfds)
+/* Sends q (qlen bytes, with fd when fd >= 0), numbered. 0 or -errno. */
+static int send_req(int hfd, struct hreq *q, size_t qlen, int fd, int64_t deadline)
 {
-	int64_t deadline = hold_now_ms() + HOLDER_WAIT_MS;
-	struct hrep *rep = buf;
-	ssize_t n;
 	int r;
 
-	*nfds = 0;
 	q->magic = HOLDER_MAGIC;
 	q->seq = next_seq();
 	for (;;) {
 		r = hold_send(hfd, q, qlen, &fd, fd >= 0 ? 1 : 0);
 		if (r != -EAGAIN && r != -EINTR)
-			break;
+			return r;
 		if ((r = hold_wait(hfd, POLLOUT, deadline)) < 0)
 			return r;
 	}
-	if (r < 0)
-		return r;
+}
+
+/* Waits for the answer to the request (seq, op) into buf, with the
+ * answer's descriptors into fds and *nfds. Answers to earlier requests
+ * whose callers gave up are dropped. The answer's length, or -errno. */
+static ssize_t recv_rep(int hfd, uint64_t seq, uint32_t op, void *buf, size_t size,
+			int *fds, int *nfds, int64_t deadline)
+{
+	struct hrep *rep = buf;
+	ssize_t n;
+	int r;
+
+	*nfds = 0;
 	for (;;) {
 		if ((r = hold_wait(hfd, POLLIN, deadline)) < 0)
 			return r;
@@ -64,11 +65,29 @@ static ssize_t exchange(int hfd, struct hreq *q, size_t qlen, int fd, void *buf,
 		if (n < 0)
 			return n;
 		if ((size_t)n >= sizeof(*rep) && rep->magic == HOLDER_MAGIC &&
-		    rep->seq == q->seq && rep->op == q->op)
+		    rep->seq == seq && rep->op == op)
 			return n;
 		hold_close_fds(fds, *nfds);
 		*nfds = 0;
 	}
+}
+
+/*
+ * Sends q (qlen bytes, with fd when fd >= 0) and waits for its answer into
+ * buf, with the answer's descriptors into fds and *nfds. The answer's
+ * length, or -errno.
+ */
+static ssize_t exchange(int hfd, struct hreq *q, size_t qlen, int fd, void *buf, size_t size,
+			int *fds, int *nfds)
+{
+	int64_t deadline = hold_now_ms() + HOLDER_WAIT_MS;
+	int r;
+
+	*nfds = 0;
+	r = send_req(hfd, q, qlen, fd, deadline);
+	if (r < 0)
+		return r;
+	return recv_rep(hfd, q->seq, q->op, buf, size, fds, nfds, deadline);
 }
 
 /* A request that carries no descriptor and expects none back. */
@@ -225,12 +244,10 @@ int holder_open(const char *path)
 	return fd;
 }
 
-int holder_put(int hfd, int fd, const void *meta, size_t len)
+int holder_put_send(int hfd, int fd, const void *meta, size_t len, uint64_t *seq)
 {
 	struct hreq q = { .op = HOP_PUT, .len = (uint32_t)len };
-	struct hrep rep;
-	int fds[HOLDER_FDS_PER_MSG], nfds;
-	ssize_t n;
+	int r;
 
 	if (fd < 0)
 		return -EBADF;
@@ -238,11 +255,31 @@ int holder_put(int hfd, int fd, const void *meta, size_t len)
 		return -EINVAL;
 	if (len)
 		memcpy(q.meta, meta, len);
-	n = exchange(hfd, &q, HREQ_HEAD + len, fd, &rep, sizeof(rep), fds, &nfds);
+	r = send_req(hfd, &q, HREQ_HEAD + len, fd, hold_now_ms() + HOLDER_WAIT_MS);
+	*seq = q.seq;
+	return r;
+}
+
+int holder_put_wait(int hfd, uint64_t seq)
+{
+	struct hrep rep;
+	int fds[HOLDER_FDS_PER_MSG], nfds;
+	ssize_t n;
+
+	n = recv_rep(hfd, seq, HOP_PUT, &rep, sizeof(rep), fds, &nfds,
+		     hold_now_ms() + HOLDER_WAIT_MS);
 	if (n < 0)
 		return (int)n;
 	hold_close_fds(fds, nfds);
 	return rep.err;
+}
+
+int holder_put(int hfd, int fd, const void *meta, size_t len)
+{
+	uint64_t seq;
+	int r = holder_put_send(hfd, fd, meta, len, &seq);
+
+	return r < 0 ? r : holder_put_wait(hfd, seq);
 }
 
 int holder_take(int hfd, int (*fn)(void *ctx, int fd, const void *meta, size_t len), void *ctx)

@@ -21,6 +21,7 @@
 #define SF_HOLDER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Bytes of meta kept beside each listener (who registered it). */
 #define HOLDER_META_MAX 256
@@ -49,6 +50,14 @@ int holder_open(const char *path);
  * the holder keeps as many as it may; -ETIMEDOUT: no answer in time.
  */
 int holder_put(int hfd, int fd, const void *meta, size_t len);
+/*
+ * holder_put() in two steps, so that the caller can do something else
+ * while the holder takes the listener: the request sent (0 or -errno; the
+ * holder has the copy in its queue from then on, whoever dies), then its
+ * answer waited for (as holder_put()). seq names the request.
+ */
+int holder_put_send(int hfd, int fd, const void *meta, size_t len, uint64_t *seq);
+int holder_put_wait(int hfd, uint64_t seq);
 /*
  * Hands fn every listener the holder keeps, in the order they were put,
  * each a new descriptor (close-on-exec) that fn owns from then on, with
