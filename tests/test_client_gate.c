@@ -17,6 +17,12 @@
  *
  * - A filter that denies the calls the hand-over itself makes (sendmsg,
  *   futex, close, nanosleep) still attaches: nothing deadlocks.
+ * - A filter that allows every call of the hand-over gets its gate with
+ *   no helper thread (the caller hands the listener over itself); one
+ *   that denies one of them needs the thread.
+ * - With TSYNC, the helper thread is gone before the filter reaches every
+ *   thread: its last calls (libc's, as it exits) are never the filter's
+ *   to judge.
  * - The listener is not left in the caller's descriptors.
  * - TSYNC carries the gate to a thread made before the attach.
  * - A second attach has no gate of its own, says so, and still attaches.
@@ -77,8 +83,9 @@ struct outcome {
 	int thread_errno;
 };
 
-/* ERRNO(EPERM) for each of nrs (x86-64), ALLOW for everything else. */
-static struct sock_fprog deny_filter(const int *nrs, size_t n, struct sock_filter *buf)
+/* ret for each of nrs (x86-64), ALLOW for everything else. */
+static struct sock_fprog deny_filter_ret(const int *nrs, size_t n, uint32_t ret,
+					 struct sock_filter *buf)
 {
 	size_t i, k = 0;
 
@@ -89,8 +96,14 @@ static struct sock_fprog deny_filter(const int *nrs, size_t n, struct sock_filte
 		buf[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i],
 				(uint8_t)(n - i), 0);
 	buf[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	buf[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+	buf[k++] = STMT(BPF_RET | BPF_K, ret);
 	return (struct sock_fprog){ (unsigned short)k, buf };
+}
+
+/* ERRNO(EPERM) for each of nrs, ALLOW for everything else. */
+static struct sock_fprog deny_filter(const int *nrs, size_t n, struct sock_filter *buf)
+{
+	return deny_filter_ret(nrs, n, SECCOMP_RET_ERRNO | EPERM, buf);
 }
 
 static struct outcome *shared_outcome(void)
@@ -290,6 +303,59 @@ TEST(a_filter_that_denies_sendmsg_futex_close_and_nanosleep_attaches_through_its
 		    "nanosleep after the attach: EPERM, from the gate, before it runs");
 }
 
+static const int getppid_nr[] = { SYS_getppid };
+
+/* The program's own kernel filter, installed before the attach: no thread
+ * can start (clone and clone3 fail with EAGAIN). */
+static int attach_without_threads(struct outcome *o, void *arg)
+{
+	static const int clones[] = { SYS_clone, SYS_clone3 };
+	struct setup *s = arg;
+	struct sock_filter own[8];
+	struct sock_fprog f = deny_filter_ret(clones, 2, SECCOMP_RET_ERRNO | EAGAIN, own);
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &f))
+		return 100;
+	if (!attach(o, &s->prog, 0))
+		return 101;
+	s->agent->seen->armed = 1;
+	errno = 0;
+	o->after = syscall(SYS_getppid);
+	o->after_errno = errno;
+	return 0;
+}
+
+TEST(a_filter_that_allows_the_hand_over_s_calls_gets_its_gate_with_no_helper_thread)
+{
+	static const int sendmsg_nr[] = { SYS_sendmsg };
+	struct sock_filter buf[8];
+	GATE_CASE;
+
+	c.s.prog = deny_filter(getppid_nr, 1, buf);
+	if (!case_start(&c, &c.s.prog, false))
+		return;
+	ASSERT_TRUE(wstatus_exited_ok(case_run(&c, attach_without_threads)),
+		    "the child attached and lived on");
+	ASSERT_TRUE(strstr(c.o->note, "gate: installed") != NULL,
+		    "the gate is in though no thread could start");
+	ASSERT_EQ(c.a.seen->listeners, 1, "the agent holds its listener");
+	ASSERT_TRUE(c.o->after == -1 && c.o->after_errno == EPERM, "getppid: EPERM, by the gate");
+
+	/* Denying sendmsg makes the hand-over need its thread (getppid is
+	 * allowed: without a gate, the tier would kill for it). */
+	case_end(&c);
+	memset(&c, 0, sizeof(c));
+	c.s.prog = deny_filter(sendmsg_nr, 1, buf);
+	if (!case_start(&c, &c.s.prog, false))
+		return;
+	ASSERT_TRUE(wstatus_exited_ok(case_run(&c, attach_without_threads)),
+		    "a filter that denies sendmsg still attaches");
+	ASSERT_TRUE(strstr(c.o->note, "gate: not installed: could not start the thread") != NULL,
+		    "without a gate: the thread it needs could not start");
+	ASSERT_EQ(c.a.seen->listeners, 0, "nothing was handed over");
+}
+
 static int attach_then_scan(struct outcome *o, void *arg)
 {
 	struct setup *s = arg;
@@ -303,8 +369,6 @@ static int attach_then_scan(struct outcome *o, void *arg)
 	o->after_errno = errno;
 	return 0;
 }
-
-static const int getppid_nr[] = { SYS_getppid };
 
 TEST(the_gate_s_listener_is_not_left_in_the_caller_s_descriptors)
 {
@@ -374,6 +438,49 @@ TEST(tsync_carries_the_gate_to_a_thread_made_before_the_attach)
 	ASSERT_TRUE(c.o->thread_after == -1 && c.o->thread_errno == EPERM,
 		    "the earlier thread's getppid: EPERM, by the gate");
 	ASSERT_EQ(c.a.seen->last_pid, c.o->thread_pid, "notified from that thread");
+}
+
+/* Attaches with TSYNC a filter that kills for what a thread's exit makes
+ * in libc (rt_sigprocmask, madvise), so that the helper thread is needed,
+ * then exits; again and again. */
+static int tsync_and_exit(struct outcome *o, void *arg)
+{
+	struct setup *s = arg;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 100;
+	o->r = sf_attach(&s->prog, SF_ATTACH_TSYNC);
+	o->err = errno;
+	save_note(o->note, sizeof(o->note));
+	return o->r ? 101 : 0;
+}
+
+/* With sfilterd's own agent and judge, which kills. */
+TEST(tsync_never_gives_the_filter_to_the_helper_thread_while_it_exits)
+{
+	static const int exits[] = { SYS_rt_sigprocmask, SYS_madvise };
+	int rounds = test_is_emulated() ? 5 : 30, i, killed = 0, failed = 0;
+	struct sock_filter buf[8];
+	GATE_CASE;
+
+	c.s.prog = deny_filter_ret(exits, 2, SECCOMP_RET_KILL_PROCESS, buf);
+	if (!case_start_sfilterd(&c))
+		return;
+	for (i = 0; i < rounds; i++) {
+		char why[64];
+		int st = run_child(tsync_and_exit, c.o, &c.s, test_is_emulated() ? 120 : 20);
+
+		if (wstatus_exited_ok(st) && strstr(c.o->note, "gate: installed"))
+			continue;
+		if (WIFSIGNALED(st))
+			killed++;
+		else
+			failed++;
+		test_log("round %d: %s; attach %d: %s\n", i, wstatus_str(st, why, sizeof(why)),
+			 c.o->r, c.o->note);
+	}
+	ASSERT_EQ(killed, 0, "no child was killed for its helper thread's exit");
+	ASSERT_EQ(failed, 0, "every attach went through its gate");
 }
 
 /* ---- a second attach, SFILTER_GATE=0 ------------------------------------- */

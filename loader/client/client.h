@@ -14,6 +14,7 @@
 
 struct iovec;
 struct sf_reply;
+struct ucred;
 
 /* ---- connecting and sending (conn.c) ---- */
 /* Connects to the daemon at path and waits (up to timeout_ms) for its
@@ -21,9 +22,18 @@ struct sf_reply;
  * the errno of the daemon's refusal (-EAGAIN: a connection limit), whose
  * message goes to why (why_size 0: nowhere). */
 int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_size);
+/* The same in two steps: the connection made (the fd, or -EHOSTDOWN),
+ * then, once the caller has done other work meanwhile, the hello waited
+ * for (the fd, or as sf_proto_connect(); fd closed on failure). */
+int sf_proto_connect_start(const char *path);
+int sf_proto_connect_finish(int fd, int timeout_ms, char *why, size_t why_size);
 /* Sends one message (iov) with the sender's credentials (pid, effective
  * uid and gid) and, when nfds > 0, descriptors. 0 or -errno. */
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds);
+/* The same with the credentials read before, so that the send is the
+ * one system call. */
+int sf_proto_send_as(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds,
+		     const struct ucred *cred);
 
 /* ---- reading a reply (reply.c) ---- */
 /* 0 when the n bytes at buf are one whole SF_MSG_REPLY of this version

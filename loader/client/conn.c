@@ -28,20 +28,11 @@ static int fail(int err)
 	return -err;
 }
 
-int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_size)
+int sf_proto_connect_start(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	union {
-		struct sf_hello hello;
-		struct sf_reply refusal;
-		char bytes[SF_PROTO_MAX_NOTE_REPLY];
-	} m;
-	struct pollfd p;
-	ssize_t n = -1;
 	int fd, r;
 
-	if (why_size)
-		why[0] = '\0';
 	if (strlen(path) >= sizeof(addr.sun_path))
 		return fail(EHOSTDOWN);
 	strcpy(addr.sun_path, path);
@@ -54,6 +45,22 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 		close(fd);
 		return fail(EHOSTDOWN);
 	}
+	return fd;
+}
+
+int sf_proto_connect_finish(int fd, int timeout_ms, char *why, size_t why_size)
+{
+	union {
+		struct sf_hello hello;
+		struct sf_reply refusal;
+		char bytes[SF_PROTO_MAX_NOTE_REPLY];
+	} m;
+	struct pollfd p;
+	ssize_t n = -1;
+	int r;
+
+	if (why_size)
+		why[0] = '\0';
 	/* Requests go out only after the hello: the daemon knows by then
 	 * which program image this process runs. */
 	p = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -87,7 +94,27 @@ int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_siz
 	return fd;
 }
 
+int sf_proto_connect(const char *path, int timeout_ms, char *why, size_t why_size)
+{
+	int fd;
+
+	if (why_size)
+		why[0] = '\0';
+	fd = sf_proto_connect_start(path);
+	return fd < 0 ? fd : sf_proto_connect_finish(fd, timeout_ms, why, why_size);
+}
+
 int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds)
+{
+	/* The effective uid and gid: what the daemon decides by. The kernel
+	 * accepts only ids this process holds at the time of sending. */
+	struct ucred cred = { .pid = getpid(), .uid = geteuid(), .gid = getegid() };
+
+	return sf_proto_send_as(fd, iov, iovcnt, fds, nfds, &cred);
+}
+
+int sf_proto_send_as(int fd, const struct iovec *iov, int iovcnt, const int *fds, int nfds,
+		     const struct ucred *cred)
 {
 	union {
 		struct cmsghdr align;
@@ -96,14 +123,11 @@ int sf_proto_send(int fd, const struct iovec *iov, int iovcnt, const int *fds, i
 	} ctl;
 	struct msghdr mh = { .msg_iov = (struct iovec *)iov, .msg_iovlen = iovcnt,
 			     .msg_control = &ctl };
-	struct ucred cred = { .pid = getpid(), .uid = geteuid(), .gid = getegid() };
 	ssize_t n;
 
 	if (nfds < 0 || nfds > SF_PROTO_MAX_FDS)
 		return fail(EINVAL);
-	/* The effective uid and gid: what the daemon decides by. The kernel
-	 * accepts only ids this process holds at the time of sending. */
-	sf_proto_add_cmsg(&mh, SCM_CREDENTIALS, &cred, sizeof(cred));
+	sf_proto_add_cmsg(&mh, SCM_CREDENTIALS, cred, sizeof(*cred));
 	if (nfds)
 		sf_proto_add_cmsg(&mh, SCM_RIGHTS, fds, nfds * sizeof(int));
 	while ((n = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)

@@ -11,8 +11,11 @@
  * A call the gate sends up waits until someone reads the listener, and
  * only sfilterd will; the order below is what keeps the caller from
  * blocking on its own gate:
- *  1. the agent socket is connected first: no agent, no gate;
- *  2. a helper thread H is started before the install, so that the gate
+ *  1. the agent socket is connected first: no agent, no gate. Its "ready"
+ *     byte is read only after the gate is built (and H started), so that
+ *     the daemon takes the connection while this process works;
+ *  2. unless the gate allows every call the hand-over makes (below), a
+ *     helper thread H is started before the install, so that the gate
  *     does not cover it (a filter is the calling thread's until TSYNC);
  *  3. the caller installs the gate and posts the listener in memory;
  *  4. H sends it to the agent with the runtime-spec's
@@ -20,30 +23,39 @@
  *     the listener itself, which makes the kernel answer ENOSYS to the
  *     calls the gate sends up (seccomp_notify_detach()) instead of leaving
  *     them waiting;
- *  5. the caller waits for H by reading memory, with no system call the
- *     gate could send up (sched_yield() only where the gate allows it
- *     whatever the arguments), then closes its listener (a thread that
- *     could read it could continue its own calls), and with TSYNC carries
- *     the gate to every thread.
+ *  5. the caller waits for H with no system call the gate could send up:
+ *     a futex wait, a read of an eventfd or sched_yield() where the gate
+ *     allows it whatever the arguments, else by reading memory; then it
+ *     closes its listener (a thread that could read it could continue its
+ *     own calls), and with TSYNC waits for H to be gone (TSYNC would give
+ *     a dying H the gate and the filter, under which its last calls, made
+ *     by libc, could be denied) and carries the gate to every thread.
+ * Where the gate allows every call of the hand-over (the "direct" set,
+ * x86-64: each made as the one system call checked, never through a libc
+ * wrapper that may use another), there is no H: the caller hands the
+ * listener over itself, with its signals blocked so that no handler of
+ * the program's makes a call the gate would send up meanwhile.
  * Once sfilterd holds the listener, a call of the caller's that the gate
  * sends up is judged with the chain as it stands, which has the new
  * filter only after the ATTACH: it continues.
  *
- * H is detached: after it posts its result it touches nothing shared, so
- * the caller never joins it (pthread_join() waits on a futex, which the
- * gate may send up: glibc aborts when that wait fails with ENOSYS).
+ * H runs on a stack of this library's (no mmap, no guard page, nothing
+ * for libc to give back when it exits) and is joinable: the caller reaps
+ * it only by pthread_tryjoin_np(), which makes no call while H lives
+ * (pthread_join() waits on a futex, which the gate may send up: glibc
+ * aborts when that wait fails with ENOSYS).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "selfgate.h"
+#include "gate_wire.h"
 #include "client.h"
 #include "proto.h"
 #include "c2e.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -55,11 +67,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <linux/seccomp.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
-#include <sys/un.h>
 
 #ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
 #define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
@@ -74,10 +87,15 @@
 #define NATIVE_ARCH C2E_AUDIT_ARCH_X86_64
 #endif
 
-/* How long H waits for the listener, and for the agent's answer. */
+/* How long H waits for the listener. */
 #define WAIT_LISTENER_NS (10LL * 1000000000)
-#define WAIT_ANSWER_MS   10000
+/* H gives the CPU away this long while it waits for the listener, then
+ * looks every LOOK_EVERY_NS (the install takes well under a millisecond). */
+#define YIELD_FOR_NS     (20LL * 1000000)
 #define LOOK_EVERY_NS    30000
+/* H's stack: what it calls needs a few KiB; libc puts the static TLS on
+ * top of it (pthread_create() refuses one too small: then libc's own). */
+#define H_STACK_SIZE     (256 * 1024)
 
 enum gate_state { GATE_NONE, GATE_TRYING, GATE_INSTALLED, GATE_NEVER };
 
@@ -97,13 +115,21 @@ static size_t n_covered;
 /* The hand-over between the caller and H, one at a time (GATE_TRYING). */
 enum { SLOT_WAITING, SLOT_ABANDONED, SLOT_INSTALLING, SLOT_READY };
 static struct {
-	_Atomic int slot;
+	_Atomic int slot;  /* a futex word: the caller wakes H when it is READY */
 	int listener;      /* the listener, or -errno of the install; set before SLOT_READY */
 	int sock;          /* the agent connection */
-	atomic_bool done;  /* H has finished with everything here */
+	pid_t pid;         /* getpid(), read before the install */
+	bool wake_h;       /* the caller wakes H by FUTEX_WAKE (the gate allows futex) */
+	int efd;           /* an eventfd H writes once done, or -1 */
+	_Atomic int done;  /* a futex word: H has finished with everything here */
 	int error;         /* 0: the agent holds the listener; else an errno */
 	char why[160];     /* when error: why */
 } ho;
+
+/* H, while it may run: joined before another one starts. */
+static pthread_t h_thread;
+static bool h_joinable;
+static char h_stack[H_STACK_SIZE] __attribute__((aligned(64)));
 
 static void set_why(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -154,39 +180,26 @@ void sf_client_gate_attached(void)
 	atomic_store(&gate_attached, true);
 }
 
-/* The bytes go through a pipe, a piece at a time so that a pipe shrunk
- * to one page (pipe-user-pages-soft) never blocks: write() fails with
- * EFAULT where the caller's memory cannot be read, as seccomp(2)'s copy
- * does, without a fault in this process. The copy is the thread's and is
- * kept for its next attach: a free() after the ATTACH's reply could give
- * memory back to the kernel (brk), a system call under the new filter. */
-int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy)
+/* The pipe's way, where process_vm_readv() is refused (a container
+ * runtime's seccomp profile denies it without CAP_SYS_PTRACE): a piece at
+ * a time so that a pipe shrunk to one page (pipe-user-pages-soft) never
+ * blocks. 0 or an errno. */
+static int copy_by_pipe(const void *from, void *to, size_t size)
 {
-	static __thread struct sock_filter *buf;
-	size_t size = prog->len * sizeof(struct sock_filter), done = 0;
+	size_t done = 0;
 	int p[2], err = 0;
 	ssize_t w, r;
 
-	*copy = NULL;
-	if (!buf)
-		buf = malloc(C2E_MAX_INSNS * sizeof(struct sock_filter));
-	if (!buf) {
-		set_why(gate_why, sizeof(gate_why), "out of memory");
-		return -ENOMEM;
-	}
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK)) {
-		err = errno;
-		set_why(gate_why, sizeof(gate_why), "pipe: %s", strerror(err));
-		return -err;
-	}
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return errno;
 	while (done < size && !err) {
-		w = write(p[1], (const char *)prog->filter + done, size - done);
+		w = write(p[1], (const char *)from + done, size - done);
 		if (w <= 0) {
 			err = w < 0 && errno != EINTR ? errno : 0;
 			continue;
 		}
 		for (r = 0; r < w && !err;) {
-			ssize_t n = read(p[0], (char *)buf + done + r, (size_t)(w - r));
+			ssize_t n = read(p[0], (char *)to + done + r, (size_t)(w - r));
 
 			if (n > 0)
 				r += n;
@@ -197,6 +210,40 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 	}
 	close(p[0]);
 	close(p[1]);
+	return err;
+}
+
+/* The bytes are read by the kernel, which fails with EFAULT where the
+ * caller's memory cannot be read, as seccomp(2)'s copy does, without a
+ * fault in this process: one process_vm_readv() of this process's own
+ * memory (no ptrace check: mm_access() of one's own mm), else a pipe. The
+ * copy is the thread's and is kept for its next attach: a free() after
+ * the ATTACH's reply could give memory back to the kernel (brk), a system
+ * call under the new filter. */
+int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy)
+{
+	static __thread struct sock_filter *buf;
+	size_t size = prog->len * sizeof(struct sock_filter);
+	struct iovec local, remote;
+	ssize_t n;
+	int err;
+
+	*copy = NULL;
+	if (!buf)
+		buf = malloc(C2E_MAX_INSNS * sizeof(struct sock_filter));
+	if (!buf) {
+		set_why(gate_why, sizeof(gate_why), "out of memory");
+		return -ENOMEM;
+	}
+	local = (struct iovec){ buf, size };
+	remote = (struct iovec){ (void *)prog->filter, size };
+	n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (n == (ssize_t)size)
+		err = 0;
+	else if (n >= 0 || errno == EFAULT)
+		err = EFAULT; /* a part of it only, or none */
+	else
+		err = copy_by_pipe(prog->filter, buf, size);
 	if (err) {
 		if (err != EFAULT)
 			set_why(gate_why, sizeof(gate_why), "copying the filter: %s",
@@ -207,179 +254,36 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
 	return 0;
 }
 
-static int64_t now_ms(void)
+static long futex(_Atomic int *word, int op, int val, const struct timespec *ts)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+	return syscall(SYS_futex, (int *)word, op, val, ts, NULL, 0);
 }
 
-/* What is left until deadline (CLOCK_MONOTONIC ms), for poll(): 0 when
- * it has passed. */
-static int left_ms(int64_t deadline)
-{
-	int64_t left = deadline - now_ms();
-
-	return left > 0 ? (int)left : 0;
-}
-
-/* The agent connection: a stream socket to <socket>.agent, or -errno with
- * why. Connected before anything is installed, so that a daemon without
- * an agent socket (or none at all) means no gate. */
-static int connect_agent(int64_t deadline, char *why, size_t size)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd, r, err;
-
-	if (sf_proto_agent_path(sf_proto_socket_path(), addr.sun_path,
-				sizeof(addr.sun_path))) {
-		set_why(why, size, "the agent socket's path is too long");
-		return -ENAMETOOLONG;
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = errno;
-		set_why(why, size, "socket: %s", strerror(err));
-		return -err;
-	}
-	while ((r = connect(fd, (struct sockaddr *)&addr, sizeof(addr))) < 0 && errno == EINTR)
-		;
-	if (r < 0) {
-		err = errno;
-		set_why(why, size, "no agent socket at %s: %s", addr.sun_path, strerror(err));
-		close(fd);
-		return -err;
-	}
-	/* The agent says it took the connection; one over its limits is
-	 * closed without a word, and then no gate is installed. */
-	{
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		char b = 0;
-
-		while ((r = poll(&p, 1, left_ms(deadline))) < 0 && errno == EINTR)
-			;
-		if (r != 1 || recv(fd, &b, 1, 0) != 1 || b != SF_PROTO_AGENT_READY) {
-			set_why(why, size, "sfilterd's agent did not take the connection (%s)",
-				r == 0 ? "no answer" : "its limits, or no listener holder: see its log");
-			close(fd);
-			return -EAGAIN;
-		}
-	}
-	return fd;
-}
-
-/* The ContainerProcessState of the runtime-spec's seccomp agent protocol,
- * with the listener by SCM_RIGHTS, then the end of what H sends. */
-static int send_listener(int sock, int listener)
-{
-	union {
-		struct cmsghdr align;
-		char bytes[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	char json[320];
-	struct iovec iov;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	int pid = (int)getpid(), n;
-	size_t sent = 0;
-	ssize_t w;
-
-	n = snprintf(json, sizeof(json),
-		     "{\"ociVersion\":\"1.0.2\",\"fds\":[\"%s\"],\"pid\":%d,"
-		     "\"metadata\":\"%s\",\"state\":{\"ociVersion\":\"1.0.2\",\"id\":\"\","
-		     "\"status\":\"running\",\"pid\":%d,\"bundle\":\"\"}}",
-		     SF_PROTO_AGENT_FD_NAME, pid, SF_PROTO_AGENT_SELF, pid);
-	mh.msg_control = &ctl;
-	mh.msg_controllen = 0;
-	sf_proto_add_cmsg(&mh, SCM_RIGHTS, &listener, sizeof(int));
-	while (sent < (size_t)n) {
-		iov = (struct iovec){ json + sent, (size_t)n - sent };
-		w = sendmsg(sock, &mh, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EPIPE;
-		sent += (size_t)w;
-		mh.msg_control = NULL; /* the descriptor went with the first part */
-		mh.msg_controllen = 0;
-	}
-	return shutdown(sock, SHUT_WR) ? -errno : 0;
-}
-
-/* The agent's answer line, {"error": N, "message": "..."}: 0 when it
- * keeps the listener, else an errno with why. */
-static int read_answer(int sock, int64_t deadline, char *why, size_t size)
-{
-	char buf[1024];
-	size_t got = 0;
-	long error;
-	ssize_t n;
-
-	while (got < sizeof(buf) - 1 && !memchr(buf, '\n', got)) {
-		struct pollfd p = { .fd = sock, .events = POLLIN };
-		int left = left_ms(deadline), r;
-
-		if (left <= 0) {
-			set_why(why, size, "sfilterd's agent did not answer in %d s",
-				WAIT_ANSWER_MS / 1000);
-			return ETIMEDOUT;
-		}
-		r = poll(&p, 1, left);
-		n = r == 1 ? recv(sock, buf + got, sizeof(buf) - 1 - got, 0) : 0;
-		if ((r < 0 || n < 0) && errno == EINTR)
-			continue;
-		if (r < 0 || n < 0) {
-			set_why(why, size, "reading the agent's answer: %s", strerror(errno));
-			return errno;
-		}
-		if (r == 0)
-			continue;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	buf[got] = '\0';
-	if (!sf_proto_json_int(buf, "error", &error) || error < 0 || error > 4095) {
-		set_why(why, size, "sfilterd's agent gave no answer (%zu bytes)", got);
-		return EPROTO;
-	}
-	if (error) {
-		char msg[128];
-
-		sf_proto_json_string(buf, "message", msg, sizeof(msg));
-		set_why(why, size, "sfilterd's agent refused the listener: %s",
-			msg[0] ? msg : strerror((int)error));
-	}
-	return (int)error;
-}
-
+/* H's result, and the caller woken whichever way it waits. */
 static void post(int error)
 {
+	uint64_t one = 1;
+
 	ho.error = error;
-	atomic_store_explicit(&ho.done, true, memory_order_release);
+	atomic_store_explicit(&ho.done, 1, memory_order_release);
+	futex(&ho.done, FUTEX_WAKE_PRIVATE, 1, NULL);
+	if (ho.efd >= 0)
+		(void)!write(ho.efd, &one, sizeof(one));
 }
 
-/* Sends the listener on sock and reads the agent's answer: 0, or an
- * errno with ho.why set. The socket's first use closes it. */
-static int hand_over(int sock, int listener, int64_t deadline)
+static long long now_ns(void)
 {
-	int err = -send_listener(sock, listener);
+	struct timespec ts;
 
-	if (err)
-		set_why(ho.why, sizeof(ho.why), "handing the listener to sfilterd's agent: %s",
-			strerror(err));
-	else
-		err = read_answer(sock, deadline, ho.why, sizeof(ho.why));
-	return err;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* H: takes the listener the caller posts, hands it to the agent. */
 static void *handover(void *arg)
 {
-	struct timespec pause = { 0, LOOK_EVERY_NS };
-	long long waited = 0;
-	int64_t deadline;
-	int listener, err;
+	long long start = now_ns(), waited;
+	int listener;
 
 	(void)arg;
 	for (;;) {
@@ -387,6 +291,7 @@ static void *handover(void *arg)
 
 		if (s == SLOT_READY)
 			break;
+		waited = now_ns() - start;
 		if (s == SLOT_WAITING && waited >= WAIT_LISTENER_NS) {
 			int expected = SLOT_WAITING;
 
@@ -401,8 +306,17 @@ static void *handover(void *arg)
 			}
 			continue;
 		}
-		nanosleep(&pause, NULL);
-		waited += LOOK_EVERY_NS;
+		if (ho.wake_h) {
+			struct timespec ms = { 0, 1000000 };
+
+			futex(&ho.slot, FUTEX_WAIT_PRIVATE, s, &ms);
+		} else if (waited < YIELD_FOR_NS) {
+			sched_yield();
+		} else {
+			struct timespec pause = { 0, LOOK_EVERY_NS };
+
+			nanosleep(&pause, NULL);
+		}
 	}
 	listener = ho.listener;
 	if (listener < 0) {
@@ -410,64 +324,51 @@ static void *handover(void *arg)
 		post(-listener);
 		return NULL;
 	}
-	err = hand_over(ho.sock, listener, now_ms() + WAIT_ANSWER_MS);
-	close(ho.sock);
-	/* The gate is in and cannot come out: a daemon that went away (a
-	 * restart), or one whose holder could not keep the listener (EAGAIN),
-	 * gets it again, or its successor does, for as long as the caller
-	 * would wait for an answer: a bound in time, however long each try
-	 * waits. A refusal stands. */
-	for (deadline = now_ms() + WAIT_ANSWER_MS;
-	     (err == EPIPE || err == ECONNRESET || err == EPROTO || err == ETIMEDOUT ||
-	      err == EAGAIN) && left_ms(deadline) > 0; ) {
-		struct timespec retry = { 0, 50 * 1000 * 1000 };
-		int sock;
-
-		nanosleep(&retry, NULL);
-		sock = connect_agent(deadline, ho.why, sizeof(ho.why));
-		if (sock < 0)
-			continue;
-		err = hand_over(sock, listener, deadline);
-		close(sock);
-	}
-	/* Nobody else will read it: closed, the calls it would hear fail
-	 * with ENOSYS instead of waiting for ever. */
-	if (err)
-		close(listener);
-	post(err);
+	post(sf_gate_deliver(ho.sock, listener, ho.pid, ho.why, sizeof(ho.why)));
 	return NULL;
 }
 
-static int start_handover(int sock, char *why, size_t size)
+static int start_handover(char *why, size_t size)
 {
 	pthread_attr_t attr;
 	sigset_t all, old;
-	pthread_t t;
 	int r;
 
-	atomic_store(&ho.slot, SLOT_WAITING);
-	atomic_store(&ho.done, false);
-	ho.sock = sock;
-	ho.listener = -1;
-	ho.error = 0;
-	ho.why[0] = '\0';
-	if ((r = pthread_attr_init(&attr)) != 0 ||
-	    (r = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED)) != 0) {
+	if ((r = pthread_attr_init(&attr)) != 0) {
 		set_why(why, size, "pthread_attr: %s", strerror(r));
 		return -r;
 	}
 	/* H takes no signal of the program's: its handlers stay on the
 	 * program's own threads. */
 	sigfillset(&all);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+	pthread_attr_setsigmask_np(&attr, &all);
+#else
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	r = pthread_create(&t, &attr, handover, NULL);
+#endif
+	r = pthread_attr_setstack(&attr, h_stack, sizeof(h_stack));
+	if (r == 0)
+		r = pthread_create(&h_thread, &attr, handover, NULL);
+	if (r == EINVAL) {
+		/* A static TLS too large for h_stack: libc's own stack. */
+		pthread_attr_destroy(&attr);
+		pthread_attr_init(&attr);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32)
+		pthread_attr_setsigmask_np(&attr, &all);
+#endif
+		r = pthread_create(&h_thread, &attr, handover, NULL);
+	}
+#if !(defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 32))
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
+	(void)old;
 	pthread_attr_destroy(&attr);
 	if (r) {
 		set_why(why, size, "could not start the thread that hands the listener over: %s",
 			strerror(r));
 		return -r;
 	}
+	h_joinable = true;
 	return 0;
 }
 
@@ -480,16 +381,57 @@ static void relax(void)
 #endif
 }
 
-/* Waits for H's result. may_yield: sched_yield() never reaches the
- * gate's listener, so the wait can give the CPU to H. */
-static void wait_handover(bool may_yield)
+/* How the caller may wait, with the gate in and no one holding its
+ * listener: each only where the gate allows that call whatever its
+ * arguments. */
+enum wait_way { WAIT_SPIN, WAIT_YIELD, WAIT_READ, WAIT_FUTEX };
+
+/* Waits for H's result. With an eventfd, its one write is read before
+ * anything else: H writes after it posts, and the caller closes the
+ * eventfd only once the write is in. */
+static void wait_handover(enum wait_way way)
 {
+	uint64_t v;
+	ssize_t n = -1;
+
+	if (ho.efd >= 0) {
+		while ((n = read(ho.efd, &v, sizeof(v))) < 0 && errno == EINTR)
+			;
+		if (n == sizeof(v))
+			close(ho.efd);
+		ho.efd = -1; /* else left open: H may still write to it */
+		if (way == WAIT_READ)
+			way = WAIT_SPIN;
+	}
 	while (!atomic_load_explicit(&ho.done, memory_order_acquire)) {
+		switch (way) {
+		case WAIT_FUTEX:
+			futex(&ho.done, FUTEX_WAIT_PRIVATE, 0, NULL);
+			break;
+		case WAIT_YIELD:
+			sched_yield();
+			break;
+		default:
+			relax();
+			break;
+		}
+	}
+}
+
+/* Waits for H to be gone (the kernel clears its tid at its exit) and lets
+ * libc forget it, with no call but sched_yield() (where may_yield) while
+ * it lives. */
+static void reap_handover(bool may_yield)
+{
+	if (!h_joinable)
+		return;
+	while (pthread_tryjoin_np(h_thread, NULL) == EBUSY) {
 		if (may_yield)
 			sched_yield();
 		else
 			relax();
 	}
+	h_joinable = false;
 }
 
 /* seccomp(2) with a listener, killable while it waits where the kernel
@@ -541,53 +483,150 @@ static void carry_to_every_thread(void)
 			"TSYNC: %s: the gate covers only the calling thread", strerror(errno));
 }
 
+/* Whether the gate lets nr run in the kernel whatever its arguments. */
+static bool gate_allows(const struct sock_fprog *gate, int nr)
+{
+	uint32_t ret;
+
+	return c2e_const_verdict(gate, 1, NATIVE_ARCH, nr, &ret) == 1 &&
+	       ret == SECCOMP_RET_ALLOW;
+}
+
+/* Whether the caller may hand the listener over itself: the gate allows
+ * every call the hand-over makes, and the signal mask's around it. */
+static bool gate_allows_direct(const struct sock_fprog *gate)
+{
+	const int *nrs;
+	size_t n = sf_gate_wire_calls(&nrs), i;
+
+	if (!n || !gate_allows(gate, SYS_rt_sigprocmask))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!gate_allows(gate, nrs[i]))
+			return false;
+	return true;
+}
+
+/* The caller hands the listener over itself, its signals blocked: a
+ * handler's call that the gate sends up would wait for a hand-over that
+ * cannot go on until the handler returns. */
+static int install_direct(const struct sock_fprog *gate, int sock,
+			  void (*before_install)(void *), void *ctx)
+{
+	sigset_t all, old;
+	int fd;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
+	if (before_install)
+		before_install(ctx);
+	fd = install(gate);
+	if (fd >= 0)
+		ho.error = sf_gate_deliver(sock, fd, ho.pid, ho.why, sizeof(ho.why));
+	else
+		close(sock); /* no gate */
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+	return fd;
+}
+
+/* The caller's side with H: the listener, or -errno of the install; H's
+ * result in ho. */
+static int install_with_h(const struct sock_fprog *gate, enum wait_way way,
+			  void (*before_install)(void *), void *ctx)
+{
+	int expected = SLOT_WAITING, fd;
+
+	/* H may have given up waiting: then nobody would take the listener. */
+	if (!atomic_compare_exchange_strong(&ho.slot, &expected, SLOT_INSTALLING)) {
+		wait_handover(way);
+		return -ECANCELED;
+	}
+	if (before_install)
+		before_install(ctx);
+	/* From here until H is done, no system call the gate could send up. */
+	fd = install(gate);
+	ho.listener = fd;
+	atomic_store_explicit(&ho.slot, SLOT_READY, memory_order_release);
+	if (ho.wake_h || fd < 0)
+		futex(&ho.slot, FUTEX_WAKE_PRIVATE, 1, NULL);
+	wait_handover(fd < 0 ? WAIT_FUTEX : way);
+	return fd;
+}
+
 /* The caller's side, GATE_TRYING held; the new state. */
-static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync)
+static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync,
+		    void (*before_install)(void *), void *ctx)
 {
 	struct sock_filter *g = NULL;
 	struct c2e_error cerr;
 	struct sock_fprog gate;
-	uint32_t yield_ret;
-	bool may_yield;
+	enum wait_way way;
+	bool direct, may_yield;
 	size_t len, i;
-	int sock, fd, expected = SLOT_WAITING, r;
+	int sock, fd, r;
 	char buf[160];
 
+	/* The daemon takes the connection while the gate is built. */
+	sock = sf_gate_agent_dial(gate_why, sizeof(gate_why));
+	if (sock < 0)
+		return GATE_NONE;
 	r = c2e_gate_build(chain, n, &g, &len, &cerr);
 	if (r) {
 		set_why(gate_why, sizeof(gate_why), "%s",
 			r == -ENOMEM ? "out of memory" : c2e_error_str(&cerr, buf, sizeof(buf)));
+		close(sock);
 		return GATE_NONE;
 	}
 	gate = (struct sock_fprog){ (unsigned short)len, g };
-	may_yield = c2e_const_verdict(&gate, 1, NATIVE_ARCH, SYS_sched_yield, &yield_ret) == 1 &&
-		    yield_ret == SECCOMP_RET_ALLOW;
-	sock = connect_agent(now_ms() + WAIT_ANSWER_MS, gate_why, sizeof(gate_why));
-	if (sock < 0) {
-		free(g);
-		return GATE_NONE;
-	}
-	if (start_handover(sock, gate_why, sizeof(gate_why))) {
+	direct = gate_allows_direct(&gate);
+	may_yield = gate_allows(&gate, SYS_sched_yield);
+	way = gate_allows(&gate, SYS_futex) ? WAIT_FUTEX :
+	      gate_allows(&gate, SYS_read) ? WAIT_READ : may_yield ? WAIT_YIELD : WAIT_SPIN;
+
+	atomic_store(&ho.slot, SLOT_WAITING);
+	atomic_store(&ho.done, 0);
+	ho.sock = sock;
+	ho.listener = -1;
+	ho.pid = getpid();
+	ho.wake_h = way == WAIT_FUTEX;
+	ho.efd = way == WAIT_READ && !direct ? eventfd(0, EFD_CLOEXEC) : -1;
+	ho.error = 0;
+	ho.why[0] = '\0';
+	if (way == WAIT_READ && !direct && ho.efd < 0)
+		way = may_yield ? WAIT_YIELD : WAIT_SPIN;
+	if (!direct && start_handover(gate_why, sizeof(gate_why))) {
+		if (ho.efd >= 0)
+			close(ho.efd);
 		close(sock);
 		free(g);
 		return GATE_NONE;
 	}
-	/* H may have given up waiting: then nobody would take the listener. */
-	if (!atomic_compare_exchange_strong(&ho.slot, &expected, SLOT_INSTALLING)) {
+	if (sf_gate_agent_greeted(sock, gate_why, sizeof(gate_why))) {
+		if (!direct) {
+			/* H closes the connection and is done. */
+			ho.listener = -EAGAIN;
+			atomic_store_explicit(&ho.slot, SLOT_READY, memory_order_release);
+			futex(&ho.slot, FUTEX_WAKE_PRIVATE, 1, NULL);
+			wait_handover(WAIT_FUTEX);
+			reap_handover(true);
+		} else {
+			close(sock);
+		}
 		free(g);
-		wait_handover(true);
-		set_why(gate_why, sizeof(gate_why), "%s", ho.why);
 		return GATE_NONE;
 	}
-	/* From here until H is done, no system call the gate could send up. */
-	fd = install(&gate);
-	ho.listener = fd;
-	atomic_store_explicit(&ho.slot, SLOT_READY, memory_order_release);
-	wait_handover(fd < 0 || may_yield);
+	fd = direct ? install_direct(&gate, sock, before_install, ctx) :
+		      install_with_h(&gate, way, before_install, ctx);
 	free(g);
+	if (!direct && atomic_load(&ho.slot) == SLOT_ABANDONED) { /* H gave up first */
+		set_why(gate_why, sizeof(gate_why), "%s", ho.why);
+		reap_handover(true);
+		return GATE_NONE;
+	}
 	if (fd < 0) {
 		const char *why = install_why(-fd);
 
+		reap_handover(true);
 		if (why)
 			set_why(gate_why, sizeof(gate_why), "%s", why);
 		else
@@ -608,13 +647,15 @@ static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync)
 		gate_lost_errno = ho.error == EPIPE || ho.error == ECONNRESET ||
 				  ho.error == EPROTO || ho.error == ETIMEDOUT ||
 				  ho.error == EAGAIN ? EHOSTDOWN : ho.error;
-	}
-	else if (tsync)
+	} else if (tsync) {
+		reap_handover(may_yield);
 		carry_to_every_thread();
+	}
 	return GATE_INSTALLED;
 }
 
-void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync)
+void sf_client_gate_with(const struct sock_fprog *chain, size_t n, bool tsync,
+			 void (*before_install)(void *), void *ctx)
 {
 	int expected = GATE_NONE;
 
@@ -623,7 +664,12 @@ void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync)
 	if (!atomic_compare_exchange_strong(&gate_state, &expected, GATE_TRYING))
 		return;
 	n_covered = 0;
-	atomic_store(&gate_state, try_gate(chain, n, tsync));
+	atomic_store(&gate_state, try_gate(chain, n, tsync, before_install, ctx));
+}
+
+void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync)
+{
+	sf_client_gate_with(chain, n, tsync, NULL, NULL);
 }
 
 void sf_client_gate_note(const struct sock_fprog *prog, bool tried, char *out, size_t size)

@@ -39,6 +39,11 @@ int sf_client_gate_copy(const struct sock_fprog *prog, struct sock_filter **copy
  * (sf_client_gate_lost()).
  */
 void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync);
+/* The same, calling before_install(ctx) just before the gate goes in,
+ * when it does: the last moment for calls the gate could send up (the
+ * ATTACH's connection, its credentials), which are then never notified. */
+void sf_client_gate_with(const struct sock_fprog *chain, size_t n, bool tsync,
+			 void (*before_install)(void *ctx), void *ctx);
 
 /* "gate: installed" or "gate: not installed: why; ...": the gate's state
  * for prog, as the attach note ends (size bytes, NUL-terminated); tried:

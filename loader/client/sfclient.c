@@ -12,7 +12,10 @@
  * being closed.
  * Before the ATTACH, the first attach of a process installs the gate for
  * the filter (selfgate.c): the calls the filter does not allow then go to
- * sfilterd, which judges them before they run.
+ * sfilterd, which judges them before they run. The calls the ATTACH needs
+ * besides its send and receive (the connection, the hello, the ids the
+ * request carries) are made before the gate goes in, the connection
+ * first, so that the daemon greets it while the gate is built.
  * Errors are checked locally in seccomp(2)'s order first (flags, NULL
  * pointer, length), so a caller without a daemon still gets the errno the
  * kernel would give for those.
@@ -155,6 +158,59 @@ static int check_call(const struct sock_fprog *prog, unsigned int flags)
 	return 0;
 }
 
+/* Who asks: read once per attach, before anything is installed. */
+struct ident {
+	pid_t tid;
+	struct ucred cred;
+};
+
+static void ident_read(struct ident *me)
+{
+	me->tid = (pid_t)syscall(SYS_gettid);
+	/* The effective uid and gid: what the daemon decides by. The kernel
+	 * accepts only ids this process holds at the time of sending. */
+	me->cred = (struct ucred){ .pid = getpid(), .uid = geteuid(), .gid = getegid() };
+}
+
+/* A connection made before the gate, its hello read at the gate's last
+ * moment (kept_finish()) or after it; -1 when none is pending. */
+struct pending {
+	int fd;
+};
+
+static void kept_start(struct pending *p)
+{
+	p->fd = -1;
+	pthread_mutex_lock(&kept_lock);
+	if (kept_fd < 0 || kept_pid != getpid())
+		p->fd = sf_proto_connect_start(sf_proto_socket_path());
+	pthread_mutex_unlock(&kept_lock);
+}
+
+/* The pending connection becomes the kept one once greeted. One that
+ * fails is dropped: exchange() then connects again and says why. */
+static void kept_finish(void *arg)
+{
+	struct pending *p = arg;
+	int fd;
+
+	if (p->fd < 0)
+		return;
+	fd = sf_proto_connect_finish(p->fd, HELLO_TIMEOUT_MS, NULL, 0);
+	p->fd = -1;
+	if (fd < 0)
+		return;
+	pthread_mutex_lock(&kept_lock);
+	if (kept_fd < 0 || kept_pid != getpid()) {
+		kept_fd = fd;
+		kept_pid = getpid();
+		fd = -1;
+	}
+	pthread_mutex_unlock(&kept_lock);
+	if (fd >= 0)
+		close(fd); /* another thread's came first */
+}
+
 /* Large enough for any valid reply; a longer one is truncated and refused. */
 union attach_reply {
 	struct sf_reply r;
@@ -178,7 +234,7 @@ static ssize_t recv_reply(int fd, void *buf, size_t len)
  * reply's length, or -1 with errno and sf_last_error() set. A kept
  * connection the daemon has closed as idle is replaced once. */
 static ssize_t exchange(const struct sock_fprog *prog, unsigned int flags,
-			union attach_reply *reply, uint32_t *id)
+			const struct ident *me, union attach_reply *reply, uint32_t *id)
 {
 	struct sf_attach_req req;
 	struct iovec iov[2];
@@ -200,17 +256,17 @@ retry:
 		pthread_mutex_unlock(&kept_lock);
 		return -1;
 	}
-	*id = ++next_request_id ^ (uint32_t)syscall(SYS_gettid) << 16;
+	*id = ++next_request_id ^ (uint32_t)me->tid << 16;
 	memset(&req, 0, sizeof(req));
 	sf_proto_header(&req.hdr, SF_MSG_ATTACH,
 			SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(struct sock_filter), *id);
 	req.flags = flags;
-	req.tid = (int32_t)syscall(SYS_gettid);
+	req.tid = (int32_t)me->tid;
 	req.reply_fd = fd;
 	req.n_insns = prog->len;
 	iov[0] = (struct iovec){ &req, sizeof(req) };
 	iov[1] = (struct iovec){ prog->filter, prog->len * sizeof(struct sock_filter) };
-	err = -sf_proto_send(fd, iov, 2, NULL, 0);
+	err = -sf_proto_send_as(fd, iov, 2, NULL, 0, &me->cred);
 	if (err) {
 		close(fd);
 		kept_fd = -1;
@@ -293,7 +349,9 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 {
 	struct sock_filter *copy = NULL;
 	struct sock_fprog sent = { 0 };
+	struct pending pend = { -1 };
 	union attach_reply reply;
+	struct ident me;
 	char note[320];
 	bool tried = false;
 	uint32_t id;
@@ -304,6 +362,7 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	if (check_call(prog, flags))
 		return -1;
 	sent = *prog;
+	ident_read(&me);
 	/* Before the ATTACH: the gate must be in place when the filter
 	 * comes into force (selfgate.c says why in this order). */
 	if (sf_client_gate_wanted()) {
@@ -313,12 +372,14 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 			return fail(EFAULT, "prog->filter is not readable");
 		if (copy) {
 			sent.filter = copy;
-			sf_client_gate(&sent, 1, flags & SF_ATTACH_TSYNC);
+			kept_start(&pend);
+			sf_client_gate_with(&sent, 1, flags & SF_ATTACH_TSYNC, kept_finish, &pend);
+			kept_finish(&pend); /* no gate went in */
 		}
 	}
 	if ((e = sf_client_gate_lost(note, sizeof(note))))
 		return gate_lost(e, note, tried);
-	n = exchange(&sent, flags, &reply, &id);
+	n = exchange(&sent, flags, &me, &reply, &id);
 	r = n < 0 ? -1 : finish(&reply, n, id);
 	e = errno;
 	if (r == 0)
@@ -342,6 +403,7 @@ SF_EXPORT int sf_prctl_attach(const struct sock_fprog *prog)
 			     (sizeof(long) == 4 ? SF_FLAG_RFC_I386 : 0);
 	union attach_reply reply;
 	char why[200];
+	struct ident me;
 	uint32_t id;
 	ssize_t n;
 	int err;
@@ -358,7 +420,8 @@ SF_EXPORT int sf_prctl_attach(const struct sock_fprog *prog)
 		flags |= SF_FLAG_RFC_EXEC;
 	if ((err = sf_client_gate_lost(why, sizeof(why))))
 		return gate_lost(err, why, false);
-	n = exchange(prog, flags, &reply, &id);
+	ident_read(&me);
+	n = exchange(prog, flags, &me, &reply, &id);
 	if (n < 0)
 		return -1;
 	if (finish(&reply, n, id))

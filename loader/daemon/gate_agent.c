@@ -223,8 +223,9 @@ static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 {
 	struct json_object *o = json_object_new_object();
-	char msg[SF_PROTO_MAX_TEXT];
+	char msg[SF_PROTO_MAX_TEXT], line[2 * SF_PROTO_MAX_TEXT];
 	const char *s;
+	size_t len;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -233,8 +234,17 @@ static void finish(struct agent_conn *c, int error, const char *fmt, ...)
 	json_object_object_add(o, "error", json_object_new_int(error));
 	json_object_object_add(o, "message", json_object_new_string(msg));
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	(void)!send(c->fd, s, strlen(s), MSG_NOSIGNAL | MSG_DONTWAIT);
-	(void)!send(c->fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	/* One send with its newline: the sender reads up to it, and a line
+	 * in two pieces would wake it twice. */
+	len = strlen(s);
+	if (len < sizeof(line)) {
+		memcpy(line, s, len);
+		line[len] = '\n';
+		(void)!send(c->fd, line, len + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	} else {
+		(void)!send(c->fd, s, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)!send(c->fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
 	json_object_put(o);
 	metrics_attach(MK_GATE, error, c->t0_ns);
 	if (error) {
