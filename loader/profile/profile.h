@@ -165,6 +165,9 @@ struct sf_profile_gate {
 	unsigned int n_notify;    /* syscall names the gate notifies (all arches) */
 	char **warnings;          /* the profile's, and what the gate could not keep */
 	size_t n_warnings;
+	/* The profile's own filter, compiled on the way (what
+	 * sf_profile_compile() makes of it for opts). */
+	struct sf_profile profile;
 };
 int sf_profile_gate(const char *json, size_t len, const struct sf_profile_opts *opts,
 		    const char *listener_path, struct sf_profile_gate *out,
