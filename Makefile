@@ -338,7 +338,8 @@ $(LIBSFHOLDER): $(call obj,loader/daemon/holder.c loader/daemon/holder_proc.c)
 
 # --- cli: sfctl, sfrun and sfilter-oci-hook -----------------------------------------
 OCI_HOOK_SRCS := $(wildcard loader/cli/oci_hook*.c)
-SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c $(OCI_HOOK_SRCS) $(wildcard loader/cli/runc_wrap*.c),\
+SFCTL_SRCS := $(filter-out loader/cli/sfrun.c loader/cli/interpose.c $(OCI_HOOK_SRCS) $(wildcard loader/cli/runc_wrap*.c) \
+		loader/cli/profile_cache.c,\
 		$(wildcard loader/cli/*.c))
 SFCTL := $(OUTPUT)/sfctl
 SFRUN := $(OUTPUT)/sfrun
@@ -355,7 +356,8 @@ $(SFRUN): $(call obj,loader/cli/sfrun.c loader/cli/cli.c) $(LIBSFCLIENT) $(LIBSF
 	$(Q)$(link_static)
 
 # The OCI runtime hook: a createRuntime hook that attaches through sfilterd.
-$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS) loader/cli/learned.c loader/cli/cli.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
+$(SFOCIHOOK): $(call obj,$(OCI_HOOK_SRCS) loader/cli/learned.c loader/cli/cli.c \
+			loader/cli/profile_cache.c) $(LIBSFCLIENT) $(LIBSFPROFILE) $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 
 # --- cli: libsfprctl, the interposer sfrun --prctl / --take-seccomp preloads ----
@@ -400,7 +402,8 @@ prctl32-skipped:
 
 # --- cli: sfilter-runc, runc with sfilter for Docker and containerd ------------------
 # runc_wrap*.c and what it reads as the hook reads it (oci_hook_spec.c);
-# libsfprofile builds the gate. A threaded program linked with glibc,
+# libsfprofile builds the gate; compiled profiles kept for the hook and the
+# next container (profile_cache.c). A threaded program linked with glibc,
 # sf-threads, is for tests/test_engine_docker.c (glibc's clone3 -> clone
 # fallback under Docker's default profile): tests/progs/libc/ holds what
 # needs a C library, which the -nostdlib images of tests/progs/ have not.
@@ -408,7 +411,8 @@ RUNC_WRAP_SRCS := $(wildcard loader/cli/runc_wrap*.c)
 SFRUNCWRAP := $(OUTPUT)/sfilter-runc
 SF_THREADS := $(OUTPUT)/tests/sf-threads
 
-$(SFRUNCWRAP): $(call obj,$(RUNC_WRAP_SRCS) loader/cli/oci_hook_spec.c loader/cli/cli.c) $(LIBSFPROFILE) \
+$(SFRUNCWRAP): $(call obj,$(RUNC_WRAP_SRCS) loader/cli/oci_hook_spec.c loader/cli/cli.c \
+			 loader/cli/profile_cache.c) $(LIBSFPROFILE) \
 	       $(LIBSFPROTO) $(LIBC2E)
 	$(Q)$(link_static)
 

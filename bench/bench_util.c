@@ -5,6 +5,7 @@
 #include "proto.h"
 
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -453,6 +454,24 @@ static void daemon_uninstall(const struct bench_daemon *dm)
 			program_invocation_short_name, dm->bin, dm->pin_dir);
 }
 
+/* The profiles sfilter-runc and the hook kept beside the socket
+ * (loader/cli/profile_cache.h): plain files, none of them a directory. */
+static void remove_compiled(const char *dir)
+{
+	char path[sizeof(((struct bench_daemon *)0)->dir) + 16];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/compiled", dir);
+	if (!(d = opendir(path)))
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(path);
+}
+
 void bench_daemon_stop(struct bench_daemon *dm)
 {
 	char gate[sizeof(dm->sock) + 8];
@@ -469,6 +488,7 @@ void bench_daemon_stop(struct bench_daemon *dm)
 	/* The gate's records, which a daemon leaves for its successor. */
 	snprintf(gate, sizeof(gate), "%s.gate", dm->sock);
 	unlink(gate);
+	remove_compiled(dm->dir);
 	rmdir(dm->dir);
 }
 

@@ -389,7 +389,7 @@ TEST(events_of_a_filter_attached_from_a_profile_name_the_rule_that_decided_them)
 		    strstr(l, "\"action\":\"SCMP_ACT_ERRNO(1)\""),
 		    l ? l : "the shadow event names the candidate's rule");
 	/* A profile the filter was not compiled from is refused. */
-	r = sf_client_profile(dm.sock, id, "none", false, CANDIDATE_P, strlen(CANDIDATE_P), rep);
+	r = sf_client_profile(dm.sock, id, "none", 0, CANDIDATE_P, strlen(CANDIDATE_P), rep);
 	ASSERT_EQ(r, -EINVAL, rep->message);
 	ASSERT_TRUE(strstr(rep->message, "compiles to another program") != NULL, rep->message);
 	free(rep);
@@ -446,7 +446,7 @@ TEST(sfrun_profile_events_name_their_rule_for_a_user_who_is_no_admin)
 		    setenv("SFILTER_SOCKET", dm.sock, 1))
 			_exit(2);
 		/* Root's filter is not this user's to give a profile for. */
-		r = sf_client_profile(dm.sock, 1, "none", false, LOGGED_P, strlen(LOGGED_P), &rep);
+		r = sf_client_profile(dm.sock, 1, "none", 0, LOGGED_P, strlen(LOGGED_P), &rep);
 		if (r != -ENOENT)
 			_exit(3);
 		/* busybox's shell calls getppid(2) for $PPID. */
@@ -492,7 +492,7 @@ TEST(bypass_a_users_flood_of_profiles_is_held_to_its_rate)
 		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
 			_exit(2);
 		for (i = 0; i < 12; i++) {
-			int r = sf_client_profile(dm.sock, 0, "none", false, LOGGED_P,
+			int r = sf_client_profile(dm.sock, 0, "none", 0, LOGGED_P,
 						  strlen(LOGGED_P), &rep);
 
 			ok += r == 0;

@@ -10,7 +10,9 @@
  *     runc's error in --log (where containerd reads it), config.json as it
  *     was, and runc never run;
  *   - every other command, and every argument it does not own, reaching
- *     runc as it came.
+ *     runc as it came;
+ *   - the compile kept beside the socket (loader/cli/profile_cache.h):
+ *     the hook takes the wrapper's, and only from a file of its own user.
  * A stand-in runc, a shell script that writes down its arguments, shows
  * what runc would have been given; the real runc shows what it does.
  */
@@ -22,10 +24,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
@@ -128,27 +133,36 @@ static bool annotated(struct oci_bundle *b, const char *runc, const char *busybo
 	       oci_annotate(b, "io.sfilter.profile", "profile.json");
 }
 
+/* runc (256 bytes), busybox (256), the wrapper and the hook (PATH_MAX
+ * each) found, and dm started; false when the test skips or failed. */
+static bool real_runc(char *runc, char *busybox, char *wrap, char *hook, struct sfd *dm)
+{
+	char why[256];
+
+	if (!oci_find_runtime("runc", runc, 256)) {
+		test_skip("runc is not installed");
+		return false;
+	}
+	if (!oci_find_busybox(busybox, 256, why, sizeof(why))) {
+		test_skip("%s", why);
+		return false;
+	}
+	return wrapper(wrap, PATH_MAX) &&
+	       ASSERT_TRUE(sfd_find_bin("sfilter-oci-hook", "SF_OCI_HOOK", hook, PATH_MAX),
+			   "sfilter-oci-hook beside the runner") &&
+	       sfd_start_sfilterd(dm, false);
+}
+
 TEST(sfilter_runc_gives_an_annotated_container_the_hook_and_the_gate_under_real_runc)
 {
 	static const char *const mk[] = {
 		"sh", "-c", "mkdir /sync/made; echo status $?", NULL };
 	struct oci_bundle b __attribute__((cleanup(oci_bundle_remove))) = { 0 };
-	char runc[256], busybox[256], why[256], wrap[PATH_MAX], hook[PATH_MAX];
+	char runc[256], busybox[256], wrap[PATH_MAX], hook[PATH_MAX];
 	char profiles[300], made[400], cfg[400], out[8192], *before, *after;
 	SFD_AUTO;
 
-	if (!oci_find_runtime("runc", runc, sizeof(runc))) {
-		test_skip("runc is not installed");
-		return;
-	}
-	if (!oci_find_busybox(busybox, sizeof(busybox), why, sizeof(why))) {
-		test_skip("%s", why);
-		return;
-	}
-	if (!wrapper(wrap, sizeof(wrap)) ||
-	    !ASSERT_TRUE(sfd_find_bin("sfilter-oci-hook", "SF_OCI_HOOK", hook, sizeof(hook)),
-			 "sfilter-oci-hook beside the runner") ||
-	    !sfd_start_sfilterd(&dm, false))
+	if (!real_runc(runc, busybox, wrap, hook, &dm))
 		return;
 
 	test_log("-- the pod's annotation: the hook and the gate, the profile's errno\n");
@@ -196,6 +210,93 @@ TEST(sfilter_runc_gives_an_annotated_container_the_hook_and_the_gate_under_real_
 	ASSERT_TRUE(before && after && !strcmp(before, after), "its config.json is as it came");
 	free(before);
 	free(after);
+}
+
+/* The kept compile of the container's profile (dir/filter-NN): its path
+ * into out, or false. */
+static bool kept_filter(const char *dir, char *out, size_t size)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	bool found = false;
+
+	while (d && !found && (e = readdir(d)))
+		if (!strncmp(e->d_name, "filter-", 7))
+			found = snprintf(out, size, "%s/%s", dir, e->d_name) < (int)size;
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* The kept filter made to allow everything, its key (what it was compiled
+ * from) left as it was: header (magic, key and value lengths), key, then
+ * the profile's flags and its program. */
+static bool allow_all(const char *path)
+{
+	struct sock_filter all = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	uint64_t klen, vlen = sizeof(uint32_t) + sizeof(all);
+	uint32_t flags = 0;
+	char text[4096];
+	bool ok = false;
+	size_t n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (f)
+		n = fread(text, 1, sizeof(text), f);
+	if (f)
+		fclose(f);
+	if (!ASSERT_TRUE(n > 40, path))
+		return false;
+	memcpy(&klen, text + 24, sizeof(klen));
+	if (!ASSERT_TRUE(klen <= n - 40, "the key's length"))
+		return false;
+	memcpy(text + 32, &vlen, sizeof(vlen));
+	f = fopen(path, "we");
+	if (f)
+		ok = fwrite(text, 1, 40 + klen, f) == 40 + klen &&
+		     fwrite(&flags, sizeof(flags), 1, f) == 1 && fwrite(&all, sizeof(all), 1, f) == 1;
+	if (f && fclose(f))
+		ok = false;
+	return ASSERT_TRUE(ok, "the kept filter rewritten");
+}
+
+TEST(sfilter_runc_leaves_its_compile_to_the_hook_which_takes_it_only_from_its_own_user)
+{
+	static const char *const mk[] = {
+		"sh", "-c", "mkdir /sync/made; echo status $?", NULL };
+	struct oci_bundle b __attribute__((cleanup(oci_bundle_remove))) = { 0 };
+	char runc[256], busybox[256], wrap[PATH_MAX], hook[PATH_MAX];
+	char profiles[300], kept[PATH_MAX], entry[PATH_MAX + 300], out[8192];
+	struct stat st;
+	int round;
+	SFD_AUTO;
+
+	if (!real_runc(runc, busybox, wrap, hook, &dm))
+		return;
+	snprintf(kept, sizeof(kept), "%s/compiled", dm.dir);
+	/* 0: compiled and kept; 1: the hook takes the kept filter, here made
+	 * to allow all; 2: the same file another user's, not taken. */
+	for (round = 0; round < 3; round++) {
+		test_log("-- container %d\n", round);
+		if (!annotated(&b, runc, busybox, mk, profiles, sizeof(profiles)) ||
+		    !through_wrapper(&b, wrap, hook, profiles, dm.sock) ||
+		    !ASSERT_TRUE(exited(run(&b, out, sizeof(out)), 0), "the workload runs"))
+			return;
+		ASSERT_TRUE(strstr(out, round == 1 ? "status 0" : "Permission denied") != NULL,
+			    round == 1 ? "the hook's filter is the kept one: the gate's call "
+			    "is let through" : "mkdir gets the profile's EACCES");
+		oci_bundle_remove(&b);
+		if (round == 0 &&
+		    (!ASSERT_TRUE(kept_filter(kept, entry, sizeof(entry)), "a filter kept") ||
+		     !ASSERT_OK(stat(entry, &st), entry) ||
+		     !ASSERT_EQ(st.st_mode & 0777, 0600, "the user's alone") ||
+		     !allow_all(entry)))
+			return;
+		if (round == 1 && !ASSERT_OK(chown(entry, 65534, 65534), "chown"))
+			return;
+	}
+	ASSERT_OK(stat(entry, &st), entry);
+	ASSERT_EQ(st.st_uid, 0, "the hook kept its own compile in its place");
 }
 
 /* --- with a stand-in runc ------------------------------------------------------ */

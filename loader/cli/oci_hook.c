@@ -173,13 +173,17 @@ uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_polic
 }
 
 /* The profile given to sfilterd, so that the filter's events name the
- * rule that decided them. The container is confined either way: a failure
- * is said only with -v (the hook is silent when it succeeds). */
+ * rule that decided them. The container is confined either way, and runc
+ * waits for the hook: the daemon answers before it compiles (the compile
+ * was most of that wait), and says a refusal in its log. -v waits for the
+ * compile, to say a refusal here too (the hook is silent when it
+ * succeeds). */
 static void give_profile(uint32_t id, const struct hook_policy *p, bool verbose)
 {
+	uint32_t flags = (p->lenient ? SF_PROFILE_LENIENT : 0) | (verbose ? 0 : SF_PROFILE_EARLY);
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
-	int r = rep ? sf_client_profile(NULL, id, p->caps, p->lenient, p->json, p->json_len,
-					rep) : -ENOMEM;
+	int r = rep ? sf_client_profile(NULL, id, p->caps, flags, p->json, p->json_len, rep) :
+		      -ENOMEM;
 
 	if (r < 0 && verbose)
 		fprintf(stderr, "sfilter-oci-hook: filter %u's events will not name its "

@@ -20,6 +20,8 @@
 #include "oci_hook.h"
 #include "oci_spec.h"
 #include "profile.h"
+#include "profile_cache.h"
+#include "proto.h"
 #include "c2e.h"
 
 #include <errno.h>
@@ -98,11 +100,16 @@ static void compile_profile(const char *what, const char *json, size_t len, cons
 			    bool quiet, bool lenient, struct hook_policy *out)
 {
 	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
+	const char *sock = sf_proto_socket_path();
 	struct sf_profile_error err;
 	struct sf_profile p;
 	char msg[256];
 	struct json_object *o;
 
+	/* Compiled for these inputs before: by sfilter-runc for this very
+	 * container, or by the hook of an earlier one (profile_cache.h). */
+	if (!pcache_get_filter(sock, &opts, json, len, &out->insns, &out->len, &out->flags))
+		goto keep;
 	if (quiet) {
 		/* json-c's messages quote nothing. */
 		o = oci_parse_object(json, len, msg, sizeof(msg));
@@ -119,15 +126,17 @@ static void compile_profile(const char *what, const char *json, size_t len, cons
 	/* io.sfilter.profile-lenient's warnings are not printed: the hook is
 	 * silent when it succeeds (runc drops what it says then); sfctl
 	 * compile --lenient on the file lists what was ignored. */
+	pcache_put_filter(sock, &opts, json, len, p.insns, p.len, p.flags);
 	out->insns = p.insns;
 	out->len = p.len;
 	out->flags = p.flags;
+	p.insns = NULL;
+	sf_profile_free(&p);
+keep:
 	out->json = strndup(json, len);
 	out->json_len = out->json ? len : 0;
 	snprintf(out->caps, sizeof(out->caps), "%s", caps);
 	out->lenient = lenient;
-	p.insns = NULL;
-	sf_profile_free(&p);
 }
 
 /* A classic filter file (raw or text), validated as seccomp(2) would.

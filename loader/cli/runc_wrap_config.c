@@ -47,6 +47,7 @@
 #include "runc_wrap.h"
 #include "oci_spec.h"
 #include "profile.h"
+#include "profile_cache.h"
 #include "proto.h"
 #include "sfilter.h"
 
@@ -226,7 +227,7 @@ static struct json_object *gate_of(struct job *j, const char *what, const char *
 	struct sf_profile_error err;
 	struct sf_profile_gate g;
 	struct json_object *o;
-	char caps[1024], agent[108], why[256];
+	char caps[1024], agent[108], why[256], *kept;
 	int r;
 
 	if (oci_bounding_caps(j->config, caps, sizeof(caps), why, sizeof(why)))
@@ -234,6 +235,14 @@ static struct json_object *gate_of(struct job *j, const char *what, const char *
 	opts.caps = caps;
 	if ((r = sf_proto_agent_path(j->socket, agent, sizeof(agent))) < 0)
 		wrap_fail(w, "%s: no agent socket path beside it: %s", j->socket, strerror(-r));
+	/* The gate of the same inputs, made and checked for an earlier
+	 * container: the same gate (profile_cache.h). */
+	if (!pcache_get_gate(j->socket, &opts, agent, text, len, &kept)) {
+		o = oci_parse_object(kept, strlen(kept), why, sizeof(why));
+		free(kept);
+		if (o)
+			return o;
+	}
 	if (quiet && !(o = oci_parse_object(text, len, why, sizeof(why))))
 		wrap_fail(w, "%s: %s", what, why); /* json-c's messages quote nothing */
 	if (quiet)
@@ -244,6 +253,11 @@ static struct json_object *gate_of(struct job *j, const char *what, const char *
 		wrap_fail(w, "%s: %s%snot a profile sfilter takes (sfctl compile --profile FILE "
 			  "-o /dev/null says why)", what, err.path, err.path[0] ? ": " : "");
 	}
+	/* Kept for the next container, and the profile's own filter for this
+	 * one's hook, which would compile it again. */
+	pcache_put_gate(j->socket, &opts, agent, text, len, g.json);
+	pcache_put_filter(j->socket, &opts, text, len, g.profile.insns, g.profile.len,
+			  g.profile.flags);
 	o = oci_parse_object(g.json, strlen(g.json), why, sizeof(why));
 	sf_profile_gate_free(&g);
 	if (!o)

@@ -142,7 +142,8 @@ static void send_profile(uint32_t id, const char *json, const char *caps)
 	int r = !rep ? -ENOMEM : len >= SF_PROTO_MAX_MSG ? -EMSGSIZE : 0;
 
 	if (!r)
-		r = sf_client_profile(sfctl_sock_path, id, caps, sfctl_profile_lenient, json, len, rep);
+		r = sf_client_profile(sfctl_sock_path, id, caps,
+				      sfctl_profile_lenient ? SF_PROFILE_LENIENT : 0, json, len, rep);
 	if (r < 0)
 		fprintf(stderr, "sfctl: warning: filter %u's events will not name its profile's "
 			"rules: %s\n", id, rep && rep->message[0] ? rep->message : strerror(-r));

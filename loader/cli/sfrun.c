@@ -291,8 +291,8 @@ static void profile_announce(const struct opts *o)
 	snprintf(mask, sizeof(mask), "0x%llx", (unsigned long long)set);
 	rep = malloc(sizeof(*rep));
 	if (rep && o->profile_len && o->profile_len < SF_PROTO_MAX_MSG)
-		sf_client_profile(NULL, 0, mask, o->lenient, o->profile_json, o->profile_len,
-				  rep);
+		sf_client_profile(NULL, 0, mask, o->lenient ? SF_PROFILE_LENIENT : 0,
+				  o->profile_json, o->profile_len, rep);
 	free(rep);
 }
 

@@ -213,7 +213,7 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 	return exchange(socket, &iov, id, reply);
 }
 
-int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, bool lenient,
+int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, uint32_t flags,
 		      const char *json, size_t len, struct sf_client_reply *reply)
 {
 	static uint32_t next_id;
@@ -231,7 +231,7 @@ int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, 
 	if (!req)
 		return local_failure(reply, ENOMEM, "%s", strerror(ENOMEM));
 	req->filter_id = filter_id;
-	req->flags = lenient ? SF_PROFILE_LENIENT : 0;
+	req->flags = flags;
 	req->caps_len = (uint32_t)clen;
 	req->json_len = (uint32_t)len;
 	memcpy(req->data, caps, clen);

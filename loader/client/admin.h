@@ -73,11 +73,12 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 /*
  * PROFILE: the container seccomp profile (len bytes of JSON) that filter_id
  * was compiled from, for the capability set caps (as libsfprofile reads
- * it; lenient: SF_PROFILE_LENIENT), over a connection of its own. 0, the
- * daemon's refusal as -errno (EINVAL: it does not compile to that
- * filter's program), or a local failure as -errno.
+ * it), with flags SF_PROFILE_* (EARLY: answered before the compile), over
+ * a connection of its own. 0, the daemon's refusal as -errno (EINVAL: it
+ * does not compile to that filter's program), or a local failure as
+ * -errno.
  */
-int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, bool lenient,
+int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, uint32_t flags,
 		      const char *json, size_t len, struct sf_client_reply *reply);
 
 #endif

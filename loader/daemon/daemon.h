@@ -33,6 +33,8 @@
  *                 SIGHUP), the events kept for LOG, lines on stderr
  *   rules.c       the profiles filters were compiled from (SF_MSG_PROFILE):
  *                 the rule an event's filter decided it by
+ *   rulecache.c   profiles compiled, kept by their inputs for the next
+ *                 request with the same ones
  *   login.c       a connection's login user (struct login, conn.h)
  *   metrics.c     --metrics: what the others count, rendered on the HTTP
  *                 server's thread; metrics_hits.c, counted filters' rule
@@ -495,11 +497,13 @@ bool eventlog_drained(void);
 
 /* ---- rules.c: the profiles filters came from (SF_MSG_PROFILE) ----------- */
 
-/* SF_MSG_PROFILE (n bytes at req) from uid on c (an admin, or not: then
- * for a filter uid attached, and within the rate of c's login user): *id
- * the filter. 0 or a positive errno with msg. */
-int rules_request(const void *req, size_t n, const struct client *c, uid_t uid, bool admin,
-		  uint32_t *id, char *msg, size_t msz);
+/* SF_MSG_PROFILE (n bytes at req, request rid) from uid on c (an admin,
+ * or not: then for a filter uid attached, and within the rate of c's
+ * login user): *id the filter. 0 or a positive errno with msg; or, for
+ * SF_PROFILE_EARLY once the filter is found, REPLY_LATER: answered before
+ * the compile, whose failure is logged. */
+int rules_request(const void *req, size_t n, struct client *c, uint32_t rid, uid_t uid,
+		  bool admin, uint32_t *id, char *msg, size_t msz);
 /* After uid attached insns (n of them) as filter_id: a profile uid gave
  * for that program before the attach (filter id 0) becomes the filter's. */
 void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32_t filter_id);
@@ -507,6 +511,28 @@ void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32
  * its filter came from a profile: the line's new length, or its old one
  * when nothing is added (or it would not fit in size). */
 int rules_annotate(const struct sf_event *ev, char *buf, int len, size_t size);
+
+/* ---- rulecache.c: profiles compiled, kept for the next request ---------- */
+
+struct compiled;
+struct sf_profile_opts;
+struct sf_profile_error;
+struct sf_profile_rules;
+struct rulecache_stats {
+	uint64_t hits, misses;
+	unsigned int entries;
+};
+/* The profile (json, len bytes) compiled for opts: the cache's entry of
+ * who's with the same inputs, or compiled and kept (counted against who).
+ * A reference (compiled_put() it), or NULL with *r (-errno) and err. */
+struct compiled *rulecache_compile(const struct login *who, const struct sf_profile_opts *opts,
+				   const char *json, size_t len, struct sf_profile_error *err,
+				   int *r);
+struct compiled *compiled_get(struct compiled *c);
+void compiled_put(struct compiled *c);
+const struct sf_profile_rules *compiled_rules(const struct compiled *c);
+/* For STATUS. */
+struct rulecache_stats rulecache_stats(void);
 
 /* ---- record.c: recordings (SF_MSG_RECORD) ------------------------------- */
 

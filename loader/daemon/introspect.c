@@ -193,6 +193,19 @@ static void status_limits(struct json_object *o)
 
 /* The event budget, and who lost events (an admin sees every uid, anyone
  * else its own). */
+/* Profiles compiled for PROFILE, kept for the next request with the same
+ * inputs (rulecache.c). */
+static struct json_object *profile_cache_json(void)
+{
+	struct rulecache_stats rc = rulecache_stats();
+	struct json_object *f = json_object_new_object();
+
+	json_object_object_add(f, "entries", json_object_new_int64(rc.entries));
+	json_object_object_add(f, "hits", json_object_new_uint64(rc.hits));
+	json_object_object_add(f, "misses", json_object_new_uint64(rc.misses));
+	return f;
+}
+
 static void status_events(struct json_object *o, const struct client *c, bool admin)
 {
 	const struct counter b[] = {
@@ -211,6 +224,7 @@ static void status_events(struct json_object *o, const struct client *c, bool ad
 	json_object_object_add(f, "repeat_events", json_object_new_uint64(eventagg_repeats()));
 	json_object_object_add(o, "repeats", f);
 	json_object_object_add(o, "events_dropped_by_uid", eventlog_drops_json(admin, c->uid));
+	json_object_object_add(o, "profile_cache", profile_cache_json());
 }
 
 static void do_status(struct client *c, uint32_t rid, bool admin)

@@ -71,7 +71,12 @@ static void handle_admin(struct client *c, const struct ancillary *anc, size_t n
 	if (!error && type == SF_MSG_PROFILE) {
 		/* Anyone's, for a filter of their own (rules.c). */
 		o = json_object_new_object();
-		error = rules_request(rbuf.bytes, n, c, sender->uid, admin, &id, msg, sizeof(msg));
+		error = rules_request(rbuf.bytes, n, c, rid, sender->uid, admin, &id, msg,
+				      sizeof(msg));
+		if (error == REPLY_LATER) {
+			json_object_put(o);
+			return; /* answered before the compile */
+		}
 	} else if (!error && !needs_admin) {
 		error = introspect_request(c, rid, type, rbuf.bytes, n, admin, msg, sizeof(msg));
 		if (!error)

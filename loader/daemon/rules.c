@@ -24,6 +24,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,7 +36,7 @@
 static struct {
 	uint32_t filter_id;
 	uint64_t given;
-	struct sf_profile_rules *r;
+	struct compiled *c;
 } rules[RULES_MAX];
 static uint64_t rules_given;
 
@@ -48,7 +49,7 @@ static struct {
 	uid_t uid;                 /* who will attach it */
 	struct login who;          /* whose quota it counts against */
 	time_t at;
-	struct sf_profile_rules *r;
+	struct compiled *c;
 } pending[PENDING_MAX];
 
 static int slot_of(uint32_t filter_id)
@@ -56,47 +57,52 @@ static int slot_of(uint32_t filter_id)
 	int i;
 
 	for (i = 0; i < RULES_MAX; i++)
-		if (rules[i].r && rules[i].filter_id == filter_id)
+		if (rules[i].c && rules[i].filter_id == filter_id)
 			return i;
 	return -1;
 }
 
-/* The profile compiled, and checked against the filter's program; owner
- * (not -1): the filter must be one that uid attached. */
-static int compile_for(uint32_t id, uid_t owner, const char *caps, const char *json, size_t len,
-		       bool lenient, struct sf_profile_rules **out, char *msg, size_t msz)
+/* The profile compiled (rulecache.c), counted against who. */
+static struct compiled *compile(const struct login *who, const char *caps, const char *json,
+				size_t len, bool lenient, char *msg, size_t msz, int *e)
 {
 	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
 	struct sf_profile_error err;
-	struct sf_filter_info info;
-	struct sock_filter *insns = NULL;
-	const struct sf_profile *p;
-	int r;
+	struct compiled *c = rulecache_compile(who, &opts, json, len, &err, e);
 
-	r = sf_runtime_filter(sfd.rt, id, &info, &insns);
-	if (r < 0 || (owner != (uid_t)-1 && info.owner != owner)) {
+	if (!c)
+		snprintf(msg, msz, "the profile: %s", err.msg);
+	*e = -*e;
+	return c;
+}
+
+/* The filter's program, and checked that owner (not -1) attached it. */
+static int filter_of(uint32_t id, uid_t owner, struct sf_filter_info *info,
+		     struct sock_filter **insns, char *msg, size_t msz)
+{
+	int r = sf_runtime_filter(sfd.rt, id, info, insns);
+
+	if (r < 0 || (owner != (uid_t)-1 && info->owner != owner)) {
 		/* Another user's filter is not told from none. */
-		free(insns);
+		free(*insns);
+		*insns = NULL;
 		snprintf(msg, msz, "filter %u: %s", id, strerror(r < 0 ? -r : ENOENT));
 		return r < 0 ? -r : ENOENT;
 	}
-	r = sf_profile_rules_new(json, len, &opts, out, &err);
-	if (r < 0) {
-		free(insns);
-		snprintf(msg, msz, "the profile: %s", err.msg);
-		return -r;
-	}
-	p = sf_profile_rules_filter(*out);
-	if (p->len != info.len || memcmp(p->insns, insns, p->len * sizeof(*insns))) {
-		snprintf(msg, msz, "the profile compiles to another program than filter %u's "
-			 "(%zu instructions, not %u): not its profile", id, p->len, info.len);
-		sf_profile_rules_close(*out);
-		*out = NULL;
-		free(insns);
-		return EINVAL;
-	}
-	free(insns);
 	return 0;
+}
+
+/* Whether c gives the filter's program byte for byte. */
+static int check_program(uint32_t id, const struct compiled *c, const struct sf_filter_info *info,
+			 const struct sock_filter *insns, char *msg, size_t msz)
+{
+	const struct sf_profile *p = sf_profile_rules_filter(compiled_rules(c));
+
+	if (p->len == info->len && !memcmp(p->insns, insns, p->len * sizeof(*insns)))
+		return 0;
+	snprintf(msg, msz, "the profile compiles to another program than filter %u's "
+		 "(%zu instructions, not %u): not its profile", id, p->len, info->len);
+	return EINVAL;
 }
 
 /*
@@ -161,21 +167,19 @@ static bool within_rate(const struct login *who)
 static int keep_pending(uid_t uid, const struct login *who, const char *caps,
 			const char *json, size_t len, bool lenient, char *msg, size_t msz)
 {
-	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
-	struct sf_profile_error err;
-	struct sf_profile_rules *r;
+	struct compiled *c;
 	struct timespec now;
 	int i, slot = -1, mine = 0, e;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (i = 0; i < PENDING_MAX; i++) {
-		if (pending[i].r && now.tv_sec - pending[i].at > PENDING_S) {
-			sf_profile_rules_close(pending[i].r);
-			pending[i].r = NULL;
+		if (pending[i].c && now.tv_sec - pending[i].at > PENDING_S) {
+			compiled_put(pending[i].c);
+			pending[i].c = NULL;
 		}
-		if (pending[i].r && login_eq(&pending[i].who, who))
+		if (pending[i].c && login_eq(&pending[i].who, who))
 			mine++;
-		else if (!pending[i].r && slot < 0)
+		else if (!pending[i].c && slot < 0)
 			slot = i;
 	}
 	if (slot < 0 || mine >= 4) {
@@ -183,15 +187,12 @@ static int keep_pending(uid_t uid, const struct login *who, const char *caps,
 			 "%d in all, for %d s each", PENDING_MAX, PENDING_S);
 		return EAGAIN;
 	}
-	e = sf_profile_rules_new(json, len, &opts, &r, &err);
-	if (e < 0) {
-		snprintf(msg, msz, "the profile: %s", err.msg);
-		return -e;
-	}
+	if (!(c = compile(who, caps, json, len, lenient, msg, msz, &e)))
+		return e;
 	pending[slot].uid = uid;
 	pending[slot].who = *who;
 	pending[slot].at = now.tv_sec;
-	pending[slot].r = r;
+	pending[slot].c = c;
 	snprintf(msg, msz, "the next filter of this profile's program that uid %u attaches "
 		 "(within %d s) will name its rules", (unsigned int)uid, PENDING_S);
 	return 0;
@@ -199,20 +200,20 @@ static int keep_pending(uid_t uid, const struct login *who, const char *caps,
 
 /* Into the table for filter_id (the slot given longest ago, when it is
  * full). */
-static void keep(uint32_t filter_id, struct sf_profile_rules *r)
+static void keep(uint32_t filter_id, struct compiled *c)
 {
 	int i = slot_of(filter_id), oldest = 0, k;
 
 	for (k = 0; i < 0 && k < RULES_MAX; k++) {
-		if (!rules[k].r)
+		if (!rules[k].c)
 			i = k;
 		else if (rules[k].given < rules[oldest].given)
 			oldest = k;
 	}
 	if (i < 0)
 		i = oldest;
-	sf_profile_rules_close(rules[i].r);
-	rules[i].r = r;
+	compiled_put(rules[i].c);
+	rules[i].c = c;
 	rules[i].filter_id = filter_id;
 	rules[i].given = ++rules_given;
 }
@@ -222,23 +223,45 @@ void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32
 	int i;
 
 	for (i = 0; i < PENDING_MAX; i++) {
-		const struct sf_profile *p = pending[i].r ?
-					     sf_profile_rules_filter(pending[i].r) : NULL;
+		const struct sf_profile *p = pending[i].c ?
+			sf_profile_rules_filter(compiled_rules(pending[i].c)) : NULL;
 
 		if (!p || pending[i].uid != uid || p->len != n ||
 		    memcmp(p->insns, insns, n * sizeof(*insns)))
 			continue;
-		keep(filter_id, pending[i].r);
-		pending[i].r = NULL;
+		keep(filter_id, pending[i].c);
+		pending[i].c = NULL;
 		return;
 	}
 }
 
-int rules_request(const void *req, size_t n, const struct client *c, uid_t uid, bool admin,
-		  uint32_t *id, char *msg, size_t msz)
+/* An early-answered profile that failed: said in the log, as no one
+ * waits for its answer. */
+static void log_refused(const struct client *c, uid_t uid, uint32_t id, int error,
+			const char *msg)
+{
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "sfilterd", json_object_new_string("profile"));
+	json_object_object_add(a, "filter", json_object_new_int64(id));
+	json_object_object_add(a, "by_uid", json_object_new_int64(uid));
+	json_object_object_add(a, "by_pid", json_object_new_int(c->pid));
+	json_object_object_add(a, "error", json_object_new_int(error));
+	json_object_object_add(a, "message", json_object_new_string(msg));
+	log_line(jstr(a));
+	log_flush();
+	json_object_put(a);
+	diag("pid %d uid %u: filter %u's profile: %s", c->pid, uid, id, msg);
+}
+
+int rules_request(const void *req, size_t n, struct client *c, uint32_t rid, uid_t uid,
+		  bool admin, uint32_t *id, char *msg, size_t msz)
 {
 	const struct sf_profile_req *q = req;
-	struct sf_profile_rules *r;
+	bool early = q->flags & SF_PROFILE_EARLY, lenient = q->flags & SF_PROFILE_LENIENT;
+	struct sock_filter *insns = NULL;
+	struct sf_filter_info info;
+	struct compiled *cp;
 	int err;
 
 	if (n < SF_PROTO_PROFILE_REQ_SIZE ||
@@ -250,8 +273,12 @@ int rules_request(const void *req, size_t n, const struct client *c, uid_t uid, 
 		return EPROTO;
 	}
 	*id = q->filter_id;
-	if (q->flags & ~(uint32_t)SF_PROFILE_LENIENT) {
+	if (q->flags & ~(uint32_t)(SF_PROFILE_LENIENT | SF_PROFILE_EARLY)) {
 		snprintf(msg, msz, "unknown flags 0x%x", q->flags);
+		return EINVAL;
+	}
+	if (early && !q->filter_id) {
+		snprintf(msg, msz, "an early answer is for a filter attached (not filter 0)");
 		return EINVAL;
 	}
 	if (!admin && !within_rate(&c->login)) {
@@ -261,16 +288,30 @@ int rules_request(const void *req, size_t n, const struct client *c, uid_t uid, 
 	}
 	if (!q->filter_id)
 		return keep_pending(uid, &c->login, q->data, q->data + q->caps_len, q->json_len,
-				    q->flags & SF_PROFILE_LENIENT, msg, msz);
-	err = compile_for(q->filter_id, admin ? (uid_t)-1 : uid, q->data,
-			  q->data + q->caps_len, q->json_len, q->flags & SF_PROFILE_LENIENT,
-			  &r, msg, msz);
-	if (err)
+				    lenient, msg, msz);
+	if ((err = filter_of(q->filter_id, admin ? (uid_t)-1 : uid, &info, &insns, msg, msz)))
 		return err;
-	keep(q->filter_id, r);
-	snprintf(msg, msz, "filter %u's events name the rule of its profile that decided them",
-		 q->filter_id);
-	return 0;
+	/* The asker goes on; what is left cannot fail but for the profile. */
+	if (early)
+		reply_json(c, rid, 0, *id, 0, json_object_new_object(), "the profile is "
+			   "compiled after this answer; a failure is in the daemon's log");
+	cp = compile(&c->login, q->data, q->data + q->caps_len, q->json_len, lenient, msg, msz,
+		     &err);
+	if (cp && (err = check_program(q->filter_id, cp, &info, insns, msg, msz)))
+		compiled_put(cp);
+	free(insns);
+	if (!err) {
+		keep(q->filter_id, cp);
+		snprintf(msg, msz, "filter %u's events name the rule of its profile that "
+			 "decided them", q->filter_id);
+	}
+	if (!early)
+		return err;
+	if (err)
+		log_refused(c, uid, q->filter_id, err, msg);
+	else if (sfd.verbose)
+		diag("pid %d uid %u: %s", c->pid, uid, msg);
+	return REPLY_LATER;
 }
 
 int rules_annotate(const struct sf_event *ev, char *buf, int len, size_t size)
@@ -283,7 +324,7 @@ int rules_annotate(const struct sf_event *ev, char *buf, int len, size_t size)
 	if (i < 0 || len < 2 || buf[len - 1] != '}')
 		return len;
 	memcpy(call.args, ev->args, sizeof(call.args));
-	sf_profile_rules_explain(rules[i].r, &call, &ev->ret, !ev->repeat, &w);
+	sf_profile_rules_explain(compiled_rules(rules[i].c), &call, &ev->ret, !ev->repeat, &w);
 	n = sf_profile_why_json(&w, obj, sizeof(obj));
 	if (n < 0 || (size_t)len + n + 9 >= size)
 		return len;

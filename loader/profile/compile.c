@@ -20,6 +20,7 @@
 #endif
 #include "pf_internal.h"
 #include "c2e.h"
+#include "sf_version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -584,6 +585,28 @@ static int judge(struct pf *c, const struct sf_profile_opts *o)
 		return pf_fail(c, "", "kernel \"%s\": not a kernel version (major.minor)",
 			       o && o->kernel ? o->kernel : u.release);
 	return 0;
+}
+
+/* Every input judge() and the compile read, so that what judge() reads
+ * and what a cache is keyed by cannot drift apart: the API level is
+ * libseccomp's probe of which actions this kernel takes. */
+int sf_profile_inputs(const struct sf_profile_opts *opts, char *buf, size_t size)
+{
+	struct sf_profile_error err;
+	struct sf_profile spare;
+	struct pf c = { .out = &spare, .err = &err };
+	const struct scmp_version *v = seccomp_version();
+	int r, n;
+
+	if (!opts || !opts->caps)
+		return -EINVAL;
+	if ((r = judge(&c, opts)))
+		return r;
+	n = snprintf(buf, size, "libsfprofile %s libseccomp %u.%u.%u api %u arch 0x%x caps 0x%llx "
+		     "kernel %d.%d lenient %d gate %d", SF_VERSION, v ? v->major : 0,
+		     v ? v->minor : 0, v ? v->micro : 0, seccomp_api_get(), seccomp_arch_native(),
+		     (unsigned long long)c.caps, c.kmajor, c.kminor, !!opts->lenient, !!opts->gate);
+	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
 }
 
 /* The document: one JSON object, nothing but blanks after it. */

@@ -333,7 +333,10 @@ int sf_profile_gate(const char *json, size_t len, const struct sf_profile_opts *
 	}
 	json_object_put(root);
 	pf_rec_free(&g.rec);
-	sf_profile_free(&p);
+	if (!r)
+		out->profile = p;
+	else
+		sf_profile_free(&p);
 	if (r) {
 		sf_profile_gate_free(out);
 		if (!err->msg[0])
@@ -361,5 +364,6 @@ void sf_profile_gate_free(struct sf_profile_gate *g)
 {
 	free(g->json);
 	pf_free_lines(g->warnings, g->n_warnings);
+	sf_profile_free(&g->profile);
 	memset(g, 0, sizeof(*g));
 }

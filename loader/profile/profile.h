@@ -124,6 +124,20 @@ int sf_profile_compile_file(const char *path, const struct sf_profile_opts *opts
 void sf_profile_free(struct sf_profile *p);
 
 /*
+ * Everything a compilation of a profile depends on besides its text, as
+ * one line (into buf, size bytes): libsfprofile's and libseccomp's
+ * versions, libseccomp's API level, the native architecture, the caps
+ * and the kernel release opts give (as the compile judges them: "all"
+ * and its mask are one), lenient and gate. One text compiled with one
+ * line makes one filter, so a cache of compiled profiles is keyed by the
+ * two. opts->caps must name the set (a task's effective set may change
+ * under a key): -EINVAL without, or for caps or a kernel the compile
+ * refuses; -ENOSPC when buf is short. The line's length, or -errno.
+ */
+#define SF_PROFILE_INPUTS_MAX 256
+int sf_profile_inputs(const struct sf_profile_opts *opts, char *buf, size_t size);
+
+/*
  * The gate of a profile for a container runtime (runc, crun): the OCI
  * linux.seccomp object that makes the kernel pass exactly the calls the
  * profile allows or logs (for the caps and kernel of opts, as
@@ -151,6 +165,9 @@ struct sf_profile_gate {
 	unsigned int n_notify;    /* syscall names the gate notifies (all arches) */
 	char **warnings;          /* the profile's, and what the gate could not keep */
 	size_t n_warnings;
+	/* The profile's own filter, compiled on the way (what
+	 * sf_profile_compile() makes of it for opts). */
+	struct sf_profile profile;
 };
 int sf_profile_gate(const char *json, size_t len, const struct sf_profile_opts *opts,
 		    const char *listener_path, struct sf_profile_gate *out,

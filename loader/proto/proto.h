@@ -200,10 +200,14 @@ struct sf_record_req {
  * the profile's rule that decided it ("rule"). The daemon compiles it and
  * takes it only when it gives the filter's program exactly. */
 #define SF_PROFILE_LENIENT 0x1  /* read as runc reads it (sf_profile_opts) */
+/* Answered once the filter is found the asker's, before the compile: a
+ * profile that fails is said in the daemon's log, not in the answer. For
+ * a caller that waits on nothing but the answer (a container's start). */
+#define SF_PROFILE_EARLY   0x2
 struct sf_profile_req {
 	struct sf_msg_hdr hdr;
 	uint32_t filter_id;
-	uint32_t flags;     /* SF_PROFILE_LENIENT */
+	uint32_t flags;     /* SF_PROFILE_* */
 	uint32_t caps_len;  /* bytes of caps, NUL included */
 	uint32_t json_len;  /* bytes of the profile after it */
 	char data[];        /* caps, then the profile's text */
