@@ -304,7 +304,8 @@ void verify_ready(void);
  * connection (released), or NULL when none is left. */
 struct client *verify_unpark(struct ancillary *anc, void *bytes, size_t size, size_t *n,
 			     int *msg_flags);
-/* A chain may have been loaded: the tables' thread looks for work. */
+/* A chain may have been loaded: the tables' thread looks for what it left
+ * for later (its action table, its searched form). */
 void verify_tables_due(void);
 
 /* ---- introspect.c ------------------------------------------------------- */

@@ -662,8 +662,9 @@ static void serve(void)
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
 		sf_runtime_process_pending(sfd.rt);
-		/* Deferred action tables are filled off the loop (verify.c),
-		 * so they never delay a reply; a request may have made one. */
+		/* Deferred action tables and searched forms are made off the
+		 * loop (verify.c), so they never delay a reply; a request may
+		 * have loaded a chain. */
 		if (n > 0)
 			verify_tables_due();
 	}
@@ -688,8 +689,10 @@ static void log_start_stop(bool start)
 int main(int argc, char **argv)
 {
 	/* Replies do not wait for a new chain's action table (a cache):
-	 * a thread of its own fills it (verify.c). */
-	struct setup s = { .opts = { .defer_tables = true } };
+	 * a thread of its own fills it (verify.c); nor for the verifier's
+	 * check of its searched form: the linear form, checked faster, is
+	 * in force first (verify.c swaps). */
+	struct setup s = { .opts = { .defer_tables = true, .linear_first = true } };
 	sigset_t sigs;
 	int status;
 

@@ -27,6 +27,14 @@
  *   - A second thread, at the lowest priority, computes the action tables
  *     the runtime defers (a cache: until a table is filled its chain runs);
  *     one piece is bounded, but pieces of large filters add up to seconds.
+ *   - A new chain is loaded in its linear form, which the verifier checks
+ *     faster, and the reply goes out with it in force. The same thread,
+ *     after the tables, loads each such chain's searched form (fewer
+ *     compares a call) and swaps it into the chain's slot
+ *     (sf_runtime_upgrade_chains()): a cache too, made of CPU nobody else
+ *     wants, so that it never delays an attach, and a flood of new
+ *     filters is not verified twice while it lasts (its chains judge
+ *     alike meanwhile, each call with more compares).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -162,7 +170,8 @@ static void *filler(void *arg)
 {
 	(void)arg;
 	/* The tables are a cache: only CPU nobody else wants. The lock it
-	 * takes is held for a scan and a copy, never for the analysis. */
+	 * takes is held for a scan and a copy, never for the analysis, nor
+	 * for a searched form's verification (only for its swap). */
 	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 	pthread_mutex_lock(&v.lock);
 	while (!v.stop) {
@@ -174,6 +183,11 @@ static void *filler(void *arg)
 		pthread_mutex_unlock(&v.lock);
 		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
 		       sf_runtime_fill_tables(sfd.rt, 1) > 0)
+			;
+		/* The runtime says on stderr which it kept linear. */
+		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
+		       !__atomic_load_n(&v.tables_due, __ATOMIC_RELAXED) &&
+		       sf_runtime_upgrade_chains(sfd.rt, 1, NULL) > 0)
 			;
 		pthread_mutex_lock(&v.lock);
 	}

@@ -224,7 +224,8 @@ static int emit_fold_one(uint32_t id, uint16_t flags, struct c2e_ebpf *out)
  * through the other ABI than the one recorded at attach; else its body
  * runs over struct user_regs_struct and returning the layout's size allows
  * the call, anything else blocks it, ranking as KILL_PROCESS. */
-static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out)
+static int emit_rfc_filter(const struct sf_chain_filter *f, unsigned int opts,
+			   struct c2e_ebpf *out)
 {
 	enum c2e_abi abi = (enum c2e_abi)SF_FLAGS_ABI(f->flags);
 	size_t j_abi;
@@ -236,7 +237,7 @@ static int emit_rfc_filter(const struct sf_chain_filter *f, struct c2e_ebpf *out
 	  BPF_REG_1, 0, 0, 0);
 	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_10, 0, 0);
 	E(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_6, 0, 0, OFF_REGS);
-	err = c2e_emit_body_abi(f->insns, f->len, abi, SCRATCH_OFF, C2E_EMIT_SEARCH, out);
+	err = c2e_emit_body_abi(f->insns, f->len, abi, SCRATCH_OFF, opts, out);
 	if (err)
 		return err;
 	E(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_10, 0, 0);
@@ -386,12 +387,12 @@ static int emit_shadow_cmp(uint32_t id, struct c2e_ebpf *out)
 /* One seccomp_data filter's body and what its flags add: counting, and
  * the fold or (shadow) the comparison with the enforced verdict. */
 static int emit_filter(const struct sf_chain_filter *f, int hits_fd,
-		       struct c2e_ebpf *out)
+		       unsigned int opts, struct c2e_ebpf *out)
 {
 	bool idx = f->flags & (SF_FLAG_COUNT | SF_FLAG_SHADOW);
 	int err;
 
-	err = c2e_emit_body_flags(f->insns, f->len, SCRATCH_OFF, C2E_EMIT_SEARCH |
+	err = c2e_emit_body_flags(f->insns, f->len, SCRATCH_OFF, opts |
 				  (idx ? C2E_EMIT_RET_INDEX : 0), out);
 	if (!err && idx)
 		err = emit_count(f, hits_fd, out);
@@ -404,7 +405,7 @@ static int emit_filter(const struct sf_chain_filter *f, int hits_fd,
 /* Every filter's body, newest first as seccomp_run_filters() walks; the
  * shadow filters after all the others, against the final verdict. */
 static int emit_fold(const struct sf_chain_filter *f, size_t n, int hits_fd,
-		     struct c2e_ebpf *out)
+		     unsigned int opts, struct c2e_ebpf *out)
 {
 	size_t i;
 	int err;
@@ -420,17 +421,18 @@ static int emit_fold(const struct sf_chain_filter *f, size_t n, int hits_fd,
 		if (f[i].flags & SF_FLAG_SHADOW)
 			continue;
 		if (f[i].flags & SF_FLAG_RFC2012) {
-			err = emit_rfc_filter(&f[i], out);
+			err = emit_rfc_filter(&f[i], opts, out);
 			if (!err)
 				err = emit_fold_one(f[i].id, f[i].flags, out);
 		} else {
-			err = emit_filter(&f[i], hits_fd, out);
+			err = emit_filter(&f[i], hits_fd, opts, out);
 		}
 		if (err)
 			return err;
 	}
 	for (i = n; i-- > 0;)
-		if ((f[i].flags & SF_FLAG_SHADOW) && (err = emit_filter(&f[i], hits_fd, out)))
+		if ((f[i].flags & SF_FLAG_SHADOW) &&
+		    (err = emit_filter(&f[i], hits_fd, opts, out)))
 			return err;
 	return 0;
 }
@@ -527,8 +529,10 @@ static int emit_verdict(bool complain, bool shadow, int tasks_fd, int progs_fd,
 }
 
 int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
-		  size_t n, const struct sf_chain_maps *m, struct c2e_ebpf *out)
+		  size_t n, const struct sf_chain_maps *m, bool search,
+		  struct c2e_ebpf *out)
 {
+	unsigned int opts = search ? C2E_EMIT_SEARCH : 0;
 	bool complain = false, shadow = false, rfc = false;
 	size_t i;
 	int err;
@@ -550,7 +554,7 @@ int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
 	if (!err && rfc)
 		err = l->rfc_ok ? emit_user_regs(l, out) : -EOPNOTSUPP;
 	if (!err)
-		err = emit_fold(f, n, m->hits, out);
+		err = emit_fold(f, n, m->hits, opts, out);
 	if (!err)
 		err = emit_verdict(complain, shadow, m->tasks, m->progs, out);
 	return err;

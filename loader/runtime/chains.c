@@ -11,6 +11,9 @@
  * none is left, the table rows, the PROG_ARRAY entry, and the chain
  * recorded in the state file before any task can be given the slot).
  * Deferred tables are computed outside the lock too, a piece at a time.
+ * With linear_first, a new chain is loaded in its linear form, which the
+ * verifier checks faster, so that an attach waits less; its searched form
+ * replaces it later in the same slot (sf_rt_build_swap(), upgrade.c).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -106,6 +109,7 @@ static void release_slot(struct sf_runtime *rt, struct sf_node *n)
 	if (n->slot)
 		rt->slots[n->slot] = NULL;
 	n->slot = 0;
+	n->linear = false;
 	if (n->prog_fd > 0)
 		close(n->prog_fd);
 	n->prog_fd = 0;
@@ -487,9 +491,25 @@ int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_cha
 
 	b->node = node;
 	b->n = node->depth;
+	b->search = !rt->linear_first;
 	if ((node->flags & SF_FLAG_COUNT) && !node->hits_base)
 		err = hits_alloc(rt, node);
 	return err ? err : node_filters(node, &b->cf, &b->fp);
+}
+
+/* Whether prog, a chain's searched form, is its linear form too (no run
+ * was long enough to search): then there is nothing to swap in. */
+static bool same_as_linear(struct sf_runtime *rt, const struct sf_chain_build *b,
+			   const struct sf_chain_maps *maps, const struct c2e_ebpf *prog)
+{
+	struct c2e_ebpf lin = { 0 };
+	bool same;
+
+	same = !sf_chain_emit(&rt->layout, b->cf, b->n, maps, false, &lin) &&
+	       lin.len == prog->len &&
+	       !memcmp(lin.insns, prog->insns, lin.len * sizeof(*lin.insns));
+	c2e_ebpf_free(&lin);
+	return same;
 }
 
 int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b)
@@ -499,17 +519,21 @@ int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b)
 	uint64_t t = sf_rt_now_ns(), t1;
 	int err;
 
-	err = sf_chain_emit(&rt->layout, b->cf, b->n, &maps, &prog);
+	err = sf_chain_emit(&rt->layout, b->cf, b->n, &maps, b->search, &prog);
+	if (!err && b->upgrade)
+		b->same = same_as_linear(rt, b, &maps, &prog);
 	t1 = sf_rt_now_ns();
 	b->ns[0] = t1 - t;
-	if (!err) {
-		b->prog_fd = sf_chain_load(&rt->layout, &prog, rt->verbose);
+	if (!err && !b->same) {
+		b->prog_fd = b->upgrade && __atomic_load_n(&rt->test_search_fail,
+							   __ATOMIC_RELAXED) ? -E2BIG :
+			     sf_chain_load(&rt->layout, &prog, rt->verbose);
 		if (b->prog_fd < 0)
 			err = b->prog_fd;
 		b->ns[1] = sf_rt_now_ns() - t1;
 	}
 	c2e_ebpf_free(&prog);
-	if (err || rt->defer_tables)
+	if (err || rt->defer_tables || b->upgrade)
 		return err;
 	t = sf_rt_now_ns();
 	b->rows = calloc(SF_TABLE_PER_CHAIN, sizeof(*b->rows));
@@ -571,10 +595,39 @@ int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 		return -errno;
 	node->slot = slot;
 	node->prog_fd = b->prog_fd;
+	node->linear = !b->search;
 	b->prog_fd = -1;
 	rt->slots[slot] = node;
 	/* Recorded before any task gets the slot: an adopting runtime knows
 	 * every chain a task can have. */
+	sf_rt_save_state(rt);
+	return 0;
+}
+
+int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b)
+{
+	struct sf_node *node = b->node;
+	int slot = node->slot;
+
+	if (!slot || !node->linear || rt->slots[slot] != node || !b->upgrade ||
+	    !build_current(b))
+		return -ESTALE;
+	if (!b->same) {
+		/* The entry is replaced, never deleted first: a call that
+		 * tail-calls the slot meanwhile runs one form or the other,
+		 * and one already running the linear form finishes it (the
+		 * program is freed only after an RCU grace period). */
+		if (bpf_map_update_elem(rt->fd_progs, &slot, &b->prog_fd, BPF_ANY))
+			return -errno;
+		if (node->prog_fd > 0)
+			close(node->prog_fd);
+		node->prog_fd = b->prog_fd;
+		b->prog_fd = -1;
+	}
+	node->linear = false;
+	/* The form is recorded, so that an adopting runtime swaps in what
+	 * is still due; a crash before this line only costs it a swap
+	 * that was done already. */
 	sf_rt_save_state(rt);
 	return 0;
 }
@@ -626,14 +679,15 @@ static int next_piece(struct sf_runtime *rt, struct sf_chain_build *b, int *slot
 }
 
 /*
- * rt->lock for a caller that fills tables at a low priority (sfilterd's
- * filler runs at nice 19): it holds the lock at its process's priority.
+ * rt->lock for a caller that fills tables or swaps in searched forms at a
+ * low priority (sfilterd's filler runs at nice 19): it holds the lock at
+ * its process's priority.
  * Otherwise a nice-19 holder preempted while two nice-0 threads keep the
  * CPUs busy waits for its next slice for hundreds of ms, and every attach
  * and STATUS waits behind it. Raising needs CAP_SYS_NICE; without it the
  * lock is taken as is. Returns the nice to restore, or INT_MIN.
  */
-static int lock_unniced(struct sf_runtime *rt)
+int sf_rt_lock_unniced(struct sf_runtime *rt)
 {
 	id_t tid = (id_t)syscall(SYS_gettid);
 	int nice;
@@ -646,7 +700,7 @@ static int lock_unniced(struct sf_runtime *rt)
 	return nice;
 }
 
-static void unlock_reniced(struct sf_runtime *rt, int nice)
+void sf_rt_unlock_reniced(struct sf_runtime *rt, int nice)
 {
 	pthread_mutex_unlock(&rt->lock);
 	if (nice != INT_MIN)
@@ -663,9 +717,9 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 		struct sf_chain_build b = SF_CHAIN_BUILD_INIT;
 		int slot, piece;
 
-		nice = lock_unniced(rt);
+		nice = sf_rt_lock_unniced(rt);
 		found = next_piece(rt, &b, &slot, &piece);
-		unlock_reniced(rt, nice);
+		sf_rt_unlock_reniced(rt, nice);
 		if (found <= 0) {
 			sf_rt_build_free(&b);
 			break;
@@ -674,7 +728,7 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 		 * short: computed unlocked, and kept only if the slot still
 		 * holds that chain and nobody filled the piece meanwhile. */
 		fill_rows(rows, b.cf, b.fp, b.n, piece * SF_TABLE_PIECE, SF_TABLE_PIECE);
-		nice = lock_unniced(rt);
+		nice = sf_rt_lock_unniced(rt);
 		if (rt->slots[slot] == b.node && b.node->table_pending &&
 		    b.node->table_next == piece) {
 			memcpy(&rt->table[(size_t)slot * SF_TABLE_PER_CHAIN +
@@ -683,7 +737,7 @@ int sf_runtime_fill_tables(struct sf_runtime *rt, int max)
 			b.node->table_next = (uint16_t)(piece + 1);
 			b.node->table_pending = piece + 1 < SF_TABLE_PER_CHAIN / SF_TABLE_PIECE;
 		}
-		unlock_reniced(rt, nice);
+		sf_rt_unlock_reniced(rt, nice);
 		sf_rt_build_free(&b);
 		filled++;
 	}

@@ -23,6 +23,7 @@
  *      admin.c         detach, replace, the idle check
  *      introspect.c    tasks, filters, owners, counters, the test knob
  *      judge.c         the gate's judge: a notified call, by the task's chain
+ *      upgrade.c       a chain's searched form swapped in for its linear one
  *                      -> chains and below; never each other
  *   6  open.c          allocation, loading the skeleton (the tier), open, close
  *                      -> tier, chain_emit, iter, events, cgroup_table, chains
@@ -111,6 +112,9 @@ struct sf_node {
 	int idx;                     /* state file index */
 	uint32_t hits_base;          /* SF_FLAG_COUNT: its first sf_hits key
 					(shared by the nodes of its id); 0: none */
+	bool linear;                 /* its slot holds the linear form (allowlists
+					compared one by one): the searched form
+					is due (upgrade.c) */
 };
 
 struct sf_cg_app {                   /* one sf_cg_append entry */
@@ -180,12 +184,14 @@ struct sf_runtime {
 	char tier_why[160];          /* why not the lsm tier ("" when it is) */
 	bool verbose;
 	bool defer_tables;
+	bool linear_first;           /* new chains load linear, upgrade.c swaps */
 	bool iter_filter;            /* the kernel takes bpf_iter_link_info.task.pid_fd */
 	/* Iterator links over one task by number, kept for the next walk of
 	 * the same tid (iter.c): a link costs more to make than a walk. */
 	struct { pid_t tid; int fd; uint64_t used; } tid_links[SF_RT_TID_LINKS];
 	uint64_t tid_links_clock;
 	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
+	bool test_search_fail;       /* SF_TEST_SEARCH_FAIL */
 	uint32_t test_gate_delay_us; /* SF_TEST_GATE_DELAY_US */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
@@ -238,9 +244,14 @@ struct sf_chain_maps {
  * program that builds struct seccomp_data on its stack, runs every filter
  * newest first with the kernel's precedence, and either returns (ALLOW)
  * or records the verdict in the task's storage and tail-calls slot 0.
+ * search: each filter's runs of "jeq #k" as a binary search
+ * (C2E_EMIT_SEARCH), the form that costs a call the fewest compares; else
+ * linear, the form the verifier checks faster. Both reach the same verdict
+ * on every input.
  */
 int sf_chain_emit(const struct sf_layout *l, const struct sf_chain_filter *f,
-		  size_t n, const struct sf_chain_maps *m, struct c2e_ebpf *out);
+		  size_t n, const struct sf_chain_maps *m, bool search,
+		  struct c2e_ebpf *out);
 /* Loads what sf_chain_emit() produced. Program fd or -errno; the verifier
  * log goes to stderr when verbose. */
 int sf_chain_load(const struct sf_layout *l, const struct c2e_ebpf *prog,
@@ -377,6 +388,9 @@ struct sf_chain_build {
 	size_t n;                    /* counters as they were at begin */
 	int prog_fd;                 /* -1 until loaded */
 	struct sf_const *rows;       /* the whole table, or NULL (deferred) */
+	bool search;                 /* the searched form (else the linear one) */
+	bool upgrade;                /* for a loaded chain's slot (no table) */
+	bool same;                   /* upgrade: both forms are one program */
 	/* What sf_rt_build_run() took: SF_SPAN_TRANSLATE, _VERIFY, _TABLE
 	 * (0: not run), and sf_rt_build_install() to attach the dispatcher
 	 * (0: it was attached), for an attach that is timed. */
@@ -386,9 +400,22 @@ struct sf_chain_build {
 int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_chain_build *b);
 int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b);
 int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b);
+/* The searched form of a chain loaded linear: sf_rt_build_begin() with
+ * rt->lock held, then with b->search and b->upgrade set, sf_rt_build_run()
+ * without it (no table: the slot has one), then this with it held again:
+ * b's program put in the node's slot in place of the linear one by one
+ * PROG_ARRAY update, which every tail call sees whole (the slot is never
+ * empty). -ESTALE, nothing changed, when the node no longer holds a slot
+ * in its linear form or b no longer matches it: a slot freed meanwhile is
+ * never given a program again. */
+int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b);
 void sf_rt_build_free(struct sf_chain_build *b);
 /* All three with rt->lock held throughout. 0 or -errno. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* rt->lock taken by a thread that may run at a low priority: it holds it
+ * at nice 0 where it may (returns the nice to restore). */
+int sf_rt_lock_unniced(struct sf_runtime *rt);
+void sf_rt_unlock_reniced(struct sf_runtime *rt, int nice);
 /* Syscall numbers in a piece of a deferred table (SF_TABLE_PER_CHAIN is a
  * multiple): a piece costs at most this many entries' bounded analysis. */
 #define SF_TABLE_PIECE 64

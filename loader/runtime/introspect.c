@@ -42,6 +42,9 @@ int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t
 		rt->test_tsync_fail = value != 0;
 		pthread_mutex_unlock(&rt->lock);
 		return 0;
+	case SF_TEST_SEARCH_FAIL:
+		__atomic_store_n(&rt->test_search_fail, value != 0, __ATOMIC_SEQ_CST);
+		return 0;
 	}
 	return -EINVAL;
 }

@@ -228,6 +228,7 @@ struct sf_runtime *sf_rt_alloc(const struct sf_runtime_opts *opts)
 	pthread_mutex_init(&rt->detach_lock, NULL);
 	rt->verbose = opts && opts->verbose;
 	rt->defer_tables = opts && opts->defer_tables;
+	rt->linear_first = opts && opts->linear_first;
 	rt->next_id = 1;
 	g_verbose = rt->verbose;
 	libbpf_set_print(print_fn);

@@ -40,6 +40,12 @@ struct sf_runtime_opts {
 	 * (every syscall runs the chain until sf_runtime_fill_tables()). The
 	 * table is only a cache, so this changes speed, never verdicts. */
 	bool defer_tables;
+	/* A new chain is loaded in its linear form (each allowlist compared
+	 * key by key), which the kernel's verifier checks faster than the
+	 * searched form (a binary search over the keys), so that an attach
+	 * waits less; sf_runtime_upgrade_chains() swaps the searched form in
+	 * later. Changes speed, never verdicts. */
+	bool linear_first;
 };
 
 int sf_runtime_open(struct sf_runtime **out, const struct sf_runtime_opts *opts);
@@ -167,6 +173,20 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *target,
  * were computed (0: none was left), or -errno. */
 int sf_runtime_fill_tables(struct sf_runtime *rt, int max);
 
+/* The chains linear_first loaded in their linear form, up to max of them
+ * (0: all), get their searched form: loaded without the runtime's lock,
+ * then put in the chain's slot by one PROG_ARRAY update, which every tail
+ * call sees whole (the slot is never empty, and both forms judge alike).
+ * A searched form the kernel refuses leaves the linear one in force, said
+ * on stderr. Returns how many chains were settled (0: none was due), or
+ * -errno; done, when given, adds up what became of them. */
+struct sf_upgrades {
+	uint64_t swapped;  /* the searched form is in the slot */
+	uint64_t same;     /* no allowlist long enough to search: one form */
+	uint64_t kept;     /* its load failed: the linear form stays */
+};
+int sf_runtime_upgrade_chains(struct sf_runtime *rt, int max, struct sf_upgrades *done);
+
 /* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG
  * within its account's budget. */
 typedef int (*sf_event_fn)(void *ctx, const struct sf_event *ev);
@@ -284,7 +304,11 @@ _Static_assert(SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
 /* SF_TEST_GATE_DELAY_US: sf_runtime_gate_answer() waits that long between
  * reading the chain and acting on its verdict (the window in which the
  * caller may die and its pid be reused). */
-enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL, SF_TEST_GATE_DELAY_US };
+/* SF_TEST_SEARCH_FAIL: loading a chain's searched form fails (-E2BIG), as
+ * when the kernel refuses it, so that sf_runtime_upgrade_chains() keeps the
+ * linear one. */
+enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL, SF_TEST_GATE_DELAY_US,
+		    SF_TEST_SEARCH_FAIL };
 int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*

@@ -64,9 +64,13 @@ struct st_head {
 struct st_node {
 	int32_t idx, parent;
 	uint32_t flags, id, owner, slot, len, dead, depth, path_insns;
-	uint32_t hits_base, pad;
+	uint32_t hits_base, form; /* ST_NODE_*; 0 in files older than the field */
 	uint64_t hash;
 };
+/* The slot holds the chain's linear form: the adopting runtime swaps in
+ * the searched one (upgrade.c). Either form is correct; this only says
+ * which one a call pays for. */
+#define ST_NODE_LINEAR 0x1
 struct st_cg {
 	uint64_t id;
 	int32_t base;
@@ -115,6 +119,7 @@ void sf_rt_save_state(struct sf_runtime *rt)
 				.slot = n->slot, .len = n->len, .dead = n->dead,
 				.depth = n->depth, .path_insns = n->path_insns,
 				.hits_base = n->hits_base, .hash = n->hash,
+				.form = n->slot && n->linear ? ST_NODE_LINEAR : 0,
 			};
 
 			fwrite(&r, sizeof(r), 1, f);
@@ -185,6 +190,7 @@ static int read_nodes(struct sf_runtime *rt, FILE *f, uint32_t n_nodes, struct s
 		n->path_insns = r.path_insns;
 		n->hits_base = r.hits_base < SF_HITS_MAX ? r.hits_base : 0;
 		n->hash = r.hash;
+		n->linear = n->slot && (r.form & ST_NODE_LINEAR);
 		n->idx = r.idx;
 		n->prog_fd = -1;
 		if (n->slot)
