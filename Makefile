@@ -49,9 +49,11 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 FUZZ_SHORT_SECONDS ?= 15
 
-# Debian packages the build, the tests, the guest and the fuzzers need.
-DEB_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
-	    zlib1g-dev libseccomp-dev libjson-c-dev qemu-system-x86 \
+# Debian packages the build (DEB_BUILD_PKGS), the tests, the guest and the
+# fuzzers need.
+DEB_BUILD_PKGS := make gcc libc6-dev clang llvm libbpf-dev bpftool libelf-dev \
+	    zlib1g-dev libseccomp-dev libjson-c-dev
+DEB_PKGS := $(DEB_BUILD_PKGS) qemu-system-x86 \
 	    busybox-static cpio gzip libclang-rt-14-dev \
 	    gcc-multilib libc6-dev-i386 bubblewrap golang-github-containers-common \
 	    python3-yaml runc crun
@@ -116,6 +118,14 @@ DEPS_FIRST := $(if $(filter $(DEPS_GOALS),$(MAKECMDGOALS)),$(DEPS_STAMP))
 
 deps: $(DEPS_STAMP)
 
+# A compile that failed on a machine without the packages says which are
+# missing and what to run, in one line, after the compiler's own words.
+DEPS_HINT = { missing=$$(for p in $(DEB_BUILD_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed$$' || echo $$p; done); \
+	[ -z "$$missing" ] || echo "sfilter: missing Debian packages:" $$missing \
+		"(run 'make deps' as root)" >&2; exit 1; }
+
 $(DEPS_STAMP):
 	$(Q)mkdir -p $(OUTPUT)
 	$(call msg,DEPS,checking $(words $(DEB_PKGS)) Debian packages)
@@ -140,7 +150,7 @@ $(DEPS_STAMP):
 $(OUTPUT)/obj/%.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(WARNINGS) $(LAYER_INC) -MMD -MP -c $< -o $@ || $(DEPS_HINT)
 
 $(OUTPUT)/obj/%.pic.o: %.c | $(DEPS_FIRST) $(VERSION_H)
 	$(call msg,CC-PIC,$@)
@@ -188,7 +198,7 @@ SFILTER_SKEL := $(OUTPUT)/include/sfilter.skel.h
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX) $(wildcard bpf/*.h) | $(DEPS_FIRST)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp || $(DEPS_HINT)
 	$(Q)$(BPFTOOL) gen object $@ $@.tmp && rm -f $@.tmp
 
 $(OUTPUT)/include/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
