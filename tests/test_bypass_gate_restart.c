@@ -187,16 +187,18 @@ static pid_t holder_pid(const struct sfd *dm)
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct ucred cr = { 0 };
 	socklen_t len = sizeof(cr);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd;
 
-	if (snprintf(a.sun_path, sizeof(a.sun_path), "%.*s.holder",
-		     (int)sizeof(a.sun_path) - 8, dm->sock) >= (int)sizeof(a.sun_path))
-		cr.pid = 0;
-	else if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	if (strlen(dm->sock) + sizeof(".holder") > sizeof(a.sun_path))
+		return 0;
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s.holder", dm->sock);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len))
 		cr.pid = 0;
-	if (fd >= 0)
-		close(fd);
+	close(fd);
 	return cr.pid;
 }
 

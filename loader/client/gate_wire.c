@@ -226,6 +226,12 @@ static int hand_over(int sock, int listener, pid_t pid, long long deadline, char
 /* The whole hand-over, by H or by the caller itself (the direct set): the
  * listener to the agent on sock, which is closed. 0 once the agent holds
  * it; else an errno with why, and the listener closed. */
+bool sf_gate_daemon_away(int err)
+{
+	return err == EPIPE || err == ECONNRESET || err == EPROTO || err == ETIMEDOUT ||
+	       err == EAGAIN;
+}
+
 int sf_gate_deliver(int sock, int listener, pid_t pid, char *why, size_t size)
 {
 	long long deadline;
@@ -239,8 +245,7 @@ int sf_gate_deliver(int sock, int listener, pid_t pid, char *why, size_t size)
 	 * would wait for an answer: a bound in time, however long each try
 	 * waits. A refusal stands. */
 	for (deadline = now_ms() + SF_GATE_WAIT_ANSWER_MS;
-	     (err == EPIPE || err == ECONNRESET || err == EPROTO || err == ETIMEDOUT ||
-	      err == EAGAIN) && left_ms(deadline) > 0; ) {
+	     sf_gate_daemon_away(err) && left_ms(deadline) > 0; ) {
 		struct timespec retry = { 0, 50 * 1000 * 1000 };
 
 		SYS_CALL(nanosleep, &retry, NULL);

@@ -9,6 +9,7 @@
 #ifndef SF_CLIENT_GATE_WIRE_H
 #define SF_CLIENT_GATE_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -26,6 +27,9 @@ int sf_gate_agent_greeted(int fd, char *why, size_t why_size);
  * and the listener closed: the calls it would hear then fail with ENOSYS
  * instead of waiting for ever. */
 int sf_gate_deliver(int sock, int listener, pid_t pid, char *why, size_t why_size);
+/* Whether a hand-over's errno says the daemon went away or could not keep
+ * the listener yet (tried again), rather than that the agent refused. */
+bool sf_gate_daemon_away(int err);
 /*
  * The system calls the three above make, by number, in *nrs; 0 where they
  * are not exactly these (i386, where libc may go through socketcall()).

@@ -644,9 +644,7 @@ static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync,
 	if (gate_orphaned) {
 		set_why(gate_why, sizeof(gate_why), "%s", ho.why);
 		/* What the caller met on the way, or the agent's refusal. */
-		gate_lost_errno = ho.error == EPIPE || ho.error == ECONNRESET ||
-				  ho.error == EPROTO || ho.error == ETIMEDOUT ||
-				  ho.error == EAGAIN ? EHOSTDOWN : ho.error;
+		gate_lost_errno = sf_gate_daemon_away(ho.error) ? EHOSTDOWN : ho.error;
 	} else if (tsync) {
 		reap_handover(may_yield);
 		carry_to_every_thread();

@@ -256,10 +256,12 @@ int sf_runtime_gate_recv(int fd, void *buf, size_t size, struct sf_gate_call *ca
 		if (!n)
 			return -ENOMEM;
 	}
+	/* NOTIF_RECV refuses a buffer that is not zeroed; a record of a
+	 * call it did not fill must hold none either. */
 	if (buf)
 		memset(buf, 0, size);
-	/* NOTIF_RECV refuses a buffer that is not zeroed. */
-	memset(n, 0, sizes.seccomp_notif);
+	if (n != buf)
+		memset(n, 0, sizes.seccomp_notif);
 	if (ioctl(fd, SECCOMP_IOCTL_NOTIF_RECV, n) < 0)
 		r = errno == EINTR ? -ENOENT : -errno;
 	if (!r && n != buf && buf && size >= sizeof(struct seccomp_notif))
