@@ -48,6 +48,12 @@
  * ran in, its median over those, its mean per attach and that mean's
  * share of the variant's p50. The STATUS reads lengthen the gaps between
  * samples, which the daemon's idle check may see (-S: a run as before).
+ * sf_attach()'s own marks (loader/client/marks.h), which the child reads
+ * after its attach and sends with its time, split the client's side: the
+ * gate's preparation, the hellos, the gate's install, the listener's
+ * hand-over, the caller's way to the ATTACH, and the ATTACH's round trip
+ * (printed with -S too). A bench that starts beside other users' tracepoint
+ * or LSM links says so first: its figures are not bare.
  *
  * Never asserts; prints Markdown and the goals: sf-16 loaded p50 <= 100 us,
  * sf-300 new p50 <= 1 ms (on a machine where seccomp-16 takes 24-37 us and
@@ -61,6 +67,7 @@
 #include "sfclient.h"
 #include "bench_util.h"
 #include "client.h"
+#include "marks.h"
 #include "proto.h"
 
 #include <errno.h>
@@ -135,6 +142,7 @@ struct result {
 	double us;
 	int rc, err;
 	char msg[200];
+	long long marks[SF_MARK_COUNT], end_ns; /* sf_attach()'s own marks */
 };
 
 static double samples[V_COUNT][MAX_SAMPLES];
@@ -163,6 +171,8 @@ static void child_sample(int wfd, int v, uint32_t k, bool probe)
 	t1 = bench_now_ns();
 	res.err = res.rc ? errno : 0;
 	res.us = (t1 - t0) / 1e3;
+	memcpy(res.marks, sf_client_marks, sizeof(res.marks));
+	res.end_ns = (long long)t1;
 	if (res.rc && v != V_K16 && v != V_K300)
 		snprintf(res.msg, sizeof(res.msg), "%s", sf_last_error());
 	if (write(wfd, &res, sizeof(res)) != sizeof(res))
@@ -180,6 +190,8 @@ static void child_sample(int wfd, int v, uint32_t k, bool probe)
 /* One sample of variant v; the time in us, or -1. *killed: the child died
  * by SIGSYS or SIGKILL (what probe expects: kernel seccomp kills with
  * SIGSYS, sfilter with SIGKILL, see the README's table). */
+static struct result last;
+
 static double sample(int v, uint32_t k, bool probe, bool *killed)
 {
 	struct result res;
@@ -203,6 +215,7 @@ static double sample(int v, uint32_t k, bool probe, bool *killed)
 	close(fds[1]);
 	n = read(fds[0], &res, sizeof(res));
 	close(fds[0]);
+	last = res;
 	waitpid(pid, &st, 0);
 	if (killed)
 		*killed = WIFSIGNALED(st) &&
@@ -243,6 +256,28 @@ struct spans { double n[MAX_STEPS], ns[MAX_STEPS]; };
 static double step_us[N_SF][MAX_STEPS][MAX_SAMPLES];
 enum { C_CONNECT, C_HELLO, C_REST, C_BETWEEN, C_COUNT };
 static double client_us[N_SF][C_COUNT][MAX_SAMPLES];
+/* sf_attach()'s own marks (loader/client/marks.h): the time from each to
+ * the next, the last one's to the end of the attach. */
+static double mark_us[N_SF][SF_MARK_COUNT][MAX_SAMPLES];
+
+static void note_marks(int v, int r, const struct result *res, bool ok)
+{
+	int i, j;
+
+	for (i = 0; i < SF_MARK_COUNT; i++) {
+		long long next = res->end_ns;
+
+		mark_us[v][i][r] = -1;
+		if (!ok || !res->marks[i])
+			continue;
+		for (j = i + 1; j < SF_MARK_COUNT; j++)
+			if (res->marks[j]) {
+				next = res->marks[j];
+				break;
+			}
+		mark_us[v][i][r] = next >= res->marks[i] ? (next - res->marks[i]) / 1e3 : -1;
+	}
+}
 
 /* STATUS over a connection of its own; attach_spans into *s. 0, or -1
  * (the daemon has no spans: an older one, or the bench not admin). */
@@ -413,6 +448,31 @@ static void print_spans(int n)
 	}
 }
 
+/* sf_attach()'s side, from its marks. */
+static void print_marks(int n)
+{
+	static const char *const mnames[SF_MARK_COUNT] = {
+		"checks, copy, both connects, gate built, H started",
+		"the agent's and the daemon's hellos",
+		"the gate's install (seccomp(2) with a listener)",
+		"listener to the agent, its answer (the holder's keep)",
+		"caller woken, listener closed, TSYNC",
+		"to the ATTACH's send",
+		"the ATTACH: send, the daemon, the reply",
+	};
+	int v, i;
+
+	for (v = 0; v < N_SF; v++) {
+		double p50 = bench_pct(samples[v], n, 0.5);
+
+		printf("\n# %s as sf_attach() saw it: its marks (loader/client/marks.h), "
+		       "from each to the next\n\n", vnames[v]);
+		bench_md_head("from the mark | ran in | median us | mean us | share of p50", -1);
+		for (i = 0; i < SF_MARK_COUNT; i++)
+			span_row(mnames[i], mark_us[v][i], n, p50);
+	}
+}
+
 /* Median over rounds of samples[x][r] / samples[y][r] (paired). */
 static double paired(int x, int y, int n)
 {
@@ -462,6 +522,7 @@ int main(int argc, char **argv)
 	bench_build_f300(f300);
 	if (bench_daemon_find(&dm))
 		return 1;
+	bench_bare_check("attach_latency");
 	err = bench_daemon_start(&dm, emulated ? 120 : 30);
 	if (err) {
 		fprintf(stderr, "attach_latency: start %s: %s (log in %s)\n", dm.bin,
@@ -518,6 +579,8 @@ int main(int argc, char **argv)
 			have = spans && v < N_SF && read_spans(dm.sock, &a) == 0;
 			samples[v][r] = sample(v, k, false, NULL);
 			failures += samples[v][r] < 0;
+			if (v < N_SF)
+				note_marks(v, r, &last, samples[v][r] >= 0);
 			if (spans && v < N_SF) {
 				have = have && read_spans(dm.sock, &b) == 0;
 				note_spans(v, r, samples[v][r], &a, &b, have);
@@ -594,6 +657,7 @@ int main(int argc, char **argv)
 	}
 	if (spans)
 		print_spans(n);
+	print_marks(n);
 	if (failures)
 		printf("\nwarning: %d samples failed (see stderr); they are left out\n",
 		       failures);

@@ -144,6 +144,10 @@ int bench_links(enum bench_link_kind kind, uint32_t *ids, int max);
 /* How many tracepoint links there are now that are none of own[0..n_own)
  * and not skip (0: none). */
 int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip);
+/* At a bench's start, before it attaches anything: how many tracepoint
+ * and LSM links exist, with a warning on stdout when any do (the figures
+ * then are not bare). */
+int bench_bare_check(const char *prog);
 /* Returns once none of the links ids[0..n) exists any more (the kernel
  * drops a link after its last reference, maybe from a workqueue), or
  * after about 2 s. */

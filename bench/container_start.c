@@ -764,6 +764,7 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		profile_arg(argv[optind]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	bench_bare_check(PROG);
 	setup(emulated ? 120 : 30, &prof);
 	idle = (int)daemon_scan(true);
 	for (v = 0; v < V_COUNT; v++)

@@ -515,6 +515,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	before = bench_links(BENCH_LINK_TP, NULL, 0);
+	bench_bare_check("gate_cost");
 	if (bench_daemon_find(&dm) || (err = bench_daemon_start(&dm, 30))) {
 		fprintf(stderr, "gate_cost: start sfilterd: %s\n", strerror(err ? -err : ENOENT));
 		err = 1;

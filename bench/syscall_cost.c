@@ -463,6 +463,7 @@ int main(int argc, char **argv)
 	memcpy(f16log, f16, sizeof(f16));
 	f16log[BENCH_ARRAY_SIZE(f16) - 1].k = 0x7ffc0000U; /* SECCOMP_RET_LOG */
 
+	bench_bare_check("syscall_cost");
 	skel = floor_load();
 	if (!skel) {
 		fprintf(stderr, "syscall_cost: load the floor program: %s\n",

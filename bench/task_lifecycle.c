@@ -256,6 +256,7 @@ int main(int argc, char **argv)
 	n = (int)ops;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	uname(&uts);
+	bench_bare_check("task_lifecycle");
 	for (op = 0; op < OP_COUNT; op++)
 		for (v = 0; v < V_COUNT; v++)
 			if (!(pool[op][v] = calloc((size_t)rounds * n, sizeof(double))))

@@ -171,6 +171,7 @@ int main(int argc, char **argv)
 		      -1, 0);
 	if (shared == MAP_FAILED || bench_daemon_find(&dm))
 		return 1;
+	bench_bare_check("verify_flood");
 	err = bench_daemon_start(&dm, emulated ? 120 : 30);
 	if (err) {
 		fprintf(stderr, "verify_flood: start %s: %s (log in %s)\n", dm.bin,

@@ -3,6 +3,7 @@
  * each in a forked child so a crash or a kill fails one test, not the run. */
 #include "harness.h"
 #include "keyhold.h"
+#include "daemon.h"
 
 #include <fnmatch.h>
 #include <signal.h>
@@ -337,6 +338,9 @@ int main(int argc, char **argv)
 		printf("# sys_enter/sys_exit held enabled for the run%s%s (bpf/keyhold.bpf.c)\n",
 		       err ? ": failed: " : "", err ? strerror(-err) : "");
 	}
+	if ((i = sfd_sweep_stale_pins()) > 0)
+		printf("# removed %d pin director%s of test runs that no longer live "
+		       "(/sys/fs/bpf/sfilter-test-*)\n", i, i == 1 ? "y" : "ies");
 	for (t = tests_head; t; t = t->next) {
 		if (pattern && !name_matches(pattern, t->name))
 			continue;

@@ -50,6 +50,7 @@
 #endif
 #include "selfgate.h"
 #include "gate_wire.h"
+#include "marks.h"
 #include "client.h"
 #include "proto.h"
 #include "c2e.h"
@@ -318,13 +319,16 @@ static void *handover(void *arg)
 			nanosleep(&pause, NULL);
 		}
 	}
+	sf_client_mark(SF_MARK_INSTALLED);
 	listener = ho.listener;
 	if (listener < 0) {
 		close(ho.sock);
 		post(-listener);
 		return NULL;
 	}
-	post(sf_gate_deliver(ho.sock, listener, ho.pid, ho.why, sizeof(ho.why)));
+	ho.error = sf_gate_deliver(ho.sock, listener, ho.pid, ho.why, sizeof(ho.why));
+	sf_client_mark(SF_MARK_HANDED);
+	post(ho.error);
 	return NULL;
 }
 
@@ -520,10 +524,14 @@ static int install_direct(const struct sock_fprog *gate, int sock,
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
 	if (before_install)
 		before_install(ctx);
+	sf_client_mark(SF_MARK_GREETED);
 	fd = install(gate);
-	if (fd >= 0)
+	/* clock_gettime is in the direct set: the marks may read it. */
+	sf_client_mark(SF_MARK_INSTALLED);
+	if (fd >= 0) {
 		ho.error = sf_gate_deliver(sock, fd, ho.pid, ho.why, sizeof(ho.why));
-	else
+		sf_client_mark(SF_MARK_HANDED);
+	} else
 		close(sock); /* no gate */
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
 	return fd;
@@ -543,6 +551,7 @@ static int install_with_h(const struct sock_fprog *gate, enum wait_way way,
 	}
 	if (before_install)
 		before_install(ctx);
+	sf_client_mark(SF_MARK_GREETED);
 	/* From here until H is done, no system call the gate could send up. */
 	fd = install(gate);
 	ho.listener = fd;
@@ -601,6 +610,7 @@ static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync,
 		free(g);
 		return GATE_NONE;
 	}
+	sf_client_mark(SF_MARK_PREPARED);
 	if (sf_gate_agent_greeted(sock, gate_why, sizeof(gate_why))) {
 		if (!direct) {
 			/* H closes the connection and is done. */

@@ -26,6 +26,7 @@
 #include "sfclient.h"
 #include "selfgate.h"
 #include "client.h"
+#include "marks.h"
 #include "proto.h"
 
 /* What sf_attach() takes is what the wire's ATTACH takes, the 2012
@@ -158,6 +159,8 @@ static int check_call(const struct sock_fprog *prog, unsigned int flags)
 	return 0;
 }
 
+long long sf_client_marks[SF_MARK_COUNT];
+
 /* Who asks: read once per attach, before anything is installed. */
 struct ident {
 	pid_t tid;
@@ -264,6 +267,7 @@ retry:
 	req.tid = (int32_t)me->tid;
 	req.reply_fd = fd;
 	req.n_insns = prog->len;
+	sf_client_mark(SF_MARK_SEND);
 	iov[0] = (struct iovec){ &req, sizeof(req) };
 	iov[1] = (struct iovec){ prog->filter, prog->len * sizeof(struct sock_filter) };
 	err = -sf_proto_send_as(fd, iov, 2, NULL, 0, &me->cred);
@@ -359,6 +363,8 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	int r, e;
 
 	last_error[0] = '\0';
+	memset(sf_client_marks, 0, sizeof(sf_client_marks));
+	sf_client_mark(SF_MARK_START);
 	if (check_call(prog, flags))
 		return -1;
 	sent = *prog;
@@ -375,6 +381,7 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 			kept_start(&pend);
 			sf_client_gate_with(&sent, 1, flags & SF_ATTACH_TSYNC, kept_finish, &pend);
 			kept_finish(&pend); /* no gate went in */
+			sf_client_mark(SF_MARK_GATED);
 		}
 	}
 	if ((e = sf_client_gate_lost(note, sizeof(note))))

@@ -11,6 +11,7 @@
 #include "sfclient.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
@@ -380,6 +381,36 @@ void sfd_cleanup(struct sfd *dm)
 		dm->dir[0] = '\0';
 	}
 	unsetenv(SF_PROTO_SOCKET_ENV);
+}
+
+int sfd_sweep_stale_pins(void)
+{
+	char bin[PATH_MAX], dir[PATH_MAX], cmd[3 * PATH_MAX + 64];
+	struct dirent *e;
+	int swept = 0;
+	DIR *d;
+
+	if (geteuid() != 0 || !sfd_find_bin("sfilterd", "SF_SFILTERD", bin, sizeof(bin)) ||
+	    !(d = opendir("/sys/fs/bpf")))
+		return 0;
+	while ((e = readdir(d))) {
+		const char *num = strrchr(e->d_name, '-');
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, "sfilter-test-", 13) || !num)
+			continue;
+		pid = strtol(num + 1, &end, 10);
+		if (*end || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/fs/bpf/%s", e->d_name);
+		snprintf(cmd, sizeof(cmd), "'%s' --pin-dir '%s' --uninstall >/dev/null 2>&1; "
+			 "rm -rf '%s'", bin, dir, dir);
+		if (system(cmd) == 0)
+			swept++;
+	}
+	closedir(d);
+	return swept;
 }
 
 /* Runs argv in a process group of its own with in, out and err as its

@@ -86,6 +86,12 @@ bool sfd_resume(struct sfd *dm);
  * temporary directory; prints the daemon's stderr when the test failed. */
 void sfd_cleanup(struct sfd *dm);
 #define SFD_AUTO struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 }
+/* Uninstalls and removes the pin directories /sys/fs/bpf/sfilter-test-*
+ * whose last number, the pid of the test that made them, names no live
+ * process: a runner killed before its teardown leaves its dispatcher on
+ * sys_enter, which every system call of the machine then pays for (and
+ * every later benchmark with it). Root only; how many it removed. */
+int sfd_sweep_stale_pins(void);
 /* Stops it with SIGTERM and checks that the stop is clean: the daemon
  * exits 0 and has removed its socket. True when it was, or when it was not
  * running. */
