@@ -184,6 +184,10 @@ static void *filler(void *arg)
 		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
 		       sf_runtime_fill_tables(sfd.rt, 1) > 0)
 			;
+		/* The next container's chain, before the searched forms:
+		 * its attach would wait for it. */
+		if (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED))
+			sf_runtime_make_spares(sfd.rt);
 		/* The runtime says on stderr which it kept linear. */
 		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
 		       !__atomic_load_n(&v.tables_due, __ATOMIC_RELAXED) &&

@@ -402,15 +402,21 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 		goto undo;
 	}
 	/* A fresh id: the cgroup's filter is its own attach. AT_EXEC is the
-	 * attach's (the cgroup's, c->at_exec), not the filter's. */
-	node = sf_rt_node_get(rt, c->base, prog->filter, prog->len,
-			      flags & ~(SF_ATTACH_TSYNC | SF_ATTACH_AT_EXEC), rt->next_id, kcount);
+	 * attach's (the cgroup's, c->at_exec), not the filter's. A spare
+	 * loaded after the last cgroup that got this filter has one, and
+	 * spares this attach the kernel's verification. */
+	flags &= ~(SF_ATTACH_TSYNC | SF_ATTACH_AT_EXEC);
+	node = sf_rt_spare_take(rt, c->base, prog->filter, prog->len, flags);
+	if (!node)
+		node = sf_rt_node_get(rt, c->base, prog->filter, prog->len, flags,
+				      rt->next_id, kcount);
 	if (!node) {
 		err = -ENOMEM;
 		goto undo;
 	}
 	if (!node->slot && (err = sf_rt_node_load(rt, node)))
 		goto undo;
+	sf_rt_spare_wish(rt, node, kcount);
 	err = cg_rebase_below(rt, c, node, at_exec);
 	if (err)
 		goto undo;

@@ -47,7 +47,7 @@ static struct sf_node *node_find(struct sf_runtime *rt, struct sf_node *parent,
 
 	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
 		if (n->hash == hash && n->parent == parent && n->len == len &&
-		    n->flags == flags && !n->dead && (!id || n->id == id) &&
+		    n->flags == flags && !n->dead && !n->spare && (!id || n->id == id) &&
 		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0)
 			return n;
 	return NULL;
@@ -93,6 +93,28 @@ struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
 	node->hnext = rt->buckets[hash % SF_RT_HASH_BUCKETS];
 	rt->buckets[hash % SF_RT_HASH_BUCKETS] = node;
 	return node;
+}
+
+struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
+				 const struct sock_filter *insns, size_t len, unsigned int flags)
+{
+	uint64_t hash = node_hash(parent, flags, insns, len);
+	struct sf_node *n;
+
+	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
+		if (n->spare && n->slot && !n->dead && n->hash == hash &&
+		    n->parent == parent && n->len == len && n->flags == flags &&
+		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0) {
+			n->spare = false;
+			return n;
+		}
+	return NULL;
+}
+
+void sf_rt_spare_wish(struct sf_runtime *rt, struct sf_node *node, int kcount)
+{
+	rt->spare_of = node;
+	rt->spare_kcount = kcount;
 }
 
 bool sf_rt_path_has(const struct sf_node *n, uint32_t id)
@@ -570,10 +592,11 @@ int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 	if (node->dead || !build_current(b))
 		return -ESTALE;
 	/* Before any task can be given the chain: never one unjudged. The
-	 * attach paths check again, as a chain loaded earlier is reused. */
-	detached = !sf_rt_dispatch_attached(rt);
+	 * attach paths check again, as a chain loaded earlier is reused; a
+	 * spare is given to nobody until such an attach takes it. */
+	detached = !b->spare && !sf_rt_dispatch_attached(rt);
 	t = detached ? sf_rt_now_ns() : 0;
-	err = sf_rt_dispatch_on(rt);
+	err = b->spare ? 0 : sf_rt_dispatch_on(rt);
 	if (detached)
 		b->dispatch_ns = sf_rt_now_ns() - t;
 	if (err)

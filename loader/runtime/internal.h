@@ -24,6 +24,7 @@
  *      introspect.c    tasks, filters, owners, counters, the test knob
  *      judge.c         the gate's judge: a notified call, by the task's chain
  *      upgrade.c       a chain's searched form swapped in for its linear one
+ *      spare.c         a cgroup's chain loaded ahead for the next cgroup
  *                      -> chains and below; never each other
  *   6  open.c          allocation, loading the skeleton (the tier), open, close
  *                      -> tier, chain_emit, iter, events, cgroup_table, chains
@@ -115,6 +116,9 @@ struct sf_node {
 	bool linear;                 /* its slot holds the linear form (allowlists
 					compared one by one): the searched form
 					is due (upgrade.c) */
+	bool spare;                  /* loaded ahead for the next cgroup that
+					gets this filter (spare.c): no task and
+					no cgroup has it, node_find() skips it */
 };
 
 struct sf_cg_app {                   /* one sf_cg_append entry */
@@ -200,6 +204,10 @@ struct sf_runtime {
 	struct sf_node *buckets[SF_RT_HASH_BUCKETS];
 	uint32_t next_id;
 	uint64_t uses;               /* attaches so far (sf_node.last_use) */
+	/* The chain the last cgroup attach gave its cgroup, of which
+	 * sf_runtime_make_spares() loads a spare (spare.c); NULL: none due. */
+	struct sf_node *spare_of;
+	int spare_kcount;
 	struct ring_buffer *rb;
 	sf_event_fn fn;
 	void *fn_ctx;
@@ -389,6 +397,7 @@ struct sf_chain_build {
 	int prog_fd;                 /* -1 until loaded */
 	struct sf_const *rows;       /* the whole table, or NULL (deferred) */
 	bool search;                 /* the searched form (else the linear one) */
+	bool spare;                  /* install leaves the dispatcher as it is */
 	bool upgrade;                /* for a loaded chain's slot (no table) */
 	bool same;                   /* upgrade: both forms are one program */
 	/* What sf_rt_build_run() took: SF_SPAN_TRANSLATE, _VERIFY, _TABLE
@@ -412,6 +421,13 @@ int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b);
 void sf_rt_build_free(struct sf_chain_build *b);
 /* All three with rt->lock held throughout. 0 or -errno. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* The spare of the chain (parent, insns, flags), loaded, given up as a
+ * spare (it is now the caller's node), or NULL; and the wish for the next
+ * one after an attach gave a cgroup node, which sf_runtime_make_spares()
+ * (spare.c) loads. rt->lock held. */
+struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
+				 const struct sock_filter *insns, size_t len, unsigned int flags);
+void sf_rt_spare_wish(struct sf_runtime *rt, struct sf_node *node, int kcount);
 /* rt->lock taken by a thread that may run at a low priority: it holds it
  * at nice 0 where it may (returns the nice to restore). */
 int sf_rt_lock_unniced(struct sf_runtime *rt);

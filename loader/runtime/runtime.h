@@ -187,6 +187,13 @@ struct sf_upgrades {
 };
 int sf_runtime_upgrade_chains(struct sf_runtime *rt, int max, struct sf_upgrades *done);
 
+/* After a cgroup attach, its chain loaded once more under a fresh id, as
+ * a spare that the next cgroup attach of the same filter (below the same
+ * parent) takes instead of waiting for the kernel's verification; without
+ * the runtime's lock but for a look and the install (spare.c). 1 when one
+ * was loaded, 0 when none was due, or -errno. */
+int sf_runtime_make_spares(struct sf_runtime *rt);
+
 /* Events (struct sf_event in bpf/sfilter.h): every deny and every LOG
  * within its account's budget. */
 typedef int (*sf_event_fn)(void *ctx, const struct sf_event *ev);
