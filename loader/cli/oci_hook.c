@@ -146,15 +146,17 @@ static int pidfd_of(pid_t pid)
 }
 
 uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_policy *p,
-		     unsigned int flags, bool verbose)
+		     unsigned int flags, bool verbose, int *conn)
 {
 	const char *sock = sf_proto_socket_path();
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
-	int r;
+	int fd, r;
 
 	if (!rep)
 		hook_fail("%s", strerror(ENOMEM));
-	r = sf_client_admin_attach(sock, 0, -1, cgroup, p->insns, p->len, flags, rep);
+	fd = sf_client_connect(sock, rep);
+	r = fd < 0 ? fd : sf_client_admin_attach_fd(fd, 0, -1, cgroup, p->insns, p->len, flags,
+						     rep);
 	if (!rep->answered && r == -EHOSTDOWN) {
 		cli_daemon_down("sfilter-oci-hook", sock);
 		exit(1);
@@ -169,6 +171,10 @@ uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_polic
 			rep->message);
 	r = (int)rep->filter;
 	free(rep);
+	if (conn)
+		*conn = fd;
+	else
+		close(fd);
 	return (uint32_t)r;
 }
 
@@ -178,11 +184,11 @@ uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_polic
  * was most of that wait), and says a refusal in its log. -v waits for the
  * compile, to say a refusal here too (the hook is silent when it
  * succeeds). */
-static void give_profile(uint32_t id, const struct hook_policy *p, bool verbose)
+static void give_profile(int conn, uint32_t id, const struct hook_policy *p, bool verbose)
 {
 	uint32_t flags = (p->lenient ? SF_PROFILE_LENIENT : 0) | (verbose ? 0 : SF_PROFILE_EARLY);
 	struct sf_client_reply *rep = malloc(sizeof(*rep));
-	int r = rep ? sf_client_profile(NULL, id, p->caps, flags, p->json, p->json_len, rep) :
+	int r = rep ? sf_client_profile_fd(conn, id, p->caps, flags, p->json, p->json_len, rep) :
 		      -ENOMEM;
 
 	if (r < 0 && verbose)
@@ -273,7 +279,7 @@ int main(int argc, char **argv)
 	uint32_t id;
 	bool verbose = options(argc, argv, &dir.path, &record_dir);
 	pid_t pid;
-	int pidfd;
+	int pidfd, conn;
 
 	signal(SIGPIPE, SIG_IGN);
 	state = hook_read_object("stdin", NULL, STATE_MAX);
@@ -305,10 +311,12 @@ int main(int argc, char **argv)
 	}
 	hook_compile(config, &dir, ask.profile, ask.take, ask.lenient, &policy);
 	/* A profile's TSYNC means nothing here: the cgroup is every thread. */
+	/* The profile's text follows on the attach's connection. */
 	id = hook_attach(state_string(state, "id"), cgroup, &policy,
-			 (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose);
+			 (ask.flags | policy.flags) & ~SF_FLAG_TSYNC, verbose, &conn);
 	if (policy.json)
-		give_profile(id, &policy, verbose);
+		give_profile(conn, id, &policy, verbose);
+	close(conn);
 	if (dir.fd >= 0)
 		close(dir.fd);
 	close(pidfd);

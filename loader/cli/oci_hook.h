@@ -56,9 +56,10 @@ struct hook_profiles {
 #define HOOK_RECORD_DIR "/var/lib/sfilter/records"
 
 /* The admin attach of p to the container's cgroup: the filter's id. Fails
- * the hook on any error. */
+ * the hook on any error. conn: the connection kept open for the next
+ * request, or NULL (closed). */
 uint32_t hook_attach(const char *id, const char *cgroup, const struct hook_policy *p,
-		     unsigned int flags, bool verbose);
+		     unsigned int flags, bool verbose, int *conn);
 
 /* io.sfilter.record (oci_hook_record.c): at createRuntime, the complain
  * filter attached to cgroup and its recording begun; at poststop, the

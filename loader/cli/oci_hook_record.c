@@ -116,7 +116,7 @@ void hook_record_start(const char *id, const char *cgroup, const struct oci_ask 
 		hook_fail("%s: getrandom: %s", ANN_RECORD, strerror(errno));
 	state_name(id, name, sizeof(name));
 	dir = open_dir(dirpath);
-	filter = hook_attach(id, cgroup, &p, SF_FLAG_COMPLAIN | ask->flags, verbose);
+	filter = hook_attach(id, cgroup, &p, SF_FLAG_COMPLAIN | ask->flags, verbose, NULL);
 	r = sf_client_record(NULL, SF_RECORD_START, filter, rep);
 	if (r < 0)
 		hook_fail("%s: sfilterd: %s%s%s", ANN_RECORD, strerror(-r),

@@ -145,9 +145,7 @@ static int not_running(const char *path, struct sf_client_reply *reply)
 			     "connection, or closed it without a hello)");
 }
 
-/* A connection to the daemon at socket (NULL: the default) that has had
- * its hello, or -errno with reply->message saying why. */
-static int connect_to(const char *socket, struct sf_client_reply *reply)
+int sf_client_connect(const char *socket, struct sf_client_reply *reply)
 {
 	const char *path = socket ? socket : sf_proto_socket_path();
 	char why[SF_PROTO_MAX_TEXT];
@@ -172,7 +170,7 @@ int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char 
 	int fd, r;
 
 	memset(reply, 0, sizeof(*reply));
-	fd = connect_to(socket, reply);
+	fd = sf_client_connect(socket, reply);
 	if (fd < 0)
 		return fd;
 	r = sf_client_admin_attach_fd(fd, tid, pidfd, cgroup, insns, n, flags, reply);
@@ -181,20 +179,28 @@ int sf_client_admin_attach(const char *socket, pid_t tid, int pidfd, const char 
 	return r;
 }
 
-/* One request (iov, its header made) over a connection of its own, and
- * its reply. */
-static int exchange(const char *socket, struct iovec *iov, uint32_t id,
-		    struct sf_client_reply *reply)
+/* One request (iov, its header made) on fd, and its reply. */
+static int exchange_fd(int fd, struct iovec *iov, uint32_t id, struct sf_client_reply *reply)
 {
-	int fd = connect_to(socket, reply), r;
+	int r = sf_proto_send(fd, iov, 1, NULL, 0);
 
-	if (fd < 0)
-		return fd;
-	r = sf_proto_send(fd, iov, 1, NULL, 0);
 	if (r < 0)
 		r = local_failure(reply, -r, "send: %s", strerror(-r));
 	else
 		r = read_reply(fd, id, reply);
+	errno = r < 0 ? -r : errno;
+	return r;
+}
+
+/* The same over a connection of its own. */
+static int exchange(const char *socket, struct iovec *iov, uint32_t id,
+		    struct sf_client_reply *reply)
+{
+	int fd = sf_client_connect(socket, reply), r;
+
+	if (fd < 0)
+		return fd;
+	r = exchange_fd(fd, iov, id, reply);
 	close(fd);
 	errno = r < 0 ? -r : errno;
 	return r;
@@ -213,8 +219,9 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
 	return exchange(socket, &iov, id, reply);
 }
 
-int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, uint32_t flags,
-		      const char *json, size_t len, struct sf_client_reply *reply)
+/* PROFILE on fd, or (fd < 0) over a connection of its own to socket. */
+static int profile(const char *socket, int fd, uint32_t filter_id, const char *caps,
+		   uint32_t flags, const char *json, size_t len, struct sf_client_reply *reply)
 {
 	static uint32_t next_id;
 	size_t clen = strlen(caps) + 1, total = SF_PROTO_PROFILE_REQ_SIZE + clen + len;
@@ -238,7 +245,19 @@ int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, 
 	memcpy(req->data + clen, json, len);
 	sf_proto_header(&req->hdr, SF_MSG_PROFILE, (uint32_t)total, id);
 	iov = (struct iovec){ req, total };
-	r = exchange(socket, &iov, id, reply);
+	r = fd >= 0 ? exchange_fd(fd, &iov, id, reply) : exchange(socket, &iov, id, reply);
 	free(req);
 	return r;
+}
+
+int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, uint32_t flags,
+		      const char *json, size_t len, struct sf_client_reply *reply)
+{
+	return profile(socket, -1, filter_id, caps, flags, json, len, reply);
+}
+
+int sf_client_profile_fd(int fd, uint32_t filter_id, const char *caps, uint32_t flags,
+			 const char *json, size_t len, struct sf_client_reply *reply)
+{
+	return profile(NULL, fd, filter_id, caps, flags, json, len, reply);
 }

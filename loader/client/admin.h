@@ -50,6 +50,14 @@ int sf_client_admin_attach_fd(int fd, pid_t tid, int pidfd, const char *cgroup,
 			      struct sf_client_reply *reply);
 
 /*
+ * A connection to the daemon at socket (NULL: $SFILTER_SOCKET, else the
+ * default) that has had the hello, for the _fd calls: the fd, or -errno
+ * with reply->message saying why (the failures below that come before a
+ * send). Several requests may follow one another on it.
+ */
+int sf_client_connect(const char *socket, struct sf_client_reply *reply);
+
+/*
  * The same over a connection of its own to the daemon at socket (NULL:
  * $SFILTER_SOCKET, else the default), waiting up to 10 s for the hello.
  * Besides the failures above: -EHOSTDOWN "not running (...)", -EPROTO "no
@@ -80,5 +88,8 @@ int sf_client_record(const char *socket, uint32_t op, uint32_t filter_id,
  */
 int sf_client_profile(const char *socket, uint32_t filter_id, const char *caps, uint32_t flags,
 		      const char *json, size_t len, struct sf_client_reply *reply);
+/* The same on a connection of sf_client_connect()'s. */
+int sf_client_profile_fd(int fd, uint32_t filter_id, const char *caps, uint32_t flags,
+			 const char *json, size_t len, struct sf_client_reply *reply);
 
 #endif
