@@ -176,3 +176,44 @@ TEST(loading_a_spare_leaves_an_idle_runtime_without_its_dispatcher)
 out:
 	finish(&v, rt, a, b, NULL);
 }
+
+/* Every container's chain has an id of its own: once its cgroup is gone
+ * and its slot taken back, nothing may keep it (a daemon would hold one
+ * per container it ever started, and write them all at every save). */
+TEST(chains_of_removed_cgroups_are_freed_once_their_slots_are_taken_back)
+{
+	struct sock_fprog p = progs_kill_on(kill_ppid, 4, SYS_getppid);
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	char top[512] = "", cg[600] = "";
+	struct c2e_error e;
+	uint32_t first = 0;
+	int i, r = 0, freed = 0, n;
+
+	if (!tcg_make(top, sizeof(top), "sfspare-gone") || !(rt = open_rt()))
+		goto out;
+	ASSERT_EQ(sf_runtime_reap_chains(rt), 0, "nothing to free at first");
+	for (i = 0; i < SF_MAX_CHAINS + 8 && !r; i++) {
+		snprintf(cg, sizeof(cg), "%s/c%d", top, i);
+		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir"))
+			goto out;
+		r = sf_runtime_attach_cgroup(rt, cg, &p, 0, i ? NULL : &first, &e);
+		rmdir(cg);
+	}
+	cg[0] = '\0';
+	if (!ASSERT_OK(r, "every attach found a slot"))
+		goto out;
+	while ((n = sf_runtime_reap_chains(rt)) > 0)
+		freed += n;
+	test_log("%d cgroups attached and removed in turn: %d chains freed\n", i, freed);
+	ASSERT_TRUE(freed >= 8, "the chains whose slots were taken back are freed");
+	ASSERT_EQ(sf_runtime_reap_chains(rt), 0, "and nothing more");
+	ASSERT_EQ(sf_runtime_detach(rt, first), -ENOENT, "the first one's id names nothing now");
+	snprintf(cg, sizeof(cg), "%s/last", top);
+	if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), "attach once more"))
+		goto out;
+	ASSERT_EQ(joiner_getppid(cg, &v), 0, "and its joiner is judged");
+out:
+	finish(&v, rt, cg, top, NULL);
+}

@@ -186,8 +186,11 @@ static void *filler(void *arg)
 			;
 		/* The next container's chain, before the searched forms:
 		 * its attach would wait for it. */
-		if (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED)) {
 			sf_runtime_make_spares(sfd.rt);
+			while (sf_runtime_reap_chains(sfd.rt) > 0)
+				;
+		}
 		/* The runtime says on stderr which it kept linear. */
 		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
 		       !__atomic_load_n(&v.tables_due, __ATOMIC_RELAXED) &&

@@ -298,6 +298,16 @@ static int nothing_to_judge(struct sf_runtime *rt)
 	return 1;
 }
 
+int sf_runtime_reap_chains(struct sf_runtime *rt)
+{
+	int nice = sf_rt_lock_unniced(rt), freed = sf_rt_nodes_reap(rt);
+
+	if (freed)
+		sf_rt_save_state(rt);
+	sf_rt_unlock_reniced(rt, nice);
+	return freed;
+}
+
 /* Here, above the chains and the cgroup records it reads; the links
  * themselves are dispatch.c's (sf_rt_dispatch_idle()). */
 int sf_runtime_idle_check(struct sf_runtime *rt)

@@ -70,8 +70,10 @@ struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
 	uint64_t hash = node_hash(parent, flags, insns, len);
 	struct sf_node *node = node_find(rt, parent, insns, len, flags, hash, id);
 
-	if (node)
+	if (node) {
+		node->released = false; /* asked for again: loaded anew, or a parent */
 		return node;
+	}
 	node = calloc(1, sizeof(*node));
 	if (!node)
 		return NULL;
@@ -111,6 +113,50 @@ struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
 	return NULL;
 }
 
+int sf_rt_nodes_reap(struct sf_runtime *rt)
+{
+	struct sf_node *n, **pp;
+	struct sf_cgroup *c;
+	size_t i, k;
+	int freed = 0;
+
+	if (rt->reaped == rt->released)
+		return 0;
+	rt->reaped = rt->released;
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			n->kept = !n->released || n->slot || n->busy || n->spare ||
+				  n == rt->spare_of;
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+		for (n = rt->buckets[i]; n; n = n->hnext)
+			if (n->parent)
+				n->parent->kept = true;
+	for (c = rt->cgroups; c; c = c->next) {
+		if (c->base)
+			c->base->kept = true;
+		for (k = 0; k < c->n_app; k++)
+			c->app[k].to->kept = true;
+	}
+	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
+		for (pp = &rt->buckets[i]; (n = *pp);) {
+			if (n->kept) {
+				pp = &n->hnext;
+				continue;
+			}
+			*pp = n->hnext;
+			if (n->prog_fd > 0)
+				close(n->prog_fd);
+			free(n->insns);
+			free(n);
+			freed++;
+		}
+	/* A parent freed nothing this round that a child kept: the next
+	 * reap, after its child, frees it. */
+	if (freed)
+		rt->reaped--;
+	return freed;
+}
+
 void sf_rt_spare_wish(struct sf_runtime *rt, struct sf_node *node, int kcount)
 {
 	rt->spare_of = node;
@@ -128,8 +174,11 @@ bool sf_rt_path_has(const struct sf_node *n, uint32_t id)
 /* Gives n's slot back, its PROG_ARRAY entry left as it is. */
 static void release_slot(struct sf_runtime *rt, struct sf_node *n)
 {
-	if (n->slot)
+	if (n->slot) {
 		rt->slots[n->slot] = NULL;
+		n->released = true;
+		rt->released++;
+	}
 	n->slot = 0;
 	n->linear = false;
 	if (n->prog_fd > 0)

@@ -119,6 +119,10 @@ struct sf_node {
 	bool spare;                  /* loaded ahead for the next cgroup that
 					gets this filter (spare.c): no task and
 					no cgroup has it, node_find() skips it */
+	bool released;               /* its slot was given back and nothing has
+					asked for it since: once nothing refers
+					to it, sf_rt_nodes_reap() frees it */
+	bool kept;                   /* sf_rt_nodes_reap()'s mark */
 };
 
 struct sf_cg_app {                   /* one sf_cg_append entry */
@@ -208,6 +212,7 @@ struct sf_runtime {
 	 * sf_runtime_make_spares() loads a spare (spare.c); NULL: none due. */
 	struct sf_node *spare_of;
 	int spare_kcount;
+	uint64_t released, reaped;   /* slots given back; as of the last reap */
 	struct ring_buffer *rb;
 	sf_event_fn fn;
 	void *fn_ctx;
@@ -428,6 +433,13 @@ int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
 struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
 				 const struct sock_filter *insns, size_t len, unsigned int flags);
 void sf_rt_spare_wish(struct sf_runtime *rt, struct sf_node *node, int kcount);
+/* Frees the nodes whose slots were given back and that nothing refers to
+ * any more (no slot, task, cgroup, child, build or spare): a container's
+ * chain, once its cgroup is gone and its slot taken back, is not kept for
+ * the daemon's life (nor written to the state file at every save). How
+ * many it freed. rt->lock held, by the thread that also builds spares,
+ * searched forms and tables, so that no build of its holds one. */
+int sf_rt_nodes_reap(struct sf_runtime *rt);
 /* rt->lock taken by a thread that may run at a low priority: it holds it
  * at nice 0 where it may (returns the nice to restore). */
 int sf_rt_lock_unniced(struct sf_runtime *rt);

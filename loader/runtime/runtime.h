@@ -522,6 +522,13 @@ struct sf_task_info {
 };
 typedef int (*sf_task_fn)(void *ctx, const struct sf_task_info *t);
 int sf_runtime_for_each_task(struct sf_runtime *rt, sf_task_fn fn, void *ctx);
+/* Frees what the runtime keeps of chains whose slots were given back and
+ * that nothing refers to any more (no task, cgroup, longer chain or build
+ * has them): each container's chain has an id of its own, so without this
+ * a daemon would keep, and write to its state file at every save, one
+ * chain per container it ever started. Called by the thread that builds
+ * spares, searched forms and tables, between them. How many it freed. */
+int sf_runtime_reap_chains(struct sf_runtime *rt);
 /* Detaches the sys_enter dispatcher when nothing can be judged (no task
  * has a chain, no cgroup has a filter), so that the machine's syscalls
  * cost what they cost without sfilter; the next chain attaches it again,

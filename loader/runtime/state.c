@@ -195,6 +195,10 @@ static int read_nodes(struct sf_runtime *rt, FILE *f, uint32_t n_nodes, struct s
 		n->prog_fd = -1;
 		if (n->slot)
 			rt->slots[n->slot] = n;
+		/* Kept by the last runtime without a slot: freed once nothing
+		 * refers to it (sf_rt_nodes_reap()). */
+		n->released = !n->slot;
+		rt->released += n->released;
 		n->hnext = rt->buckets[n->hash % SF_RT_HASH_BUCKETS];
 		rt->buckets[n->hash % SF_RT_HASH_BUCKETS] = n;
 		all[r.idx] = n;
