@@ -120,7 +120,9 @@ int sf_rt_nodes_reap(struct sf_runtime *rt)
 	size_t i, k;
 	int freed = 0;
 
-	if (rt->reaped == rt->released)
+	/* Another thread's build may hold a node, or its parents' code,
+	 * without the lock: the next reap then. */
+	if (rt->reaped == rt->released || __atomic_load_n(&rt->building, __ATOMIC_SEQ_CST))
 		return 0;
 	rt->reaped = rt->released;
 	for (i = 0; i < SF_RT_HASH_BUCKETS; i++)
@@ -560,6 +562,10 @@ int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_cha
 {
 	int err = 0;
 
+	if (!b->rt) {
+		b->rt = rt;
+		__atomic_add_fetch(&rt->building, 1, __ATOMIC_SEQ_CST);
+	}
 	b->node = node;
 	b->n = node->depth;
 	b->search = !rt->linear_first;
@@ -706,6 +712,8 @@ int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b)
 
 void sf_rt_build_free(struct sf_chain_build *b)
 {
+	if (b->rt)
+		__atomic_sub_fetch(&b->rt->building, 1, __ATOMIC_SEQ_CST);
 	if (b->prog_fd >= 0)
 		close(b->prog_fd);
 	free(b->cf);

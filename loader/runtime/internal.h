@@ -213,6 +213,9 @@ struct sf_runtime {
 	struct sf_node *spare_of;
 	int spare_kcount;
 	uint64_t released, reaped;   /* slots given back; as of the last reap */
+	int building;                /* builds begun and not freed (atomic):
+					sf_rt_nodes_reap() frees nothing while
+					one may hold a node without the lock */
 	struct ring_buffer *rb;
 	sf_event_fn fn;
 	void *fn_ctx;
@@ -395,6 +398,7 @@ struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
  * sf_rt_build_free() closes a program that was not installed.
  */
 struct sf_chain_build {
+	struct sf_runtime *rt;       /* set by begin: counted in rt->building */
 	struct sf_node *node;        /* the chain it is for */
 	struct sf_chain_filter *cf;  /* its filters, oldest first: the nodes' */
 	struct sock_fprog *fp;       /* code, which never changes, and their */
