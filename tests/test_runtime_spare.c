@@ -217,3 +217,48 @@ TEST(chains_of_removed_cgroups_are_freed_once_their_slots_are_taken_back)
 out:
 	finish(&v, rt, cg, top, NULL);
 }
+
+/* A container's chain is its cgroup's alone: once the cgroup is gone and
+ * no task has the chain, its slot is given back at once (not when slots
+ * run short), so that the state file holds live containers' chains. A
+ * task that left the cgroup before it went keeps its chain in force. */
+TEST(a_gone_cgroups_chain_gives_its_slot_back_unless_a_task_that_left_still_has_it)
+{
+	struct sock_fprog p = progs_kill_on(kill_ppid, 4, SYS_getppid);
+	struct sf_runtime *rt = NULL;
+	struct victim v = { 0 };
+	char top[512] = "", a[600] = "", b[600] = "";
+	struct c2e_error e;
+	uint32_t ida = 0, idb = 0;
+	int n;
+
+	if (!tcg_make(top, sizeof(top), "sfspare-left") || !(rt = open_rt()))
+		goto out;
+	snprintf(a, sizeof(a), "%s/a", top);
+	snprintf(b, sizeof(b), "%s/b", top);
+	if (!ASSERT_OK(mkdir(a, 0755) ? -errno : 0, "mkdir a") ||
+	    !ASSERT_OK(mkdir(b, 0755) ? -errno : 0, "mkdir b") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, &ida, &e), "attach a") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, 0, &idb, &e), "attach b"))
+		goto out;
+	/* b's task leaves it for the parent, then b goes; a goes empty. */
+	if (!ASSERT_TRUE(victim_start(&v), "victim") || !ASSERT_TRUE(tcg_move(b, v.pid), "join b") ||
+	    !ASSERT_TRUE(tcg_move(top, v.pid), "leave b"))
+		goto out;
+	ASSERT_OK(rmdir(a) ? -errno : 0, "remove a");
+	ASSERT_OK(rmdir(b) ? -errno : 0, "remove b");
+	a[0] = b[0] = '\0';
+	/* The attaches notice cgroups gone; so does this one (c). */
+	snprintf(a, sizeof(a), "%s/c", top);
+	if (!ASSERT_OK(mkdir(a, 0755) ? -errno : 0, "mkdir c") ||
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, NULL, &e), "attach c"))
+		goto out;
+	while ((n = sf_runtime_reap_chains(rt)) > 0)
+		;
+	ASSERT_EQ(sf_runtime_detach(rt, ida), -ENOENT, "a's chain is gone");
+	ASSERT_EQ(victim_do(&v, 'C'), 1, "the task that left b runs its allowed calls");
+	ASSERT_EQ(victim_do(&v, 'A'), 0, "and b's chain still kills its denied one");
+	(void)idb;
+out:
+	finish(&v, rt, a, b, top);
+}

@@ -300,9 +300,10 @@ static int nothing_to_judge(struct sf_runtime *rt)
 
 int sf_runtime_reap_chains(struct sf_runtime *rt)
 {
-	int nice = sf_rt_lock_unniced(rt), freed = sf_rt_nodes_reap(rt);
+	int nice = sf_rt_lock_unniced(rt), gone = sf_rt_slots_release_gone(rt), freed;
 
-	if (freed)
+	freed = sf_rt_nodes_reap(rt);
+	if (freed || gone > 0)
 		sf_rt_save_state(rt);
 	sf_rt_unlock_reniced(rt, nice);
 	return freed;

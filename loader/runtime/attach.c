@@ -360,6 +360,7 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 						SF_ATTACH_LOADED), 0, kcount);
 	if (!op->node)
 		return -ENOMEM;
+	op->node->cgroup_only = false; /* a task's too now */
 	/* A new chain is built without the lock (sf_runtime_attach_to()),
 	 * and installed on the next round if this round, with everything
 	 * read again, still wants that chain. */

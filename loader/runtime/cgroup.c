@@ -416,6 +416,8 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	}
 	if (!node->slot && (err = sf_rt_node_load(rt, node)))
 		goto undo;
+	/* Its own id: no task's attach finds it but as a parent. */
+	node->cgroup_only = true;
 	sf_rt_spare_wish(rt, node, kcount);
 	err = cg_rebase_below(rt, c, node, at_exec);
 	if (err)

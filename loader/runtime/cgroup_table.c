@@ -60,6 +60,7 @@ void sf_rt_cg_remove(struct sf_runtime *rt, struct sf_cgroup *c)
 		;
 	*pp = c->next;
 	cg_free(c);
+	rt->cg_gone++;
 }
 
 void sf_rt_cg_free_all(struct sf_runtime *rt)

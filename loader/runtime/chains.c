@@ -290,6 +290,38 @@ static int collect_slots(struct sf_runtime *rt)
 	return 0;
 }
 
+int sf_rt_slots_release_gone(struct sf_runtime *rt)
+{
+	bool unused[SF_MAX_CHAINS];
+	struct sf_node *gone[SF_MAX_CHAINS];
+	size_t i, n = 0;
+	int err;
+
+	/* Cgroups found gone by the attaches, which prune them: no stat of
+	 * every cgroup at each call. */
+	if (rt->cg_gone == rt->cg_gone_seen)
+		return 0;
+	err = sf_rt_slots_unused(rt, unused);
+	if (err <= 0)
+		return err;
+	rt->cg_gone_seen = rt->cg_gone;
+	for (i = 1; i < SF_MAX_CHAINS; i++)
+		if (unused[i] && rt->slots[i]->cgroup_only && !rt->slots[i]->spare)
+			gone[n++] = rt->slots[i];
+	if (!n)
+		return 0;
+	/* As collect_slots(): a task moved away may still hold the slot
+	 * number in its dispatcher. */
+	err = sf_rt_quiesce(rt);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		sf_rt_cg_forget_slot(rt, gone[i]->slot);
+		release_slot(rt, gone[i]);
+	}
+	return (int)n;
+}
+
 static int alloc_slot(struct sf_runtime *rt)
 {
 	int i, pass, err;

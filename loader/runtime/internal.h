@@ -123,6 +123,9 @@ struct sf_node {
 					asked for it since: once nothing refers
 					to it, sf_rt_nodes_reap() frees it */
 	bool kept;                   /* sf_rt_nodes_reap()'s mark */
+	bool cgroup_only;            /* made for a cgroup attach and given to no
+					task's: once its cgroup is gone and no
+					task has it, its slot is given back */
 };
 
 struct sf_cg_app {                   /* one sf_cg_append entry */
@@ -213,6 +216,8 @@ struct sf_runtime {
 	struct sf_node *spare_of;
 	int spare_kcount;
 	uint64_t released, reaped;   /* slots given back; as of the last reap */
+	uint64_t cg_gone, cg_gone_seen; /* cgroup records removed; as of the last
+					   sf_rt_slots_release_gone() */
 	int building;                /* builds begun and not freed (atomic):
 					sf_rt_nodes_reap() frees nothing while
 					one may hold a node without the lock */
@@ -444,6 +449,12 @@ void sf_rt_spare_wish(struct sf_runtime *rt, struct sf_node *node, int kcount);
  * many it freed. rt->lock held, by the thread that also builds spares,
  * searched forms and tables, so that no build of its holds one. */
 int sf_rt_nodes_reap(struct sf_runtime *rt);
+/* Gives back the slots of cgroup-only chains whose cgroups are gone, once
+ * no task has them (as slots running short would, but at once and only
+ * for those): the state file, written at every attach, then holds the
+ * chains of live containers, not of every container since the last
+ * shortage. How many. rt->lock held. */
+int sf_rt_slots_release_gone(struct sf_runtime *rt);
 /* rt->lock taken by a thread that may run at a low priority: it holds it
  * at nice 0 where it may (returns the nice to restore). */
 int sf_rt_lock_unniced(struct sf_runtime *rt);
