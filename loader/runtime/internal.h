@@ -16,8 +16,9 @@
  *      dispatch.c      the programs attached on demand: dispatcher, LSM, reply
  *   2  cgroup_table.c  the attached cgroups as records, and the maps that mirror them
  *   3  state.c         the state file: chains and cgroups, saved and read back
+ *      table.c         a chain's action table: each number's constant verdict
  *   4  chains.c        chain nodes, PROG_ARRAY slots, loading a chain, the action table
- *                      -> chain_emit, iter, cgroup_table, state
+ *                      -> chain_emit, iter, cgroup_table, state, table
  *   5  attach.c        attach to a thread or a thread group (TSYNC)
  *      cgroup.c        attach to a cgroup; queued joins
  *      admin.c         detach, replace, the idle check
@@ -435,6 +436,10 @@ int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b);
 void sf_rt_build_free(struct sf_chain_build *b);
 /* All three with rt->lock held throughout. 0 or -errno. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* count rows of the action table of the chain cf/fp (n filters, oldest
+ * first) from row first on, into out (table.c). */
+void sf_rt_fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
+		     const struct sock_fprog *fp, size_t n, int first, int count);
 /* The spare of the chain (parent, insns, flags), loaded, given up as a
  * spare (it is now the caller's node), or NULL; and the wish for the next
  * one after an attach gave a cgroup node, which sf_runtime_make_spares()
