@@ -76,6 +76,13 @@ static void finish(struct victim *v, struct sf_runtime *rt, char *cg1, char *cg2
 			rmdir(cgs[i]);
 }
 
+/* top/name made, its path into out; false with the test failed. */
+static bool subcg(char *out, size_t size, const char *top, const char *name)
+{
+	snprintf(out, size, "%s/%s", top, name);
+	return ASSERT_OK(mkdir(out, 0755) ? -errno : 0, "mkdir a sub-cgroup");
+}
+
 TEST(a_second_cgroup_of_a_filter_takes_the_spare_loaded_after_the_first_and_is_confined_by_it)
 {
 	struct sock_fprog p = progs_kill_on(kill_ppid, 4, SYS_getppid);
@@ -122,8 +129,7 @@ TEST(a_spare_is_given_to_the_same_filter_below_the_same_parent_only)
 
 	if (!tcg_make(a, sizeof(a), "sfspare-p") || !tcg_make(b, sizeof(b), "sfspare-o"))
 		goto out;
-	snprintf(sub, sizeof(sub), "%s/inner", a);
-	if (!ASSERT_OK(mkdir(sub, 0755) ? -errno : 0, "mkdir a sub-cgroup"))
+	if (!subcg(sub, sizeof(sub), a, "inner"))
 		goto out;
 	if (!(rt = open_rt()) ||
 	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &pp, 0, NULL, &e), "attach getppid's") ||
@@ -209,8 +215,7 @@ TEST(chains_of_removed_cgroups_are_freed_once_their_slots_are_taken_back)
 	ASSERT_TRUE(freed >= 8, "the chains whose slots were taken back are freed");
 	ASSERT_EQ(sf_runtime_reap_chains(rt), 0, "and nothing more");
 	ASSERT_EQ(sf_runtime_detach(rt, first), -ENOENT, "the first one's id names nothing now");
-	snprintf(cg, sizeof(cg), "%s/last", top);
-	if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir") ||
+	if (!subcg(cg, sizeof(cg), top, "last") ||
 	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, cg, &p, 0, NULL, &e), "attach once more"))
 		goto out;
 	ASSERT_EQ(joiner_getppid(cg, &v), 0, "and its joiner is judged");
@@ -229,17 +234,14 @@ TEST(a_gone_cgroups_chain_gives_its_slot_back_unless_a_task_that_left_still_has_
 	struct victim v = { 0 };
 	char top[512] = "", a[600] = "", b[600] = "";
 	struct c2e_error e;
-	uint32_t ida = 0, idb = 0;
+	uint32_t ida = 0;
 	int n;
 
 	if (!tcg_make(top, sizeof(top), "sfspare-left") || !(rt = open_rt()))
 		goto out;
-	snprintf(a, sizeof(a), "%s/a", top);
-	snprintf(b, sizeof(b), "%s/b", top);
-	if (!ASSERT_OK(mkdir(a, 0755) ? -errno : 0, "mkdir a") ||
-	    !ASSERT_OK(mkdir(b, 0755) ? -errno : 0, "mkdir b") ||
+	if (!subcg(a, sizeof(a), top, "a") || !subcg(b, sizeof(b), top, "b") ||
 	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, &ida, &e), "attach a") ||
-	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, 0, &idb, &e), "attach b"))
+	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, 0, NULL, &e), "attach b"))
 		goto out;
 	/* b's task leaves it for the parent, then b goes; a goes empty. */
 	if (!ASSERT_TRUE(victim_start(&v), "victim") || !ASSERT_TRUE(tcg_move(b, v.pid), "join b") ||
@@ -249,8 +251,7 @@ TEST(a_gone_cgroups_chain_gives_its_slot_back_unless_a_task_that_left_still_has_
 	ASSERT_OK(rmdir(b) ? -errno : 0, "remove b");
 	a[0] = b[0] = '\0';
 	/* The attaches notice cgroups gone; so does this one (c). */
-	snprintf(a, sizeof(a), "%s/c", top);
-	if (!ASSERT_OK(mkdir(a, 0755) ? -errno : 0, "mkdir c") ||
+	if (!subcg(a, sizeof(a), top, "c") ||
 	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, NULL, &e), "attach c"))
 		goto out;
 	while ((n = sf_runtime_reap_chains(rt)) > 0)
@@ -258,7 +259,6 @@ TEST(a_gone_cgroups_chain_gives_its_slot_back_unless_a_task_that_left_still_has_
 	ASSERT_EQ(sf_runtime_detach(rt, ida), -ENOENT, "a's chain is gone");
 	ASSERT_EQ(victim_do(&v, 'C'), 1, "the task that left b runs its allowed calls");
 	ASSERT_EQ(victim_do(&v, 'A'), 0, "and b's chain still kills its denied one");
-	(void)idb;
 out:
 	finish(&v, rt, a, b, top);
 }

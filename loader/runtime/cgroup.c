@@ -406,7 +406,7 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	 * loaded after the last cgroup that got this filter has one, and
 	 * spares this attach the kernel's verification. */
 	flags &= ~(SF_ATTACH_TSYNC | SF_ATTACH_AT_EXEC);
-	node = sf_rt_spare_take(rt, c->base, prog->filter, prog->len, flags);
+	node = sf_rt_spare_take(rt, c->base, prog->filter, prog->len, flags, true);
 	if (!node)
 		node = sf_rt_node_get(rt, c->base, prog->filter, prog->len, flags,
 				      rt->next_id, kcount);

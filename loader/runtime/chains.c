@@ -39,6 +39,15 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* Whether n is the chain (parent, insns, flags) of that hash. */
+static bool node_is(const struct sf_node *n, const struct sf_node *parent,
+		    const struct sock_filter *insns, size_t len, unsigned int flags,
+		    uint64_t hash)
+{
+	return n->hash == hash && n->parent == parent && n->len == len && n->flags == flags &&
+	       !n->dead && memcmp(n->insns, insns, len * sizeof(*insns)) == 0;
+}
+
 static struct sf_node *node_find(struct sf_runtime *rt, struct sf_node *parent,
 				 const struct sock_filter *insns, size_t len,
 				 unsigned int flags, uint64_t hash, uint32_t id)
@@ -46,9 +55,8 @@ static struct sf_node *node_find(struct sf_runtime *rt, struct sf_node *parent,
 	struct sf_node *n;
 
 	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
-		if (n->hash == hash && n->parent == parent && n->len == len &&
-		    n->flags == flags && !n->dead && !n->spare && (!id || n->id == id) &&
-		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0)
+		if (!n->spare && (!id || n->id == id) &&
+		    node_is(n, parent, insns, len, flags, hash))
 			return n;
 	return NULL;
 }
@@ -98,16 +106,15 @@ struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
 }
 
 struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
-				 const struct sock_filter *insns, size_t len, unsigned int flags)
+				 const struct sock_filter *insns, size_t len, unsigned int flags,
+				 bool take)
 {
 	uint64_t hash = node_hash(parent, flags, insns, len);
 	struct sf_node *n;
 
 	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
-		if (n->spare && n->slot && !n->dead && n->hash == hash &&
-		    n->parent == parent && n->len == len && n->flags == flags &&
-		    memcmp(n->insns, insns, len * sizeof(*insns)) == 0) {
-			n->spare = false;
+		if (n->spare && n->slot && node_is(n, parent, insns, len, flags, hash)) {
+			n->spare = !take;
 			return n;
 		}
 	return NULL;
@@ -252,74 +259,66 @@ static int by_last_use(const void *a, const void *b)
 	return x->last_use < y->last_use ? -1 : x->last_use > y->last_use;
 }
 
-/* Frees slots of chains no task has (an iteration over all tasks): the
- * older half of them by their last attach, at least one. A chain attached
- * again and again (a service's, a container image's) thus stays loaded
- * while another uid attaches chain after chain that is never reused, and
- * its next attach is not one more verification. */
-static int collect_slots(struct sf_runtime *rt)
+/*
+ * Gives back slots of chains no task and no cgroup has (an iteration over
+ * all tasks). As slots run short: the older half of them by their last
+ * attach, at least one, so that a chain attached again and again (a
+ * service's, a container image's) stays loaded while another uid attaches
+ * chain after chain that is never reused, and its next attach is not one
+ * more verification; -ENOSPC when none is unused. gone_only: every one of
+ * a gone cgroup's chain (made for a cgroup, given to no task's attach, not
+ * a spare), whose id nothing can attach again. How many, or -errno.
+ */
+static int give_back(struct sf_runtime *rt, bool gone_only)
 {
 	bool unused[SF_MAX_CHAINS];
 	struct sf_node *idle[SF_MAX_CHAINS];
 	int err = sf_rt_slots_unused(rt, unused);
-	size_t i, n_idle = 0;
+	size_t i, n = 0, k;
 
 	if (err < 0)
 		return err;
-	if (!err)
-		return -ENOSPC;
 	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (unused[i])
-			idle[n_idle++] = rt->slots[i];
+		if (unused[i] && (!gone_only || (rt->slots[i]->cgroup_only &&
+						 !rt->slots[i]->spare)))
+			idle[n++] = rt->slots[i];
+	if (!n)
+		return gone_only ? 0 : -ENOSPC;
 	/* A task the last attach moved away from a slot may still be in
 	 * its dispatcher with the old slot number in hand. */
 	err = sf_rt_quiesce(rt);
 	if (err)
 		return err;
-	qsort(idle, n_idle, sizeof(*idle), by_last_use);
+	k = n;
+	if (!gone_only) {
+		qsort(idle, n, sizeof(*idle), by_last_use);
+		k = (n + 1) / 2;
+	}
 	/* No task has these slots: their PROG_ARRAY entries stay until the
 	 * slots' next installs replace them. Every change of an entry
 	 * patches the dispatcher's direct tail call to it
 	 * (prog_array_map_poke_run()): 0.7 ms an entry measured on 6.18,
 	 * which for up to 255 entries at once, under rt->lock, made
 	 * everyone wait for a fifth of a second. */
-	for (i = 0; i < (n_idle + 1) / 2; i++) {
+	for (i = 0; i < k; i++) {
 		sf_rt_cg_forget_slot(rt, idle[i]->slot);
 		release_slot(rt, idle[i]);
 	}
-	return 0;
+	return (int)k;
 }
 
 int sf_rt_slots_release_gone(struct sf_runtime *rt)
 {
-	bool unused[SF_MAX_CHAINS];
-	struct sf_node *gone[SF_MAX_CHAINS];
-	size_t i, n = 0;
-	int err;
+	int r;
 
 	/* Cgroups found gone by the attaches, which prune them: no stat of
 	 * every cgroup at each call. */
 	if (rt->cg_gone == rt->cg_gone_seen)
 		return 0;
-	err = sf_rt_slots_unused(rt, unused);
-	if (err <= 0)
-		return err;
-	rt->cg_gone_seen = rt->cg_gone;
-	for (i = 1; i < SF_MAX_CHAINS; i++)
-		if (unused[i] && rt->slots[i]->cgroup_only && !rt->slots[i]->spare)
-			gone[n++] = rt->slots[i];
-	if (!n)
-		return 0;
-	/* As collect_slots(): a task moved away may still hold the slot
-	 * number in its dispatcher. */
-	err = sf_rt_quiesce(rt);
-	if (err)
-		return err;
-	for (i = 0; i < n; i++) {
-		sf_rt_cg_forget_slot(rt, gone[i]->slot);
-		release_slot(rt, gone[i]);
-	}
-	return (int)n;
+	r = give_back(rt, true);
+	if (r >= 0)
+		rt->cg_gone_seen = rt->cg_gone;
+	return r;
 }
 
 static int alloc_slot(struct sf_runtime *rt)
@@ -330,8 +329,8 @@ static int alloc_slot(struct sf_runtime *rt)
 		for (i = 1; i < SF_MAX_CHAINS; i++)
 			if (!rt->slots[i])
 				return i;
-		err = collect_slots(rt);
-		if (err)
+		err = give_back(rt, false);
+		if (err < 0)
 			return err;
 	}
 	return -ENOSPC;

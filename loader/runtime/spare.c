@@ -20,23 +20,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <string.h>
-
-/* Whether a loaded spare of n's chain exists. */
-static bool has_spare(struct sf_runtime *rt, const struct sf_node *n)
-{
-	size_t i;
-
-	for (i = 1; i < SF_MAX_CHAINS; i++) {
-		const struct sf_node *s = rt->slots[i];
-
-		if (s && s->spare && !s->dead && s->hash == n->hash && s->parent == n->parent &&
-		    s->len == n->len && s->flags == n->flags &&
-		    !memcmp(s->insns, n->insns, n->len * sizeof(*n->insns)))
-			return true;
-	}
-	return false;
-}
 
 int sf_runtime_make_spares(struct sf_runtime *rt)
 {
@@ -47,7 +30,8 @@ int sf_runtime_make_spares(struct sf_runtime *rt)
 	nice = sf_rt_lock_unniced(rt);
 	of = rt->spare_of;
 	rt->spare_of = NULL;
-	if (!of || of->dead || (of->parent && of->parent->dead) || has_spare(rt, of)) {
+	if (!of || of->dead || (of->parent && of->parent->dead) ||
+	    sf_rt_spare_take(rt, of->parent, of->insns, of->len, of->flags, false)) {
 		sf_rt_unlock_reniced(rt, nice);
 		return 0;
 	}
