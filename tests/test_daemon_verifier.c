@@ -12,7 +12,10 @@
  *     (100 ms on the host, 2 s in the emulated guest);
  *   - a uid's attaches that go off the loop one at a time still meet its
  *     limits exactly: eight at once, by eight processes, of a uid allowed
- *     three filters, give three filters and five ENOSPC.
+ *     three filters, give three filters and five ENOSPC;
+ *   - an admin's cgroup attach (a container's hook) of a filter never
+ *     loaded is verified off the loop too: STATUS sent meanwhile is
+ *     answered, again and again, before the attach is.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -20,10 +23,13 @@
 #include "sfclient.h"
 #include "proto.h"
 #include "flood.h"
+#include "admin.h"
+#include "cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,4 +202,81 @@ TEST(a_uids_attaches_verified_one_at_a_time_still_meet_its_limit_exactly)
 	close(go[1]);
 	close(rep[0]);
 	close(rep[1]);
+}
+
+/* One ADMIN_ATTACH to a cgroup, on a thread: its reply and when it came. */
+struct cg_attach {
+	int fd;
+	const char *cgroup;
+	struct sock_fprog prog;
+	struct sf_client_reply reply;
+	int r;
+	double end_ms;
+	int done;
+};
+
+static void *cg_attach_run(void *arg)
+{
+	struct cg_attach *a = arg;
+
+	a->r = sf_client_admin_attach_fd(a->fd, 0, -1, a->cgroup, a->prog.filter, a->prog.len,
+					 0, &a->reply);
+	a->end_ms = test_now_ms();
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+TEST(an_admins_cgroup_attach_of_a_filter_never_loaded_is_verified_off_the_loop)
+{
+	static struct sock_filter f[FLOOD_INSNS];
+	struct cg_attach a = { 0 };
+	double t0, worst = 0, took;
+	int statuses = 0;
+	char cg[256];
+	pthread_t t;
+	SFD_AUTO;
+
+	if (!tcg_make(cg, sizeof(cg), "sfverify-cg"))
+		return;
+	if (!sfd_start_sfilterd(&dm, false))
+		goto out;
+	/* Costly to verify: every branch a path for the verifier. The
+	 * connection greeted first, so that the request comes at once. */
+	a = (struct cg_attach){ .fd = sf_client_connect(dm.sock, &a.reply), .cgroup = cg,
+				.prog = flood_filter(f, 0) };
+	if (!ASSERT_GE(a.fd, 0, "connect"))
+		goto out;
+	t0 = test_now_ms();
+	if (!ASSERT_OK(pthread_create(&t, NULL, cg_attach_run, &a), "start the attach"))
+		goto out;
+	while (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
+		struct sf_msg_hdr h;
+		double s0 = test_now_ms();
+
+		if (!ASSERT_EQ(sfd_request(dm.sock, &h, SF_MSG_STATUS, sizeof(h), NULL, NULL), 0,
+			       "STATUS is answered"))
+			break;
+		/* Only those sent while the attach was still unanswered. */
+		if (!__atomic_load_n(&a.done, __ATOMIC_ACQUIRE)) {
+			statuses++;
+			if (test_now_ms() - s0 > worst)
+				worst = test_now_ms() - s0;
+		}
+	}
+	pthread_join(t, NULL);
+	close(a.fd);
+	took = a.end_ms - t0;
+	test_log("cgroup attach of a %u-instruction filter never loaded: %.1f ms; %d STATUS "
+		 "answered meanwhile, the slowest in %.1f ms\n", a.prog.len, took, statuses,
+		 worst);
+	if (!ASSERT_EQ(a.r, 0, "the cgroup attach succeeds"))
+		test_log("%s\n", a.reply.message);
+	ASSERT_TRUE(strstr(a.reply.message, "attached to cgroup") != NULL,
+		    "the reply names the cgroup");
+	/* On the loop, a STATUS sent during the verification waits for the
+	 * rest of it: one at most would be answered meanwhile. */
+	ASSERT_GE(statuses, 3, "STATUS was answered while the attach was verified");
+out:
+	sfd_stop(&dm);
+	rmdir(cg);
 }

@@ -135,8 +135,8 @@ static void attach_done(struct verify_job *j)
 	const struct sf_admin_attach_req *req = (const void *)j->req;
 	struct json_object *o = json_object_new_object();
 	char msg[SF_PROTO_MAX_TEXT] = "";
-	int error = attach_result(req, NULL, j->ident.tgid, j->r, j->id, &j->cerr, j->uid, o,
-				  msg, sizeof(msg));
+	int error = attach_result(req, j->cgroup, j->ident.tgid, j->r, j->id, &j->cerr, j->uid,
+				  o, msg, sizeof(msg));
 
 	if (sfd.verbose || !error)
 		diag("pid %d uid %u request %u type %u: %s%s%s", j->c->pid, j->uid, j->rid,
@@ -144,7 +144,7 @@ static void attach_done(struct verify_job *j)
 		     msg[0] ? ": " : "", msg);
 	if (!error)
 		admin_record(SF_MSG_ADMIN_ATTACH, j->c, j->uid, msg);
-	metrics_attach(MK_PID, error, j->t0_ns);
+	metrics_attach(j->cgroup ? MK_CGROUP : MK_PID, error, j->t0_ns);
 	if (!error && (req->flags & SF_ATTACH_COUNT))
 		metrics_counted(j->id);
 	reply_json(j->c, j->rid, error, error ? 0 : j->id, 0, o, msg);
@@ -174,22 +174,26 @@ static int attach_now(struct client *c, struct sf_admin_attach_req *req, size_t 
 	prog.filter = req->insns;
 	memset(&cerr, 0, sizeof(cerr));
 	if (path)
-		r = sf_runtime_attach_cgroup(sfd.rt, path, &prog, req->flags, id, &cerr);
+		r = sf_runtime_attach_cgroup(sfd.rt, path, &prog, req->flags | SF_ATTACH_LOADED,
+					     id, &cerr);
 	else
 		r = sf_runtime_attach_to(sfd.rt, &tg, &prog, req->flags | SF_ATTACH_LOADED, id,
 					 &cerr);
-	if (r != -EINPROGRESS || path)
+	if (r != -EINPROGRESS)
 		return attach_result(req, path, ident.tgid, r, *id, &cerr, by, o, msg, msz);
 	/* A chain that is not loaded yet is loaded off the loop (verify.c). */
 	if (!(j = verify_job_new(&req->hdr))) {
 		set_msg(msg, msz, "out of memory");
 		return ENOMEM;
 	}
+	/* The job's copy of the request: the path's place in it. */
+	if (path)
+		path = (const char *)j->req + (path - (const char *)req);
 	req = (struct sf_admin_attach_req *)j->req;
 	*j = (struct verify_job){ .c = c, .uid = by, .rid = req->hdr.request_id, .admin = true,
 				  .done = attach_done, .tg = tg, .ident = ident,
 				  .flags = req->flags, .prog = { prog.len, req->insns },
-				  .t0_ns = t0 };
+				  .cgroup = path, .t0_ns = t0 };
 	verify_submit(j);
 	return REPLY_LATER;
 }

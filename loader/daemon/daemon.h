@@ -269,6 +269,7 @@ struct verify_job {
 	struct sf_target tg;         /* tg.process: &ident */
 	struct sf_identity ident;
 	struct sock_fprog prog;      /* its filter is in req */
+	const char *cgroup;          /* an ADMIN_ATTACH's cgroup path (in req), or NULL */
 	unsigned int flags;
 	int r;                       /* the call's return, *id, *err */
 	uint32_t id;

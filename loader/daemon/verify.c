@@ -6,10 +6,11 @@
  * filter, hundreds under emulation. On the loop, a uid sending such
  * attaches as fast as its rate allows would make everyone else wait. So:
  *
- *   - ATTACH and ADMIN_ATTACH ask the runtime first with SF_ATTACH_LOADED:
- *     a chain already loaded is attached on the loop, as before; one that
- *     is not becomes a job for the verifier's thread, and its connection is
- *     held (nothing more is read from it) until it is answered.
+ *   - ATTACH and ADMIN_ATTACH (to a process or to a cgroup) ask the
+ *     runtime first with SF_ATTACH_LOADED: a chain already loaded (or a
+ *     cgroup's spare) is attached on the loop, as before; one that is not
+ *     becomes a job for the verifier's thread, and its connection is held
+ *     (nothing more is read from it) until it is answered.
  *   - The verifier makes the jobs' runtime calls, which load the program
  *     without the runtime's lock (loader/runtime/chains.c), so that STATUS,
  *     PS and the attaches of loaded chains go on meanwhile.
@@ -150,7 +151,10 @@ static void *verifier(void *arg)
 		pthread_mutex_unlock(&v.lock);
 
 		j->started_ns = metrics_now_ns();
-		j->r = sf_runtime_attach_to(sfd.rt, &j->tg, &j->prog, j->flags, &j->id, &j->cerr);
+		j->r = j->cgroup ? sf_runtime_attach_cgroup(sfd.rt, j->cgroup, &j->prog, j->flags,
+							    &j->id, &j->cerr) :
+			   sf_runtime_attach_to(sfd.rt, &j->tg, &j->prog, j->flags, &j->id,
+						&j->cerr);
 		j->ended_ns = metrics_now_ns();
 
 		pthread_mutex_lock(&v.lock);

@@ -605,10 +605,6 @@ static int attach_locked(struct sf_runtime *rt, const struct sf_target *tg,
 	return attach_end(&op, err, filter_id);
 }
 
-/* Rounds of an attach whose new chain changed while it was built (the
- * caller's chain changed meanwhile) before it gives up with -EAGAIN. */
-#define BUILD_ROUNDS 4
-
 int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 			 const struct sock_fprog *prog, unsigned int flags,
 			 uint32_t *filter_id, struct c2e_error *err)
@@ -640,16 +636,11 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 		ret = attach_locked(rt, tg, prog, flags, filter_id, &build);
 		if (ret != -EINPROGRESS || (flags & SF_ATTACH_LOADED))
 			break;
-		if (round == BUILD_ROUNDS) {
-			ret = -EAGAIN;
-			break;
-		}
-		pthread_mutex_unlock(&rt->lock);
-		ret = sf_rt_build_run(rt, &build);
+		ret = sf_rt_build_unlocked(rt, &build, round);
 		for (i = 0; i < 3; i++)
 			if (build.ns[i])
 				span_add(tg, (enum sf_span)(SF_SPAN_TRANSLATE + i), build.ns[i]);
-		pthread_mutex_lock(&rt->lock);
+		memset(build.ns, 0, sizeof(build.ns)); /* counted once */
 		if (ret)
 			break;
 	}

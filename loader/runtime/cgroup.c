@@ -353,16 +353,55 @@ static int cg_confine_all(struct sf_runtime *rt, struct sf_cgroup *c, const char
 	return 0;
 }
 
+/* The cgroup's new chain: a spare, the one b was built for when nothing
+ * it stands on changed, else a new node (a fresh id). NULL: ENOMEM, or
+ * (only_loaded) none is loaded and nothing was made. */
+static struct sf_node *cg_chain(struct sf_runtime *rt, struct sf_cgroup *c,
+				const struct sock_fprog *prog, unsigned int flags, int kcount,
+				const struct sf_chain_build *b, bool only_loaded)
+{
+	struct sf_node *node = sf_rt_spare_take(rt, c->base, prog->filter, prog->len, flags,
+						true);
+
+	if (node)
+		return node;
+	if (b->node && !b->node->dead && b->node->parent == c->base)
+		return b->node;
+	if (only_loaded)
+		return NULL;
+	return sf_rt_node_get(rt, c->base, prog->filter, prog->len, flags, rt->next_id,
+			      kcount);
+}
+
+/* The chain's program: built off the lock (b, installed on the next
+ * round), -EINPROGRESS until then; 0 once it is in its slot. */
+static int cg_chain_load(struct sf_runtime *rt, struct sf_node *node,
+			 struct sf_chain_build *b)
+{
+	int err;
+
+	if (node->slot)
+		return 0;
+	err = b->node == node && b->prog_fd >= 0 ? sf_rt_build_install(rt, b) : -ESTALE;
+	if (err != -ESTALE)
+		return err;
+	sf_rt_build_free(b);
+	err = sf_rt_build_begin(rt, node, b);
+	return err ? err : -EINPROGRESS;
+}
+
 static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 				const struct sock_fprog *prog, unsigned int flags,
-				uint32_t *filter_id)
+				uint32_t *filter_id, struct sf_chain_build *b)
 {
+	bool only_loaded = flags & SF_ATTACH_LOADED;
 	struct sf_cgroup *c, *above = NULL;
 	struct sf_node *node;
 	bool fresh = false, done, waits, at_exec;
 	struct stat st;
 	int kcount, err;
 
+	flags &= ~SF_ATTACH_LOADED;
 	/* Before any task can be given a chain with it (a loaded chain may
 	 * be reused, and a detached dispatcher judges nobody). */
 	err = sf_rt_dispatch_on(rt);
@@ -406,15 +445,18 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	 * loaded after the last cgroup that got this filter has one, and
 	 * spares this attach the kernel's verification. */
 	flags &= ~(SF_ATTACH_TSYNC | SF_ATTACH_AT_EXEC);
-	node = sf_rt_spare_take(rt, c->base, prog->filter, prog->len, flags, true);
-	if (!node)
-		node = sf_rt_node_get(rt, c->base, prog->filter, prog->len, flags,
-				      rt->next_id, kcount);
+	node = cg_chain(rt, c, prog, flags, kcount, b, only_loaded);
 	if (!node) {
-		err = -ENOMEM;
+		err = only_loaded ? -EINPROGRESS : -ENOMEM;
 		goto undo;
 	}
-	if (!node->slot && (err = sf_rt_node_load(rt, node)))
+	/* The kernel's verifier runs without the lock (the caller's
+	 * rounds); with only_loaded, not here at all. */
+	if (!node->slot && only_loaded) {
+		err = -EINPROGRESS;
+		goto undo;
+	}
+	if ((err = cg_chain_load(rt, node, b)))
 		goto undo;
 	/* Its own id: no task's attach finds it but as a parent. */
 	node->cgroup_only = true;
@@ -443,16 +485,33 @@ int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 			     const struct sock_fprog *prog, unsigned int flags,
 			     uint32_t *filter_id, struct c2e_error *cerr)
 {
-	int err;
+	struct sf_chain_build build = SF_CHAIN_BUILD_INIT;
+	int err, round;
 
-	if (flags & ~SF_ATTACH_ADMIN_FLAGS)
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_LOADED))
 		return -EINVAL;
-	if (sf_rt_filter_check(prog, flags, cerr))
+	if (sf_rt_filter_check(prog, flags & ~SF_ATTACH_LOADED, cerr))
 		return -EINVAL;
 	if (!cgroup_path)
 		return -EINVAL;
 	pthread_mutex_lock(&rt->lock);
-	err = attach_cgroup_locked(rt, cgroup_path, prog, flags, filter_id);
+	/* As a task's attach: a new chain's program is loaded between two
+	 * rounds, without the lock, and installed by the next round if
+	 * what the chain stands on (the cgroups above) is unchanged. */
+	for (round = 0;; round++) {
+		err = attach_cgroup_locked(rt, cgroup_path, prog, flags, filter_id, &build);
+		if (err != -EINPROGRESS || (flags & SF_ATTACH_LOADED))
+			break;
+		if ((err = sf_rt_build_unlocked(rt, &build, round)))
+			break;
+	}
+	/* A chain built for nobody (a failure, or the cgroups above changed
+	 * meanwhile): the reaper's, unless someone has taken it since. */
+	if (build.node && !build.node->slot && !build.node->released) {
+		build.node->released = true;
+		rt->released++;
+	}
+	sf_rt_build_free(&build);
 	sf_rt_save_state(rt);
 	pthread_mutex_unlock(&rt->lock);
 	return err;

@@ -506,6 +506,18 @@ int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b)
 	return 0;
 }
 
+int sf_rt_build_unlocked(struct sf_runtime *rt, struct sf_chain_build *b, int round)
+{
+	int err;
+
+	if (round == SF_RT_BUILD_ROUNDS)
+		return -EAGAIN;
+	pthread_mutex_unlock(&rt->lock);
+	err = sf_rt_build_run(rt, b);
+	pthread_mutex_lock(&rt->lock);
+	return err;
+}
+
 /* Whether b was made from node's chain as it is: the code never changes,
  * but a counted filter's node gets its counters when it is first loaded. */
 static bool build_current(const struct sf_chain_build *b)

@@ -421,8 +421,16 @@ struct sf_chain_build {
 	uint64_t ns[3], dispatch_ns;
 };
 #define SF_CHAIN_BUILD_INIT { .prog_fd = -1 }
+/* Rounds of an attach whose new chain changed while it was built (the
+ * caller's chain, or a cgroup's above, changed meanwhile) before it gives
+ * up with -EAGAIN. */
+#define SF_RT_BUILD_ROUNDS 4
 int sf_rt_build_begin(struct sf_runtime *rt, struct sf_node *node, struct sf_chain_build *b);
 int sf_rt_build_run(struct sf_runtime *rt, struct sf_chain_build *b);
+/* Between two rounds of an attach (rt->lock held): sf_rt_build_run()
+ * without the lock, so that no other operation waits for the kernel's
+ * verifier; -EAGAIN once round is the last. */
+int sf_rt_build_unlocked(struct sf_runtime *rt, struct sf_chain_build *b, int round);
 int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b);
 /* The searched form of a chain loaded linear: sf_rt_build_begin() with
  * rt->lock held, then with b->search and b->upgrade set, sf_rt_build_run()

@@ -277,7 +277,8 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
  * yet, return -EINPROGRESS having changed nothing, so that the caller can
  * make the call that loads it (the kernel's verifier: milliseconds to tens
  * of them for a large filter) on a thread of its own. Not a protocol
- * flag. Without it the load still runs without the runtime's lock. */
+ * flag. Without it the load still runs without the runtime's lock.
+ * sf_runtime_attach_to() and sf_runtime_attach_cgroup(). */
 #define SF_ATTACH_LOADED       0x20000
 /* A filter of the 2012 interface (PR_ATTACH_SECCOMP_FILTER): over struct
  * user_regs_struct, of the x86-64 ABI or, with SF_ATTACH_RFC_I386, the
@@ -390,7 +391,9 @@ int sf_bpffs_ensure(const char *pin_dir, char *msg, size_t size);
  * of the cgroup and of the attached cgroups above it was attached so:
  * one attached without the flag makes the chain judge from the join.
  * Attaching first forgets attached cgroups whose directory is gone.
- * Returns 0 and the cgroup filter's id. */
+ * With SF_ATTACH_LOADED, -EINPROGRESS having changed nothing when the
+ * chain is neither loaded nor a spare. Returns 0 and the cgroup filter's
+ * id. */
 int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 			     const struct sock_fprog *prog, unsigned int flags,
 			     uint32_t *filter_id, struct c2e_error *err);
