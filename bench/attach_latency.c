@@ -143,10 +143,37 @@ struct result {
 	int rc, err;
 	char msg[200];
 	long long marks[SF_MARK_COUNT], end_ns; /* sf_attach()'s own marks */
+	long faults; /* page faults of the child's threads during the attach */
 };
 
 static double samples[V_COUNT][MAX_SAMPLES];
+static double faults[V_COUNT][MAX_SAMPLES];
 static int verbose;
+
+/* /proc/self/stat as read from fd: its text, "" when unread. */
+static void stat_read(int fd, char *buf, size_t size)
+{
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* The process's page faults (minflt + majflt, all its threads) in a
+ * /proc/PID/stat text, or -1. */
+static long stat_faults(const char *st)
+{
+	const char *p = strrchr(st, ')');
+	long v[9];
+
+	if (!p)
+		return -1;
+	/* After the name: state, ppid, pgrp, session, tty_nr, tpgid,
+	 * flags, minflt, cminflt, majflt. */
+	if (sscanf(p + 1, " %*c %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2],
+		   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8]) != 9)
+		return -1;
+	return v[6] + v[8];
+}
 
 /* The child of one sample: never returns. probe: after attaching, make a
  * call the filter denies (getuid for the 16, getppid(K + 1) for the 300);
@@ -156,13 +183,20 @@ static void child_sample(int wfd, int v, uint32_t k, bool probe)
 	struct sock_fprog p16 = { BENCH_ARRAY_SIZE(f16), f16 };
 	struct sock_fprog p300 = { BENCH_F300_LEN, f300 };
 	struct sock_fprog *p = v == V_SF16 || v == V_K16 ? &p16 : &p300;
+	char st0[512], st1[512];
 	struct result res;
 	double t0, t1;
+	int sfd0, sfd1;
 
 	memset(&res, 0, sizeof(res));
 	f300[BENCH_F300_K_INDEX].k = k; /* this child's copy */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		_exit(10);
+	/* Both opened before: after the attach only read() is sure to be
+	 * allowed (a seq file is made at its first read). */
+	sfd0 = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	sfd1 = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	stat_read(sfd0, st0, sizeof(st0));
 	t0 = bench_now_ns();
 	if (v == V_K16 || v == V_K300)
 		res.rc = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, p);
@@ -170,6 +204,9 @@ static void child_sample(int wfd, int v, uint32_t k, bool probe)
 		res.rc = sf_attach(p, 0);
 	t1 = bench_now_ns();
 	res.err = res.rc ? errno : 0;
+	stat_read(sfd1, st1, sizeof(st1));
+	res.faults = stat_faults(st0) >= 0 && stat_faults(st1) >= 0 ?
+		     stat_faults(st1) - stat_faults(st0) : -1;
 	res.us = (t1 - t0) / 1e3;
 	memcpy(res.marks, sf_client_marks, sizeof(res.marks));
 	res.end_ns = (long long)t1;
@@ -578,6 +615,7 @@ int main(int argc, char **argv)
 			k = v == V_SF300_NEW || v == V_K300 ? next_k++ : 0;
 			have = spans && v < N_SF && read_spans(dm.sock, &a) == 0;
 			samples[v][r] = sample(v, k, false, NULL);
+			faults[v][r] = samples[v][r] >= 0 ? (double)last.faults : -1;
 			failures += samples[v][r] < 0;
 			if (v < N_SF)
 				note_marks(v, r, &last, samples[v][r] >= 0);
@@ -601,12 +639,13 @@ int main(int argc, char **argv)
 	       emulated ? BENCH_EMULATED_NOTE : "", tier,
 	       dm.pin_dir[0] ? "pinned (--pin-dir, state file)" : "unpinned (--no-pin)", n);
 	printf("\n");
-	bench_md_head("variant | what | n | min us | p50 us | p90 us | p99 us", -1);
+	bench_md_head("variant | what | n | min us | p50 us | p90 us | p99 us | "
+		      "page faults, p50", -1);
 	for (v = 0; v < V_COUNT; v++)
-		printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.1f |\n", vnames[v], vdesc[v],
-		       bench_valid(samples[v], n), bench_pct(samples[v], n, 0),
+		printf("| %s | %s | %d | %.1f | %.1f | %.1f | %.1f | %.0f |\n", vnames[v],
+		       vdesc[v], bench_valid(samples[v], n), bench_pct(samples[v], n, 0),
 		       bench_pct(samples[v], n, 0.5), bench_pct(samples[v], n, 0.9),
-		       bench_pct(samples[v], n, 0.99));
+		       bench_pct(samples[v], n, 0.99), bench_pct(faults[v], n, 0.5));
 
 	printf("\n");
 	bench_md_head("comparison | median paired ratio | ratio of p50s", -1);
