@@ -435,14 +435,14 @@ $(OUTPUT)/tests/sftest: $(SF_THREADS)
 
 # --- tests and benches ------------------------------------------------------------
 # Every tests/*.c and tests/lib/*.c links into one static runner; each
-# bench/*.c but bench_util.c and bench_links.c (linked into every bench)
+# bench/*.c but bench_util.c, bench_links.c and bench_moby.c (linked into every bench)
 # is one binary.
 TESTLIB_SRCS := $(wildcard tests/lib/*.c)
 TEST_SRCS := $(wildcard tests/*.c) $(TESTLIB_SRCS)
 TEST_OBJS := $(call obj,$(TEST_SRCS))
 LIBTEST := $(OUTPUT)/libsftest.a
 SFTEST := $(OUTPUT)/tests/sftest
-BENCH_UTIL_SRCS := bench/bench_util.c bench/bench_links.c
+BENCH_UTIL_SRCS := bench/bench_util.c bench/bench_links.c bench/bench_moby.c
 BENCH_SRCS := $(filter-out $(BENCH_UTIL_SRCS),$(wildcard bench/*.c))
 BENCHES := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 # The order of a static link: what calls, then what is called.

@@ -148,6 +148,15 @@ int bench_foreign_tp_links(const uint32_t *own, int n_own, uint32_t skip);
  * and LSM links exist, with a warning on stdout when any do (the figures
  * then are not bare). */
 int bench_bare_check(const char *prog);
+
+struct json_object;
+/* The linux.seccomp object moby makes of the profile file for a container
+ * with caps ("CHOWN,KILL"): defaultAction, defaultErrnoRet, flags, the
+ * native archMap entry's architectures, the entries whose includes and
+ * excludes the container meets (caps, amd64, minKernel against this
+ * kernel) with their names, action, args and errnoRet; no engine-only
+ * keys. NULL when the file does not parse. (bench_moby.c) */
+struct json_object *bench_moby_seccomp(const char *profile, const char *caps);
 /* Returns once none of the links ids[0..n) exists any more (the kernel
  * drops a link after its last reference, maybe from a workqueue), or
  * after about 2 s. */
