@@ -19,6 +19,14 @@
  * children that came and went before are checked too: none may have been
  * killed).
  *
+ * Its cgroup gone: a container's chain gives its slot back once its
+ * cgroup is removed, unless a task still has it. One iteration: a task
+ * that joined an attached cgroup and left it before the cgroup was
+ * removed, forking children while the next attach finds the cgroup gone
+ * and the chains are reaped (sfilterd's filler thread), and another
+ * filter's chain takes the lowest free slot; then it and its children
+ * make the denied call.
+ *
  * Exec right after the join: a process with two threads is moved into an
  * attached cgroup (attached plain, or at exec as the OCI hook attaches a
  * container's), and its second thread, which the BPF side leaves to user
@@ -185,6 +193,164 @@ out:
 	sf_runtime_close(rt);
 	rmdir(in);
 	rmdir(out);
+}
+
+/* ---- the cgroup gone -------------------------------------------------- */
+
+#define GONE_KIDS 6
+
+struct goner {
+	volatile int step;      /* 1 left, 2 fork, 3 stop forking, 4 judge */
+	volatile int at;        /* 1 started, 2 out of the cgroup, 3 done forking */
+	volatile int n_kids;
+	struct bp_flags f, kid[GONE_KIDS];
+	volatile int kid_status[GONE_KIDS];
+};
+
+static struct goner *G; /* two: the task of this iteration and the last's */
+
+static void goner_kid(struct goner *g, int k)
+{
+	while (g->step < 4)
+		bp_allowed_call();
+	g->kid[k].reached = 1;
+	bp_denied_call();
+	g->kid[k].survived = 1;
+	_exit(0);
+}
+
+/* Moved in by the test, it leaves for top, forks while the test reaps,
+ * reaps its children (wait4 is allowed), then makes the denied call. */
+static void goner_body(struct goner *g, const char *top)
+{
+	pid_t kids[GONE_KIDS];
+	int k, st;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	g->at = 1;
+	while (g->step < 1)
+		sched_yield();
+	if (!tcg_move(top, getpid()))
+		_exit(10);
+	g->at = 2;
+	while (g->step < 2)
+		sched_yield();
+	for (k = 0; k < GONE_KIDS && g->step < 3; k++) {
+		kids[k] = fork();
+		if (kids[k] == 0)
+			goner_kid(g, k);
+		g->n_kids = k + 1;
+		bp_allowed_call();
+	}
+	g->at = 3;
+	while (g->step < 4)
+		sched_yield();
+	for (k = 0; k < g->n_kids; k++)
+		g->kid_status[k] = waitpid(kids[k], &st, 0) == kids[k] ? st : -1;
+	bp_allowed_call();
+	g->f.reached = 1;
+	bp_denied_call();
+	g->f.survived = 1;
+	_exit(0);
+}
+
+/* The last iteration's task and children, told to make their calls. */
+static void judge_goner(struct goner *g, pid_t pid, struct bp_tally *t, int i)
+{
+	char what[96];
+	int st, k;
+
+	if (pid <= 0)
+		return;
+	g->step = 3;
+	bp_spin_until(&g->at, 3, 10);
+	g->step = 4;
+	st = bp_wait(pid, 10);
+	snprintf(what, sizeof(what), "iteration %d: the task that left", i);
+	bp_count(t, bp_judge_denied(st, &g->f), st, what);
+	for (k = 0; k < g->n_kids; k++) {
+		snprintf(what, sizeof(what), "iteration %d: its child %d", i, k);
+		bp_count(t, bp_judge_denied(g->kid_status[k], &g->kid[k]), g->kid_status[k], what);
+	}
+}
+
+TEST(bypass_a_task_that_left_a_removed_cgroup_keeps_its_chain_when_the_slot_is_reaped)
+{
+	struct sock_fprog other = progs_kill_on(kill_getuid, 4, SYS_getuid);
+	/* Each iteration keeps one slot more (its decoy's): well below 255. */
+	long i = 0, n = bp_iterations(120, 16);
+	struct sf_runtime *rt = NULL;
+	struct bp_tally t = { 0 };
+	char top[512], cg[600] = "", decoy[600] = "";
+	struct c2e_error e;
+	double t0 = bp_now();
+	pid_t last = 0, pid;
+
+	if (!tcg_make(top, sizeof(top), "sf-bypass-gone"))
+		return;
+	G = bp_shared(2 * sizeof(*G));
+	rt = bp_runtime_open(false);
+	if (!rt || !G)
+		goto out;
+	for (i = 0; i <= n && !test_failed(); i++) {
+		struct goner *g = &G[i % 2], *prev = &G[(i + 1) % 2];
+
+		/* The last task forks while this attach finds its cgroup
+		 * gone and the chains are reaped. */
+		prev->step = 2;
+		snprintf(cg, sizeof(cg), "%s/%ld", top, i);
+		if (!ASSERT_OK(mkdir(cg, 0755) ? -errno : 0, "mkdir") || !attach_cgroup(rt, cg))
+			break;
+		while (sf_runtime_reap_chains(rt) > 0)
+			;
+		/* Another filter's chain, in a cgroup that stays, takes the
+		 * lowest free slot: the one a gone cgroup whose task died gave
+		 * back, or the last task's, were it given back while the task
+		 * has it. */
+		snprintf(decoy, sizeof(decoy), "%s/d%ld", top, i);
+		if (!ASSERT_OK(mkdir(decoy, 0755) ? -errno : 0, "mkdir") ||
+		    !ASSERT_OK(sf_runtime_attach_cgroup(rt, decoy, &other, 0, NULL, &e),
+			       "attach another filter"))
+			break;
+		judge_goner(prev, last, &t, (int)i - 1);
+		last = 0;
+		if (i == n)
+			break;
+		memset((void *)g, 0, sizeof(*g));
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0)
+			goner_body(g, top);
+		if (!ASSERT_TRUE(pid > 0, "fork") || !bp_spin_until(&g->at, 1, 10) ||
+		    !ASSERT_TRUE(tcg_move(cg, pid), "move in")) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			break;
+		}
+		g->step = 1;
+		if (!ASSERT_TRUE(bp_spin_until(&g->at, 2, 10), "the task left") ||
+		    !ASSERT_OK(rmdir(cg) ? -errno : 0, "remove its cgroup")) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			break;
+		}
+		last = pid;
+	}
+	bp_report("cgroup-gone", "a task that left an attached cgroup, since removed, forks "
+		  "while the next attach finds it gone and chains are reaped; it and its "
+		  "children make the denied call", &t, bp_now() - t0);
+out:
+	if (last > 0) {
+		kill(last, SIGKILL);
+		waitpid(last, NULL, 0);
+	}
+	sf_runtime_close(rt);
+	rmdir(cg);
+	for (; i >= 0; i--) {
+		snprintf(decoy, sizeof(decoy), "%s/d%ld", top, i);
+		rmdir(decoy);
+	}
+	rmdir(top);
 }
 
 /* ---- forking during the attach ------------------------------------------ */
