@@ -365,8 +365,10 @@ static struct sf_node *cg_chain(struct sf_runtime *rt, struct sf_cgroup *c,
 
 	if (node)
 		return node;
-	if (b->node && !b->node->dead && b->node->parent == c->base)
+	if (b->node && !b->node->dead && b->node->parent == c->base) {
+		b->node->released = false; /* asked for again, as sf_rt_node_get() says */
 		return b->node;
+	}
 	if (only_loaded)
 		return NULL;
 	return sf_rt_node_get(rt, c->base, prog->filter, prog->len, flags, rt->next_id,

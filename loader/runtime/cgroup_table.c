@@ -60,7 +60,6 @@ void sf_rt_cg_remove(struct sf_runtime *rt, struct sf_cgroup *c)
 		;
 	*pp = c->next;
 	cg_free(c);
-	rt->cg_gone++;
 }
 
 void sf_rt_cg_free_all(struct sf_runtime *rt)
@@ -87,6 +86,8 @@ void sf_rt_cg_prune(struct sf_runtime *rt)
 		c->base = NULL;
 		sf_rt_cg_sync(rt, c);
 		sf_rt_cg_remove(rt, c);
+		/* Its chain may be no one's now (sf_rt_slots_release_gone()). */
+		rt->cg_gone++;
 	}
 }
 

@@ -217,7 +217,7 @@ struct sf_runtime {
 	struct sf_node *spare_of;
 	int spare_kcount;
 	uint64_t released, reaped;   /* slots given back; as of the last reap */
-	uint64_t cg_gone, cg_gone_seen; /* cgroup records removed; as of the last
+	uint64_t cg_gone, cg_gone_seen; /* cgroups found gone; as of the last
 					   sf_rt_slots_release_gone() */
 	int building;                /* builds begun and not freed (atomic):
 					sf_rt_nodes_reap() frees nothing while
