@@ -278,7 +278,7 @@ TEST(bypass_a_task_that_left_a_removed_cgroup_keeps_its_chain_when_the_slot_is_r
 {
 	struct sock_fprog other = progs_kill_on(kill_getuid, 4, SYS_getuid);
 	/* Each iteration keeps one slot more (its decoy's): well below 255. */
-	long i = 0, n = bp_iterations(120, 16);
+	long i = 0, n = bp_iterations(120, 8);
 	struct sf_runtime *rt = NULL;
 	struct bp_tally t = { 0 };
 	char top[512], cg[600] = "", decoy[600] = "";

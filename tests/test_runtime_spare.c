@@ -95,15 +95,23 @@ TEST(a_second_cgroup_of_a_filter_takes_the_spare_loaded_after_the_first_and_is_c
 	uint32_t ida = 0, idb = 0;
 	int before;
 
-	if (!tcg_make(a, sizeof(a), "sfspare-a") || !tcg_make(b, sizeof(b), "sfspare-b"))
+	if (!tcg_make(a, sizeof(a), "sfspare-a") || !tcg_make(b, sizeof(b), "sfspare-b") ||
+	    !(rt = open_rt()))
 		goto out;
-	if (!(rt = open_rt()) ||
-	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, &ida, &e), "attach the first"))
+	/* sfilterd's first ask: loaded chains only. */
+	before = progs_loaded();
+	ASSERT_EQ(sf_runtime_attach_cgroup(rt, a, &p, SF_ATTACH_LOADED, &ida, &e), -EINPROGRESS,
+		  "a chain never loaded: for the verifier's thread");
+	ASSERT_EQ(progs_loaded(), before, "nothing loaded");
+	ASSERT_EQ(joiner_getppid(a, &v), 1, "and the cgroup judges nobody");
+	victim_end(&v);
+	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, &ida, &e), "attach the first"))
 		goto out;
 	ASSERT_EQ(sf_runtime_make_spares(rt), 1, "a spare loaded after it");
 	ASSERT_EQ(sf_runtime_make_spares(rt), 0, "and no second one");
 	before = progs_loaded();
-	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, 0, &idb, &e), "attach the second"))
+	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, SF_ATTACH_LOADED, &idb, &e),
+		       "attach the second, loaded chains only"))
 		goto out;
 	ASSERT_EQ(progs_loaded(), before, "the second attach loaded no program");
 	ASSERT_NEQ(idb, ida, "each cgroup's filter has an id of its own");
@@ -115,38 +123,6 @@ TEST(a_second_cgroup_of_a_filter_takes_the_spare_loaded_after_the_first_and_is_c
 	ASSERT_EQ(joiner_getppid(b, &v), 0, "the second cgroup still judges");
 	victim_end(&v);
 	ASSERT_EQ(joiner_getppid(a, &v), 1, "the first no longer does");
-out:
-	finish(&v, rt, a, b, NULL);
-}
-
-TEST(a_cgroup_attach_for_loaded_chains_only_changes_nothing_when_the_chain_is_new)
-{
-	struct sock_fprog p = progs_kill_on(kill_ppid, 4, SYS_getppid);
-	struct sf_runtime *rt = NULL;
-	struct victim v = { 0 };
-	char a[512] = "", b[512] = "";
-	struct c2e_error e;
-	uint32_t ida = 0, idb = 0;
-	int before;
-
-	if (!tcg_make(a, sizeof(a), "sfloaded-a") || !tcg_make(b, sizeof(b), "sfloaded-b") ||
-	    !(rt = open_rt()))
-		goto out;
-	before = progs_loaded();
-	ASSERT_EQ(sf_runtime_attach_cgroup(rt, a, &p, SF_ATTACH_LOADED, &ida, &e), -EINPROGRESS,
-		  "a chain never loaded: for the verifier's thread");
-	ASSERT_EQ(progs_loaded(), before, "nothing loaded");
-	ASSERT_EQ(joiner_getppid(a, &v), 1, "and the cgroup judges nobody");
-	victim_end(&v);
-	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, &ida, &e), "then the whole attach"))
-		goto out;
-	ASSERT_EQ(joiner_getppid(a, &v), 0, "its joiner dies on the denied call");
-	victim_end(&v);
-	ASSERT_EQ(sf_runtime_make_spares(rt), 1, "a spare loaded after it");
-	ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, SF_ATTACH_LOADED, &idb, &e),
-		  "the next cgroup takes the spare at the first ask");
-	ASSERT_NEQ(idb, ida, "under an id of its own");
-	ASSERT_EQ(joiner_getppid(b, &v), 0, "and its joiner dies on the denied call");
 out:
 	finish(&v, rt, a, b, NULL);
 }
