@@ -69,12 +69,14 @@ static __always_inline bool budget_take(__u64 *tat)
 	return true;
 }
 
+enum admit { ADMIT_YES, ADMIT_OVER_BUDGET, ADMIT_RING_FULL };
+
 /* Whether an event may go to the ring buffer: within its account's
  * budget for its class, and while the ring holds no more than its kind may
  * fill (SF_EVENTS_LOGGED_MAX, SF_EVENTS_DENIED_MAX): what is above stays
  * for denials and kills, and the last of it for kills alone. A drop is
  * counted for the account and in all. */
-static __always_inline bool event_admitted(struct who *w, __u16 taken)
+static __always_inline enum admit event_admit(struct who *w, __u16 taken)
 {
 	__u32 cls = SF_EV_CLASS(taken);
 	struct sf_acct *a = w->a;
@@ -83,7 +85,7 @@ static __always_inline bool event_admitted(struct who *w, __u16 taken)
 	if (a && !budget_take(&a->tat[cls & 1])) {
 		__sync_fetch_and_add(&a->budget_dropped[cls & 1], 1);
 		__sync_fetch_and_add(&sf_events_dropped, 1);
-		return false;
+		return ADMIT_OVER_BUDGET;
 	}
 	if (cls == SF_EV_LOGGED)
 		fill = SF_EVENTS_LOGGED_MAX;
@@ -93,9 +95,14 @@ static __always_inline bool event_admitted(struct who *w, __u16 taken)
 		if (a)
 			__sync_fetch_and_add(&a->ring_dropped[cls & 1], 1);
 		__sync_fetch_and_add(&sf_events_dropped, 1);
-		return false;
+		return ADMIT_RING_FULL;
 	}
-	return true;
+	return ADMIT_YES;
+}
+
+static __always_inline bool event_admitted(struct who *w, __u16 taken)
+{
+	return event_admit(w, taken) == ADMIT_YES;
 }
 
 /* n events sfilterd made, charged to their account's budget at once
@@ -141,10 +148,13 @@ int sf_charge(struct sf_charge *c)
  * true when it makes one, which then carries *total and *first (0 and 0:
  * not folded, as when there is no entry to be had). Of the calls after an
  * interval, the one that moves next_ns on (compare-and-swap) makes the
- * event; the others meanwhile only count. A key is made only for an
- * admitted event: sf_agg is shared, and an account past its budget must
- * not evict other accounts' keys (and the calls they hold that no event
- * carried yet) faster than its budget lets it make events. */
+ * event; the others meanwhile only count. A key is made only for a call
+ * within its account's budget: sf_agg is shared, and an account past its
+ * budget must not evict other accounts' keys (and the calls they hold
+ * that no event carried yet) faster than its budget lets it make events.
+ * One whose event the full ring refused is made all the same: else every
+ * call of an account within its budget would be lost while another
+ * account's events fill the ring. */
 struct agg_what {
 	__u32 ret, filter_id;
 	__u16 flags, taken, err;
@@ -174,8 +184,13 @@ static __always_inline bool agg_admit(struct task_struct *t, struct who *w, long
 	v = bpf_map_lookup_elem(&sf_agg, &k);
 	if (!v) {
 		struct sf_agg_val nv = {};
+		/* Within its budget but the ring full (another account's
+		 * events in it): the key is made all the same, so that this
+		 * call and the next ones are counted, and the walk's repeat
+		 * event carries them. */
+		enum admit ad = event_admit(w, a->taken);
 
-		if (!event_admitted(w, a->taken))
+		if (ad == ADMIT_OVER_BUDGET)
 			return false;
 
 		nv.next_ns = now + interval;
@@ -189,6 +204,8 @@ static __always_inline bool agg_admit(struct task_struct *t, struct who *w, long
 		nv.signal = a->sig;
 		bpf_get_current_comm(nv.comm, sizeof(nv.comm));
 		if (!bpf_map_update_elem(&sf_agg, &k, &nv, BPF_NOEXIST)) {
+			if (ad != ADMIT_YES)
+				return false;
 			*total = 1;
 			*first = now;
 			return true;
@@ -197,10 +214,10 @@ static __always_inline bool agg_admit(struct task_struct *t, struct who *w, long
 		 * key's, or stands for itself. */
 		v = bpf_map_lookup_elem(&sf_agg, &k);
 		if (!v)
-			return true;
+			return ad == ADMIT_YES;
 		*total = __sync_add_and_fetch(&v->total, 1);
 		*first = v->first_ns;
-		return true;
+		return ad == ADMIT_YES;
 	}
 	*total = __sync_add_and_fetch(&v->total, 1);
 	*first = v->first_ns;

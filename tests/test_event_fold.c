@@ -420,6 +420,77 @@ out:
 		bp_wait(fl, 30);
 }
 
+/* As uid 65533: logs getppid, says so on rep, and makes n calls of it
+ * once go has a byte. */
+static void gated_logger(int n, int go, int rep)
+{
+	struct sock_filter one[4];
+	struct sock_fprog prog = progs_log_on(one, 4, SYS_getppid);
+	char c = 'r';
+	int i;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setenv("SFILTER_GATE", "0", 1);
+	if (setgroups(0, NULL) || setgid(65533) || setuid(65533) ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || sf_attach(&prog, 0) ||
+	    write(rep, &c, 1) != 1 || read(go, &c, 1) != 1)
+		_exit(10);
+	for (i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	_exit(0);
+}
+
+TEST(bypass_a_users_calls_made_while_another_users_events_fill_the_ring_are_still_counted)
+{
+	static const char *const args[] = { "--repeat-interval", "1", NULL };
+	volatile int *board = bp_shared(2 * sizeof(int));
+	int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, st;
+	struct tally t;
+	pid_t fl = -1, pid = -1;
+	char c;
+	SFD_AUTO;
+
+	if (!board || !sfd_start_for_users(&dm, args))
+		return;
+	if (!ASSERT_OK(pipe(go), "pipe") || !ASSERT_OK(pipe(rep), "pipe"))
+		goto out;
+	fl = fork();
+	if (fl == 0)
+		key_flooder(&board[0], &board[1], 1000000);
+	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods"))
+		goto out;
+	pid = fork();
+	if (pid == 0)
+		gated_logger(3000, go[0], rep[1]);
+	if (!ASSERT_TRUE(pid > 0 && read(rep[0], &c, 1) == 1, "uid 65533's logger attached"))
+		goto out;
+	/* Nobody drains the ring: uid 65534's events fill it (its burst
+	 * alone is about the half logged events may take). */
+	if (!ASSERT_TRUE(sfd_pause(&dm), "sfilterd stopped"))
+		goto out;
+	usleep(test_is_emulated() ? 8000000 : 2000000);
+	ASSERT_EQ(write(go[1], "g", 1), 1, "go");
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "uid 65533 made its calls while the ring was full");
+	pid = -1;
+	ASSERT_TRUE(sfd_resume(&dm), "sfilterd continued");
+	ASSERT_TRUE(tally_wait(&dm, -1, "getppid", 3000, &t),
+		    "its 3000 calls are counted: the walk's repeat event carries them");
+	test_log("uid 65533: %d events for %lld calls\n", t.lines, t.calls);
+out:
+	board[1] = 1;
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (fl > 0)
+		bp_wait(fl, 30);
+	close(go[0]);
+	close(go[1]);
+	close(rep[0]);
+	close(rep[1]);
+}
+
 /* Lines of the log from uid's processes' calls (not sfilterd's own). */
 static long lines_of_uid(const struct sfd *dm, uid_t uid, bool repeats_only)
 {
