@@ -376,21 +376,39 @@ static void key_flooder(volatile int *running, volatile int *stop, long keys)
 	_exit(0);
 }
 
+/* uid 65534's flood of new keys in a child, running once this returns
+ * its pid (-1: it did not start, the test failed); board: two ints in
+ * shared memory, the second of which stops it (flood_end()). */
+static pid_t flood_start(volatile int *board)
+{
+	pid_t fl = fork();
+
+	if (fl == 0)
+		key_flooder(&board[0], &board[1], 1000000);
+	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods new keys"))
+		return -1;
+	return fl;
+}
+
+static void flood_end(volatile int *board, pid_t fl)
+{
+	board[1] = 1;
+	if (fl > 0)
+		bp_wait(fl, 30);
+}
+
 TEST(bypass_another_users_flood_of_new_keys_never_takes_a_users_folded_counts)
 {
 	static const char *const args[] = { "--repeat-interval", "3", NULL };
 	volatile int *board = bp_shared(2 * sizeof(int));
 	struct tally t;
-	pid_t fl, pid;
+	pid_t fl = -1, pid;
 	int st;
 	SFD_AUTO;
 
 	if (!board || !sfd_start_for_users(&dm, args))
 		return;
-	fl = fork();
-	if (fl == 0)
-		key_flooder(&board[0], &board[1], 1000000);
-	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods new keys"))
+	if ((fl = flood_start(board)) < 0)
 		goto out;
 	/* uid 65533's loop: its calls after the first fold under one key,
 	 * which holds them until its interval is over, while the flood goes
@@ -415,9 +433,7 @@ TEST(bypass_another_users_flood_of_new_keys_never_takes_a_users_folded_counts)
 				 sfd_status_drops(status, 65534, "budget"));
 	}
 out:
-	board[1] = 1;
-	if (fl > 0)
-		bp_wait(fl, 30);
+	flood_end(board, fl);
 }
 
 /* As uid 65533: logs getppid, says so on rep, and makes n calls of it
@@ -445,6 +461,7 @@ TEST(bypass_a_users_calls_made_while_another_users_events_fill_the_ring_are_stil
 	static const char *const args[] = { "--repeat-interval", "1", NULL };
 	volatile int *board = bp_shared(2 * sizeof(int));
 	int go[2] = { -1, -1 }, rep[2] = { -1, -1 }, st;
+	static char status[65536];
 	struct tally t;
 	pid_t fl = -1, pid = -1;
 	char c;
@@ -454,10 +471,7 @@ TEST(bypass_a_users_calls_made_while_another_users_events_fill_the_ring_are_stil
 		return;
 	if (!ASSERT_OK(pipe(go), "pipe") || !ASSERT_OK(pipe(rep), "pipe"))
 		goto out;
-	fl = fork();
-	if (fl == 0)
-		key_flooder(&board[0], &board[1], 1000000);
-	if (!ASSERT_TRUE(fl > 0 && bp_spin_until(&board[0], 1, 10), "uid 65534 floods"))
+	if ((fl = flood_start(board)) < 0)
 		goto out;
 	pid = fork();
 	if (pid == 0)
@@ -477,14 +491,15 @@ TEST(bypass_a_users_calls_made_while_another_users_events_fill_the_ring_are_stil
 	ASSERT_TRUE(tally_wait(&dm, -1, "getppid", 3000, &t),
 		    "its 3000 calls are counted: the walk's repeat event carries them");
 	test_log("uid 65533: %d events for %lld calls\n", t.lines, t.calls);
+	/* Else the scene did not happen, and the count says nothing. */
+	ASSERT_TRUE(sfd_status(&dm, status) == 0 && sfd_status_drops(status, 65533, "ring") > 0,
+		    "the ring was full when uid 65533 made its calls");
 out:
-	board[1] = 1;
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
-	if (fl > 0)
-		bp_wait(fl, 30);
+	flood_end(board, fl);
 	close(go[0]);
 	close(go[1]);
 	close(rep[0]);

@@ -353,18 +353,19 @@ static int cg_confine_all(struct sf_runtime *rt, struct sf_cgroup *c, const char
 	return 0;
 }
 
-/* The cgroup's new chain: a spare, the one b was built for when nothing
- * it stands on changed, else a new node (a fresh id). NULL: ENOMEM, or
- * (only_loaded) none is loaded and nothing was made. */
+/* The cgroup's new chain: a spare (taken: loaded), the one b was built
+ * for when nothing it stands on changed, else a new node (a fresh id).
+ * NULL: ENOMEM, or (only_loaded) no spare, and nothing was made. */
 static struct sf_node *cg_chain(struct sf_runtime *rt, struct sf_cgroup *c,
 				const struct sock_fprog *prog, unsigned int flags, int kcount,
 				const struct sf_chain_build *b, bool only_loaded)
 {
-	struct sf_node *node = sf_rt_spare_take(rt, c->base, prog->filter, prog->len, flags,
-						true);
+	struct sf_node *node = sf_rt_spare_find(rt, c->base, prog->filter, prog->len, flags);
 
-	if (node)
+	if (node) {
+		node->spare = false;
 		return node;
+	}
 	if (b->node && !b->node->dead && b->node->parent == c->base) {
 		b->node->released = false; /* asked for again, as sf_rt_node_get() says */
 		return b->node;
@@ -453,11 +454,8 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 		goto undo;
 	}
 	/* The kernel's verifier runs without the lock (the caller's
-	 * rounds); with only_loaded, not here at all. */
-	if (!node->slot && only_loaded) {
-		err = -EINPROGRESS;
-		goto undo;
-	}
+	 * rounds); with only_loaded, cg_chain() gave a loaded spare or
+	 * nothing. */
 	if ((err = cg_chain_load(rt, node, b)))
 		goto undo;
 	/* Its own id: no task's attach finds it but as a parent. */

@@ -105,18 +105,15 @@ struct sf_node *sf_rt_node_get(struct sf_runtime *rt, struct sf_node *parent,
 	return node;
 }
 
-struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
-				 const struct sock_filter *insns, size_t len, unsigned int flags,
-				 bool take)
+struct sf_node *sf_rt_spare_find(struct sf_runtime *rt, struct sf_node *parent,
+				 const struct sock_filter *insns, size_t len, unsigned int flags)
 {
 	uint64_t hash = node_hash(parent, flags, insns, len);
 	struct sf_node *n;
 
 	for (n = rt->buckets[hash % SF_RT_HASH_BUCKETS]; n; n = n->hnext)
-		if (n->spare && n->slot && node_is(n, parent, insns, len, flags, hash)) {
-			n->spare = !take;
+		if (n->spare && n->slot && node_is(n, parent, insns, len, flags, hash))
 			return n;
-		}
 	return NULL;
 }
 

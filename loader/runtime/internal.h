@@ -448,13 +448,12 @@ int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
  * first) from row first on, into out (table.c). */
 void sf_rt_fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,
 		     const struct sock_fprog *fp, size_t n, int first, int count);
-/* The spare of the chain (parent, insns, flags), loaded, or NULL; with
- * take, given up as a spare (it is now the caller's node); and the wish for the next
- * one after an attach gave a cgroup node, which sf_runtime_make_spares()
- * (spare.c) loads. rt->lock held. */
-struct sf_node *sf_rt_spare_take(struct sf_runtime *rt, struct sf_node *parent,
-				 const struct sock_filter *insns, size_t len, unsigned int flags,
-				 bool take);
+/* The spare of the chain (parent, insns, flags), loaded, or NULL (a
+ * caller that takes it clears its spare flag: it is then that caller's
+ * node); and the wish for the next one after an attach gave a cgroup
+ * node, which sf_runtime_make_spares() (spare.c) loads. rt->lock held. */
+struct sf_node *sf_rt_spare_find(struct sf_runtime *rt, struct sf_node *parent,
+				 const struct sock_filter *insns, size_t len, unsigned int flags);
 void sf_rt_spare_wish(struct sf_runtime *rt, struct sf_node *node, int kcount);
 /* Frees the nodes whose slots were given back and that nothing refers to
  * any more (no slot, task, cgroup, child, build or spare): a container's

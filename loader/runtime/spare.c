@@ -7,7 +7,7 @@
  * same profile (milliseconds for Docker's). After a cgroup attach, the
  * same chain is loaded once more here, under a fresh id, off everyone's
  * reply path (sfilterd's filler thread); the next cgroup attach of that
- * filter below the same parent takes it (sf_rt_spare_take()) and only
+ * filter below the same parent takes it (sf_rt_spare_find()) and only
  * gives it its cgroup.
  *
  * A spare is a node like any other but that node_find() skips it (no
@@ -31,7 +31,7 @@ int sf_runtime_make_spares(struct sf_runtime *rt)
 	of = rt->spare_of;
 	rt->spare_of = NULL;
 	if (!of || of->dead || (of->parent && of->parent->dead) ||
-	    sf_rt_spare_take(rt, of->parent, of->insns, of->len, of->flags, false)) {
+	    sf_rt_spare_find(rt, of->parent, of->insns, of->len, of->flags)) {
 		sf_rt_unlock_reniced(rt, nice);
 		return 0;
 	}
