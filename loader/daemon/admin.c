@@ -21,6 +21,7 @@
 static int validate_msg(const struct sock_filter *insns, uint32_t n, uint32_t flags,
 			bool check_prog, char *msg, size_t msz)
 {
+	struct sock_fprog prog;
 	struct c2e_error cerr;
 	char ebuf[256];
 
@@ -29,8 +30,8 @@ static int validate_msg(const struct sock_filter *insns, uint32_t n, uint32_t fl
 			n, C2E_MAX_INSNS);
 		return EINVAL;
 	}
-	if (check_prog && c2e_validate_abi(insns, n, (enum c2e_abi)SF_FLAGS_ABI(flags),
-					   &cerr) < 0) {
+	prog = (struct sock_fprog){ .len = (unsigned short)n, .filter = (struct sock_filter *)insns };
+	if (check_prog && sf_runtime_filter_check(&prog, flags, &cerr) < 0) {
 		set_msg(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
 		return EINVAL;
 	}
@@ -160,6 +161,7 @@ static int attach_now(struct client *c, struct sf_admin_attach_req *req, size_t 
 	struct sock_fprog prog;
 	struct c2e_error cerr;
 	const char *path = NULL;
+	unsigned int flags;
 	int r;
 
 	r = -sf_proto_check_admin_attach(req, n, SF_ATTACH_ADMIN_FLAGS, &path, msg, msz);
@@ -173,11 +175,13 @@ static int attach_now(struct client *c, struct sf_admin_attach_req *req, size_t 
 	prog.len = (unsigned short)req->n_insns;
 	prog.filter = req->insns;
 	memset(&cerr, 0, sizeof(cerr));
+	/* Validated once, by validate_msg(). */
+	flags = req->flags | SF_ATTACH_CHECKED;
 	if (path)
-		r = sf_runtime_attach_cgroup(sfd.rt, path, &prog, req->flags | SF_ATTACH_LOADED,
+		r = sf_runtime_attach_cgroup(sfd.rt, path, &prog, flags | SF_ATTACH_LOADED,
 					     id, &cerr);
 	else
-		r = sf_runtime_attach_to(sfd.rt, &tg, &prog, req->flags | SF_ATTACH_LOADED, id,
+		r = sf_runtime_attach_to(sfd.rt, &tg, &prog, flags | SF_ATTACH_LOADED, id,
 					 &cerr);
 	if (r != -EINPROGRESS)
 		return attach_result(req, path, ident.tgid, r, *id, &cerr, by, o, msg, msz);
@@ -192,7 +196,7 @@ static int attach_now(struct client *c, struct sf_admin_attach_req *req, size_t 
 	req = (struct sf_admin_attach_req *)j->req;
 	*j = (struct verify_job){ .c = c, .uid = by, .rid = req->hdr.request_id, .admin = true,
 				  .done = attach_done, .tg = tg, .ident = ident,
-				  .flags = req->flags, .prog = { prog.len, req->insns },
+				  .flags = flags, .prog = { prog.len, req->insns },
 				  .cgroup = path, .t0_ns = t0 };
 	verify_submit(j);
 	return REPLY_LATER;

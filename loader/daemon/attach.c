@@ -24,6 +24,7 @@
 static int check_request(const struct client *c, const struct ucred *sender,
 			 const struct sf_attach_req *req, bool *admin, char *msg, size_t msz)
 {
+	struct sock_fprog prog;
 	struct c2e_error cerr;
 	char ebuf[256];
 
@@ -42,8 +43,9 @@ static int check_request(const struct client *c, const struct ucred *sender,
 			 sender->pid, c->pid);
 		return EACCES;
 	}
-	if (c2e_validate_abi(req->insns, req->n_insns,
-			     (enum c2e_abi)SF_FLAGS_ABI(req->flags), &cerr) < 0) {
+	prog = (struct sock_fprog){ .len = (unsigned short)req->n_insns,
+				    .filter = (struct sock_filter *)req->insns };
+	if (sf_runtime_filter_check(&prog, req->flags, &cerr) < 0) {
 		snprintf(msg, msz, "%s", c2e_error_str(&cerr, ebuf, sizeof(ebuf)));
 		return EINVAL;
 	}
@@ -174,7 +176,8 @@ int attach_request(struct client *c, const struct ucred *sender,
 				   .filter = req->insns };
 	struct sf_target tg = { .process = &c->ident, .self = true,
 				.reply_fd = req->reply_fd, .spans = &tm->rt };
-	unsigned int flags = req->flags | SF_ATTACH_ARM;
+	/* Validated once, by check_request(). */
+	unsigned int flags = req->flags | SF_ATTACH_ARM | SF_ATTACH_CHECKED;
 	struct verify_job *j;
 	struct c2e_error cerr;
 	uint64_t t0 = tm->t0;

@@ -260,7 +260,7 @@ int sf_runtime_replace(struct sf_runtime *rt, uint32_t filter_id,
 	pthread_mutex_lock(&rt->lock);
 	/* The replacement is judged by the ABI of the filter it replaces. */
 	n = id_node(rt, filter_id);
-	err = sf_rt_filter_check(prog, n ? n->flags : 0, cerr);
+	err = sf_runtime_filter_check(prog, n ? n->flags : 0, cerr);
 	if (!err)
 		err = change_locked(rt, filter_id, prog);
 	pthread_mutex_unlock(&rt->lock);

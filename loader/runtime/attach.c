@@ -613,11 +613,13 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 	uint64_t t;
 	int ret, round, i;
 
-	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM | SF_ATTACH_LOADED))
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM | SF_ATTACH_LOADED |
+		      SF_ATTACH_CHECKED))
 		return -EINVAL;
 	t = span_begin(tg);
-	ret = sf_rt_filter_check(prog, flags, err);
-	span_add(tg, SF_SPAN_CHECK, span_begin(tg) - t);
+	ret = sf_runtime_filter_check(prog, flags, err);
+	if (!(flags & SF_ATTACH_CHECKED))
+		span_add(tg, SF_SPAN_CHECK, span_begin(tg) - t);
 	if (ret)
 		return -EINVAL;
 	if (tg->tid <= 0)

@@ -488,9 +488,9 @@ int sf_runtime_attach_cgroup(struct sf_runtime *rt, const char *cgroup_path,
 	struct sf_chain_build build = SF_CHAIN_BUILD_INIT;
 	int err, round;
 
-	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_LOADED))
+	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_LOADED | SF_ATTACH_CHECKED))
 		return -EINVAL;
-	if (sf_rt_filter_check(prog, flags & ~SF_ATTACH_LOADED, cerr))
+	if (sf_runtime_filter_check(prog, flags & ~SF_ATTACH_LOADED, cerr))
 		return -EINVAL;
 	if (!cgroup_path)
 		return -EINVAL;

@@ -338,8 +338,8 @@ _Static_assert(SF_FLAGS_ABI(0) == C2E_ABI_SECCOMP &&
 	       SF_FLAGS_ABI(SF_FLAG_RFC2012 | SF_FLAG_RFC_I386) == C2E_ABI_RFC_I386,
 	       "SF_FLAGS_ABI() gives classic2ebpf's ABI numbers");
 
-int sf_rt_filter_check(const struct sock_fprog *prog, unsigned int flags,
-		       struct c2e_error *err)
+int sf_runtime_filter_check(const struct sock_fprog *prog, unsigned int flags,
+			    struct c2e_error *err)
 {
 	if (!SF_FLAGS_RFC_OK(flags) || !SF_FLAGS_SIDE_OK(flags))
 		return -EINVAL;
@@ -352,6 +352,8 @@ int sf_rt_filter_check(const struct sock_fprog *prog, unsigned int flags,
 		}
 		return -EINVAL;
 	}
+	if (flags & SF_ATTACH_CHECKED)
+		return 0;
 	if (c2e_validate_abi(prog->filter, prog->len,
 			     (enum c2e_abi)SF_FLAGS_ABI(flags), err))
 		return -EINVAL;

@@ -377,10 +377,6 @@ int sf_rt_load_state(struct sf_runtime *rt);
 
 /* ---- 4: chains.c -------------------------------------------------------- */
 
-/* A filter as the attach calls take it, judged by its ABI (SF_FLAGS_ABI
- * of flags): length and validation, with err saying where. 0 or -EINVAL. */
-int sf_rt_filter_check(const struct sock_fprog *prog, unsigned int flags,
-		       struct c2e_error *err);
 /* What the filter counts toward the chain's instruction limit: what the
  * kernel's converter emits for a seccomp_data filter, and the classic
  * length for a 2012-interface one (its loads are not convertible). */

@@ -121,7 +121,7 @@ struct sf_target {
  * (struct sf_target's spans): so that a caller can tell which step makes
  * an attach slower than seccomp(2)'s. */
 enum sf_span {
-	SF_SPAN_CHECK,     /* the filter validated (the runtime does it again) */
+	SF_SPAN_CHECK,     /* the filter validated, unless SF_ATTACH_CHECKED */
 	SF_SPAN_READ,      /* iterator passes that read the caller's thread or group */
 	SF_SPAN_CHAIN,     /* the chain found (deduplicated) or a new one installed */
 	SF_SPAN_DISPATCH,  /* the dispatcher (and LSM programs) attached again */
@@ -154,6 +154,12 @@ const char *sf_runtime_span_name(enum sf_span s);
  * The caller (sfilterd) decides who may attach; this function does not.
  */
 struct c2e_error;
+/* Whether prog may be attached with flags, as seccomp(2) validates a
+ * program (classic2ebpf, for the ABI that flags select): 0, or -EINVAL
+ * with *err saying which instruction and why. The attaches below run it
+ * themselves unless told with SF_ATTACH_CHECKED. */
+int sf_runtime_filter_check(const struct sock_fprog *prog, unsigned int flags,
+			    struct c2e_error *err);
 int sf_runtime_attach(struct sf_runtime *rt, pid_t tid,
 		      const struct sock_fprog *prog, unsigned int flags,
 		      uint32_t *filter_id, struct c2e_error *err);
@@ -280,6 +286,11 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
  * flag. Without it the load still runs without the runtime's lock.
  * sf_runtime_attach_to() and sf_runtime_attach_cgroup(). */
 #define SF_ATTACH_LOADED       0x20000
+/* sfilterd's: the caller has validated prog with sf_runtime_filter_check()
+ * for these flags (it does so first, for seccomp(2)'s order of errors), so
+ * the attach does not run the validator a second time. Not a protocol
+ * flag. sf_runtime_attach_to() and sf_runtime_attach_cgroup(). */
+#define SF_ATTACH_CHECKED      0x40000
 /* A filter of the 2012 interface (PR_ATTACH_SECCOMP_FILTER): over struct
  * user_regs_struct, of the x86-64 ABI or, with SF_ATTACH_RFC_I386, the
  * i386 one; SF_ATTACH_RFC_EXEC: inheritable across execve (needs
@@ -302,7 +313,7 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
 #define SF_ATTACH_ADMIN_FLAGS  (SF_ATTACH_KNOWN_FLAGS | SF_ATTACH_COMPLAIN | SF_FLAGS_RFC | \
 				SF_ATTACH_SHADOW | SF_ATTACH_COUNT | SF_ATTACH_AT_EXEC)
 _Static_assert(SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
-	       !((SF_ATTACH_ARM | SF_ATTACH_LOADED) & SF_FLAGS_ADMIN),
+	       !((SF_ATTACH_ARM | SF_ATTACH_LOADED | SF_ATTACH_CHECKED) & SF_FLAGS_ADMIN),
 	       "admin flags are bpf/sfilter.h's");
 
 /* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
