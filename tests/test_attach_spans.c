@@ -6,7 +6,8 @@
  * filter the daemon already has skips the new chain's steps, the filter
  * is validated once (by the daemon, not again by the runtime), the counters
  * only grow, and the steps, being disjoint parts of the whole, add up to
- * no more than "total". Nothing here asserts how long a step takes.
+ * no more than "total"; a pinned daemon restarted verifies none of the
+ * filters the last one loaded. Nothing here asserts how long a step takes.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -15,6 +16,7 @@
 #include "daemon.h"
 #include "proto.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -138,4 +140,29 @@ TEST(attach_spans_count_every_step_an_attach_passes_and_only_grow)
 	ASSERT_EQ(n_of(&s2, "validate_rt"), 0, "validated once, again");
 	grown(&s1, &s2);
 	within_total(&s2);
+}
+
+/* What pinning keeps across a restart includes the verified programs: the
+ * next daemon adopts the chains the last one loaded, and an attach of a
+ * filter it had loaded runs neither translator nor verifier. */
+TEST(a_restarted_pinned_daemon_verifies_no_filter_the_last_one_loaded)
+{
+	struct spans s1, s2;
+	SFD_AUTO;
+
+	if (!test_need_root("a pinned daemon"))
+		return;
+	if (!sfd_start_sfilterd(&dm, true))
+		return;
+	if (!sfd_attach_confines(IN_FORCE) || !read_spans(&dm, &s1))
+		return;
+	ASSERT_EQ(n_of(&s1, "verify"), 1, "the first daemon verified the filter");
+	sfd_signal(&dm, SIGTERM);
+	if (!ASSERT_TRUE(sfd_restart(&dm), "sfilterd restarted on its pins"))
+		return;
+	if (!sfd_attach_confines(IN_FORCE " after the restart") || !read_spans(&dm, &s2))
+		return;
+	ASSERT_EQ(n_of(&s2, "total"), 1, "the new daemon counted one attach");
+	ASSERT_EQ(n_of(&s2, "translate"), 0, "nothing translated after the restart");
+	ASSERT_EQ(n_of(&s2, "verify"), 0, "nothing verified after the restart");
 }
