@@ -289,33 +289,33 @@ static size_t trimmed(const struct agent_conn *c)
 	return n;
 }
 
-/* Whether the bytes so far are one whole JSON object. */
-static bool whole(const struct agent_conn *c)
+/* The bytes so far as one whole JSON value (the caller's to put), or NULL
+ * while they are not one yet. */
+static struct json_object *parse_whole(const struct agent_conn *c)
 {
 	struct json_tokener *tok;
 	struct json_object *o;
 	size_t n = trimmed(c);
-	bool done;
 
 	if (!n || c->buf[n - 1] != '}')
-		return false;
+		return NULL;
 	tok = json_tokener_new();
 	if (!tok)
-		return false;
+		return NULL;
 	o = json_tokener_parse_ex(tok, c->buf, (int)n);
-	done = o && json_tokener_get_error(tok) == json_tokener_success;
-	if (o)
+	if (o && json_tokener_get_error(tok) != json_tokener_success) {
 		json_object_put(o);
+		o = NULL;
+	}
 	json_tokener_free(tok);
-	return done;
+	return o;
 }
 
-/* The whole message has come: checked, and its listener taken. */
-static void take(struct agent_conn *c)
+/* The whole message has come, parsed as o (NULL: at the end of file, not
+ * one whole JSON value): checked, and its listener taken. o is put. */
+static void take(struct agent_conn *c, struct json_object *o)
 {
-	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o = tok ? json_tokener_parse_ex(tok, c->buf, (int)trimmed(c)) : NULL,
-			   *fds, *v;
+	struct json_object *fds, *v;
 	const char *what = "";
 	struct gate_listener *l;
 	bool killable;
@@ -323,8 +323,7 @@ static void take(struct agent_conn *c)
 	int r;
 
 	c->t0_ns = metrics_now_ns();
-	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object)) {
+	if (!o || !json_object_is_type(o, json_type_object)) {
 		finish(c, EINVAL, "not a ContainerProcessState JSON object (%zu bytes)", c->len);
 		goto out;
 	}
@@ -382,8 +381,6 @@ static void take(struct agent_conn *c)
 out:
 	if (o)
 		json_object_put(o);
-	if (tok)
-		json_tokener_free(tok);
 }
 
 void agent_read(struct agent_conn *c)
@@ -392,6 +389,7 @@ void agent_read(struct agent_conn *c)
 	struct iovec iov;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
+	struct json_object *o;
 	struct cmsghdr *cm;
 	ssize_t n;
 
@@ -435,8 +433,9 @@ void agent_read(struct agent_conn *c)
 	}
 	/* runc keeps its end open a while after sending: a whole JSON
 	 * object is the message's end as much as the end of file is. */
-	if (n == 0 || whole(c))
-		take(c);
+	o = parse_whole(c);
+	if (n == 0 || o)
+		take(c, o);
 }
 
 void agent_sweep(uint64_t now_ms)
