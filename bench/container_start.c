@@ -13,6 +13,9 @@
  *            sfilterd and runs the hook
  *   seccomp  plain runc with the profile as linux.seccomp, as Docker hands
  *            it to runc: what users compare sfilter with
+ *   nullhook plain runc with a createRuntime hook that does nothing
+ *            (/bin/true): the floor of any OCI hook, which the hook
+ *            variant's ratio cannot go below
  * The profile is Docker's default (BENCH_DOCKER_PROFILE) for Docker's
  * default caps, which every variant's config.json gives the container
  * ("podman" as the argument: Podman's; a path: that file). For seccomp,
@@ -73,14 +76,16 @@
 #define MAX_ROUNDS 1000
 #define RUN_TIMEOUT_S 60
 #define PROFILE_NAME "default.json"
+#define NULL_HOOK "/bin/true"
 
-enum { V_BARE, V_HOOK, V_GATE, V_SECCOMP, V_COUNT };
-static const char *const vnames[V_COUNT] = { "bare", "hook", "gate", "seccomp" };
+enum { V_BARE, V_HOOK, V_GATE, V_SECCOMP, V_NULLHOOK, V_COUNT };
+static const char *const vnames[V_COUNT] = { "bare", "hook", "gate", "seccomp", "nullhook" };
 static const char *const vdesc[V_COUNT] = {
 	"runc run, no sfilter",
 	"runc run, sfilter-oci-hook attaches the profile to the cgroup",
 	"sfilter-runc: the hook, and the profile's gate as linux.seccomp",
 	"runc run, the profile as linux.seccomp (kernel seccomp)",
+	"runc run, a createRuntime hook that does nothing (/bin/true)",
 };
 
 static struct {
@@ -313,6 +318,13 @@ static bool make_bundle(int v, struct json_object *seccomp)
 		json_object_array_add(put(put(c, "hooks", json_object_new_object()),
 					  "createRuntime", json_object_new_array()), h);
 	}
+	if (v == V_NULLHOOK) {
+		h = json_object_new_object();
+		json_object_object_add(h, "path", json_object_new_string(NULL_HOOK));
+		json_object_object_add(h, "args", strings((const char *const[]){ "true", NULL }));
+		json_object_array_add(put(put(c, "hooks", json_object_new_object()),
+					  "createRuntime", json_object_new_array()), h);
+	}
 	path(p, sizeof(p), vnames[v]);
 	if (mkdir(p, 0755)) {
 		json_object_put(c);
@@ -516,6 +528,8 @@ static void setup(double timeout_s, struct sf_profile *prof)
 				"(not static: install busybox-static)");
 	if (bench_profile(PROG, b.profile, b.caps, prof))
 		skip(ALL_VARIANTS & ~ONLY(V_BARE), "the profile does not compile");
+	if (access(NULL_HOOK, X_OK))
+		skip(ONLY(V_NULLHOOK), "no " NULL_HOOK);
 	if (!beside("sfilter-oci-hook", b.hook, sizeof(b.hook)))
 		skip(SF_VARIANTS, "no sfilter-oci-hook beside the bench");
 	if (!beside("sfilter-runc", b.wrap, sizeof(b.wrap)))
@@ -609,6 +623,10 @@ static void report(int rounds, int dropped, const struct sf_profile *prof, int i
 		if (!b.skip[v][0])
 			printf("| %s / seccomp (for comparison) | | %.3f | |\n", vnames[v],
 			       bench_paired_median(wall[v], wall[V_SECCOMP], rounds));
+	if (!b.skip[V_NULLHOOK][0])
+		printf("| a hook that does nothing / without (the floor of any hook) | | %.3f "
+		       "(+%.1f ms) | |\n", bench_paired_median(wall[V_NULLHOOK], wall[V_BARE], rounds),
+		       bench_paired_diff_median(wall[V_NULLHOOK], wall[V_BARE], rounds));
 	if (dm.dir[0])
 		printf("\nsfilterd: %d admin attaches (the hook's); its share of the CPU time "
 		       "(median) hook %.1f ms, gate %.1f ms; %d tracepoint links held while "

@@ -160,6 +160,7 @@ static int check_call(const struct sock_fprog *prog, unsigned int flags)
 }
 
 long long sf_client_marks[SF_MARK_COUNT];
+bool sf_client_marks_on;
 
 /* Who asks: read once per attach, before anything is installed. */
 struct ident {
@@ -251,8 +252,12 @@ static ssize_t exchange(const struct sock_fprog *prog, unsigned int flags,
 retry:
 	reused = kept_fd >= 0;
 	if (kept_fd < 0) {
+		if (!sf_client_marks[SF_MARK_PREPARED])
+			sf_client_mark(SF_MARK_PREPARED);
 		kept_fd = connect_daemon(sf_proto_socket_path());
 		kept_pid = getpid();
+		if (!sf_client_marks[SF_MARK_GREETED])
+			sf_client_mark(SF_MARK_GREETED);
 	}
 	fd = kept_fd;
 	if (fd < 0) {
