@@ -491,30 +491,51 @@ out:
 	rmdir(cg);
 }
 
+enum nest_order { OUTER_FIRST, INNER_FIRST, INNER_FIRST_THEN_RESTART };
+
 /* A joiner of an inner attached cgroup carries the outer cgroup's filters
- * too, whichever of the two was attached first. */
-static void nested(bool outer_first)
+ * too, whichever of the two was attached first, and when the runtime that
+ * attaches the outer one adopted the inner one from the pins (its record
+ * read from the state file, its ancestors not yet read). */
+static void nested(enum nest_order order)
 {
+	struct sf_runtime_opts o = { .verbose = getenv("SF_VERBOSE") != NULL };
 	struct sf_runtime *rt = NULL;
 	struct victim a = { 0 }, b = { 0 }, old = { 0 };
 	struct sock_fprog po = deny(0, SYS_getppid), pi = deny(1, SYS_getuid);
-	char outer[512], inner[600];
+	char outer[512], inner[600], pin[64] = "";
 	struct c2e_error e;
+	bool adopted = true;
 
-	if (!tcg_make(outer, sizeof(outer), outer_first ? "sfilter-nest-o" : "sfilter-nest-i"))
+	if (!tcg_make(outer, sizeof(outer), order == OUTER_FIRST ? "sfilter-nest-o" :
+		      order == INNER_FIRST ? "sfilter-nest-i" : "sfilter-nest-r"))
 		return;
 	snprintf(inner, sizeof(inner), "%s/inner", outer);
 	if (!ASSERT_OK(mkdir(inner, 0755) ? -errno : 0, "mkdir inner"))
 		goto out;
-	rt = rtopen();
+	if (order == INNER_FIRST_THEN_RESTART) {
+		snprintf(pin, sizeof(pin), "/sys/fs/bpf/sfilter-test-%d", getpid());
+		sf_runtime_uninstall_dir(pin);
+		if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted), "open pinned"))
+			goto out;
+	} else {
+		rt = rtopen();
+	}
 	if (!rt || !ASSERT_TRUE(victim_start(&old), "victim already inside") ||
 	    !ASSERT_TRUE(tcg_move(inner, old.pid), "into inner"))
 		goto out;
-	if (outer_first) {
+	if (order == OUTER_FIRST) {
 		ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &po, 0, NULL, &e), "attach outer");
 		ASSERT_OK(sf_runtime_attach_cgroup(rt, inner, &pi, 0, NULL, &e), "attach inner");
 	} else {
 		ASSERT_OK(sf_runtime_attach_cgroup(rt, inner, &pi, 0, NULL, &e), "attach inner");
+		if (order == INNER_FIRST_THEN_RESTART) {
+			sf_runtime_close(rt);
+			rt = NULL;
+			if (!ASSERT_OK(sf_runtime_open_pinned(&rt, &o, pin, &adopted),
+				       "open pinned again") || !ASSERT_TRUE(adopted, "adopted"))
+				goto out;
+		}
 		ASSERT_OK(sf_runtime_attach_cgroup(rt, outer, &po, 0, NULL, &e), "attach outer");
 	}
 	if (test_failed() || !ASSERT_TRUE(victim_start(&a), "victim a") ||
@@ -529,19 +550,28 @@ out:
 	victim_end(&a);
 	victim_end(&b);
 	victim_end(&old);
+	if (rt && pin[0])
+		sf_runtime_uninstall(rt);
 	sf_runtime_close(rt);
+	if (pin[0])
+		sf_runtime_uninstall_dir(pin);
 	rmdir(inner);
 	rmdir(outer);
 }
 
 TEST(runtime_admin_nested_cgroups_outer_attached_first)
 {
-	nested(true);
+	nested(OUTER_FIRST);
 }
 
 TEST(runtime_admin_nested_cgroups_inner_attached_first)
 {
-	nested(false);
+	nested(INNER_FIRST);
+}
+
+TEST(runtime_admin_nested_cgroups_inner_adopted_from_the_pins_then_outer_attached)
+{
+	nested(INNER_FIRST_THEN_RESTART);
 }
 
 /* Each container the OCI hook confines is a cgroup with a chain of its

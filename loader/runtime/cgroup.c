@@ -212,48 +212,74 @@ static int read_tids(const char *dir, pid_t **out, size_t *n)
 
 /* The kernfs ids (inode numbers) of the cgroup directories strictly above
  * path in its cgroup2 mount (same st_dev), nearest first, as far up as the
- * BPF side looks; how many. */
-static size_t cg_ancestor_ids(const char *path, uint64_t *ids)
+ * BPF side looks: how many, or -errno when a directory could not be read
+ * (the list would be short). */
+static int cg_ancestor_ids(const char *path, uint64_t *ids)
 {
 	char buf[PATH_MAX], *slash;
 	struct stat st, top;
-	size_t n = 0;
+	int n = 0;
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf) || stat(buf, &top))
-		return 0;
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	if (stat(buf, &top))
+		return -errno;
 	/* The BPF side's SF_CG_MAX_DEPTH counts the entered cgroup itself. */
 	while (n < SF_CG_MAX_DEPTH - 1 && (slash = strrchr(buf, '/')) && slash != buf) {
 		*slash = '\0';
-		if (stat(buf, &st) || st.st_dev != top.st_dev)
+		if (stat(buf, &st))
+			return -errno;
+		if (st.st_dev != top.st_dev)
 			break;
 		ids[n++] = st.st_ino;
 	}
 	return n;
 }
 
-static bool cg_is_below(const char *path, uint64_t ancestor_id)
+/* Whether d is below the cgroup ancestor_id: 1, 0 or -errno. Each
+ * record's ancestors are read once: an attach asks this of every attached
+ * cgroup, and the stats of each one's path and parents were most of a
+ * container's attach with a hundred others running. */
+static int cg_is_below(struct sf_cgroup *d, uint64_t ancestor_id)
 {
-	uint64_t ids[SF_CG_MAX_DEPTH];
-	size_t i, n = cg_ancestor_ids(path, ids);
+	size_t i;
+	int n;
 
-	for (i = 0; i < n; i++)
-		if (ids[i] == ancestor_id)
-			return true;
-	return false;
+	if (!d->up_read) {
+		n = cg_ancestor_ids(d->path, d->up);
+		/* Gone since the prune: no task is in it, or can join it. */
+		if (n == -ENOENT || n == -ENOTDIR)
+			return 0;
+		if (n < 0)
+			return n;
+		d->n_up = (uint8_t)n;
+		d->up_read = true;
+	}
+	for (i = 0; i < d->n_up; i++)
+		if (d->up[i] == ancestor_id)
+			return 1;
+	return 0;
 }
 
-/* The attached cgroup nearest above path (strictly), or NULL. */
-static struct sf_cgroup *cg_nearest_above(struct sf_runtime *rt, const char *path)
+/* The attached cgroup nearest above path (strictly), or NULL, in *above.
+ * 0 or -errno: a chain built without the filters above would be laxer
+ * than the cgroups it is in. */
+static int cg_nearest_above(struct sf_runtime *rt, const char *path, struct sf_cgroup **above)
 {
 	uint64_t ids[SF_CG_MAX_DEPTH];
-	size_t i, n = cg_ancestor_ids(path, ids);
+	int i, n = cg_ancestor_ids(path, ids);
 	struct sf_cgroup *c;
 
+	*above = NULL;
+	if (n < 0)
+		return n;
 	for (i = 0; i < n; i++)
 		for (c = rt->cgroups; c; c = c->next)
-			if (c->id == ids[i] && c->base)
-				return c;
-	return NULL;
+			if (c->id == ids[i] && c->base) {
+				*above = c;
+				return 0;
+			}
+	return 0;
 }
 
 /* Attached cgroups below c get node's filter too: a joiner there takes
@@ -278,10 +304,11 @@ static int cg_rebase_below(struct sf_runtime *rt, struct sf_cgroup *c, struct sf
 		return -ENOMEM;
 	}
 	nd = 0;
-	for (d = rt->cgroups; d; d = d->next)
-		if (d != c && d->base && cg_is_below(d->path, c->id))
+	err = 0;
+	for (d = rt->cgroups; d && err >= 0; d = d->next)
+		if (d != c && d->base && (err = cg_is_below(d, c->id)) > 0)
 			below[nd++] = d;
-	for (i = 0, err = 0; i < nd && !err; i++)
+	for (i = 0, err = err < 0 ? err : 0; i < nd && !err; i++)
 		err = cg_append(rt, below[i], node, &nb[i]);
 	for (i = 0; i < nd && !err; i++) {
 		below[i]->base = nb[i];
@@ -420,7 +447,9 @@ static int attach_cgroup_locked(struct sf_runtime *rt, const char *path,
 	/* A joiner's chain waits for its exec only when every filter in it,
 	 * those of the cgroups above too, was attached so. */
 	if (!c || !c->base) {
-		above = cg_nearest_above(rt, path);
+		err = cg_nearest_above(rt, path, &above);
+		if (err)
+			return err;
 		waits = !above || above->at_exec;
 	} else {
 		waits = c->at_exec;

@@ -143,6 +143,12 @@ struct sf_cgroup {
 					(sf_cg.at_exec) */
 	struct sf_cg_app *app;
 	size_t n_app, cap_app;
+	/* The kernfs ids of the directories above, nearest first, read
+	 * once (cgroup.c's cg_up()): a cgroup2 directory is renamed only
+	 * within its parent, so they hold for the record's life. */
+	uint64_t up[SF_CG_MAX_DEPTH];
+	uint8_t n_up;
+	bool up_read;
 };
 
 /* Whether c's directory is still c (a removed cgroup has no task and can
