@@ -562,22 +562,31 @@ static void answer_verified(void)
 		;
 }
 
-static void dispatch(const struct epoll_event *ev)
+/* One event handled: whether it may have loaded a chain (a request, an
+ * attach verified, a gate's call judged), for the filler to look at. A
+ * connection accepted has not: waking the filler then had it take the
+ * runtime's lock as the connection's first request came. */
+static bool dispatch(const struct epoll_event *ev)
 {
 	void *tag = ev->data.ptr;
 
-	if (tag == &tag_listen)
+	if (tag == &tag_listen) {
 		peer_accept(lfd);
-	else if (tag == &tag_verify)
+		return false;
+	}
+	if (tag == &tag_signal) {
+		read_signals();
+		return false;
+	}
+	if (tag == &tag_verify)
 		answer_verified();
 	else if (tag == &tag_events)
 		eventlog_drain();
 	else if (tag == &tag_gate)
 		gate_ready();
-	else if (tag == &tag_signal)
-		read_signals();
 	else if (conn_ready(tag, ev->events))
 		request_handle(tag);
+	return true;
 }
 
 /* Every IDLE_CHECK_SECONDS: once nothing can be judged (the last confined
@@ -646,13 +655,14 @@ static void serve(void)
 		 * wake us through the event ring; the 100 ms timeout bounds
 		 * the wait should that wake-up be lost (ring full). */
 		int n = epoll_wait(epfd, evs, 64, 100), i;
+		bool work = false;
 
 		if (n < 0 && errno != EINTR) {
 			diag("epoll_wait: %s", strerror(errno));
 			break;
 		}
 		for (i = 0; i < n; i++)
-			dispatch(&evs[i]);
+			work |= dispatch(&evs[i]);
 		if (evfd < 0)
 			eventlog_drain();
 		eventlog_tick(false);
@@ -665,7 +675,7 @@ static void serve(void)
 		/* Deferred action tables and searched forms are made off the
 		 * loop (verify.c), so they never delay a reply; a request may
 		 * have loaded a chain. */
-		if (n > 0)
+		if (work)
 			verify_tables_due();
 	}
 }
