@@ -33,15 +33,18 @@
 
 static struct sock_filter kill_ppid[4], kill_uid[4];
 
-/* How many BPF programs the kernel has now. */
-static int progs_loaded(void)
+/* The newest BPF program's id: the kernel gives ids in increasing order
+ * (idr_alloc_cyclic()), so a program loaded since has a greater one.
+ * Not a count: another runtime's programs, closed before, may be freed
+ * later (the kernel frees a program from a workqueue), which a count
+ * would read as this test's doing. */
+static __u32 newest_prog(void)
 {
-	__u32 id = 0;
-	int n = 0;
+	__u32 id = 0, newest = 0;
 
 	while (!bpf_prog_get_next_id(id, &id))
-		n++;
-	return n;
+		newest = id > newest ? id : newest;
+	return newest;
 }
 
 static struct sf_runtime *open_rt(void)
@@ -93,27 +96,27 @@ TEST(a_second_cgroup_of_a_filter_takes_the_spare_loaded_after_the_first_and_is_c
 	char a[512] = "", b[512] = "";
 	struct c2e_error e;
 	uint32_t ida = 0, idb = 0;
-	int before;
+	__u32 before;
 
 	if (!tcg_make(a, sizeof(a), "sfspare-a") || !tcg_make(b, sizeof(b), "sfspare-b") ||
 	    !(rt = open_rt()))
 		goto out;
 	/* sfilterd's first ask: loaded chains only. */
-	before = progs_loaded();
+	before = newest_prog();
 	ASSERT_EQ(sf_runtime_attach_cgroup(rt, a, &p, SF_ATTACH_LOADED, &ida, &e), -EINPROGRESS,
 		  "a chain never loaded: for the verifier's thread");
-	ASSERT_EQ(progs_loaded(), before, "nothing loaded");
+	ASSERT_EQ(newest_prog(), before, "nothing loaded (the newest program's id)");
 	ASSERT_EQ(joiner_getppid(a, &v), 1, "and the cgroup judges nobody");
 	victim_end(&v);
 	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &p, 0, &ida, &e), "attach the first"))
 		goto out;
 	ASSERT_EQ(sf_runtime_make_spares(rt), 1, "a spare loaded after it");
 	ASSERT_EQ(sf_runtime_make_spares(rt), 0, "and no second one");
-	before = progs_loaded();
+	before = newest_prog();
 	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &p, SF_ATTACH_LOADED, &idb, &e),
 		       "attach the second, loaded chains only"))
 		goto out;
-	ASSERT_EQ(progs_loaded(), before, "the second attach loaded no program");
+	ASSERT_EQ(newest_prog(), before, "the second attach loaded no program");
 	ASSERT_NEQ(idb, ida, "each cgroup's filter has an id of its own");
 	ASSERT_EQ(joiner_getppid(b, &v), 0, "the second cgroup's joiner dies on its denied call");
 	victim_end(&v);
@@ -135,7 +138,7 @@ TEST(a_spare_is_given_to_the_same_filter_below_the_same_parent_only)
 	struct victim v = { 0 };
 	char a[512] = "", b[512] = "", sub[600] = "";
 	struct c2e_error e;
-	int before;
+	__u32 before;
 
 	if (!tcg_make(a, sizeof(a), "sfspare-p") || !tcg_make(b, sizeof(b), "sfspare-o"))
 		goto out;
@@ -145,10 +148,10 @@ TEST(a_spare_is_given_to_the_same_filter_below_the_same_parent_only)
 	    !ASSERT_OK(sf_runtime_attach_cgroup(rt, a, &pp, 0, NULL, &e), "attach getppid's") ||
 	    !ASSERT_EQ(sf_runtime_make_spares(rt), 1, "its spare"))
 		goto out;
-	before = progs_loaded();
+	before = newest_prog();
 	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, b, &pu, 0, NULL, &e), "attach getuid's"))
 		goto out;
-	ASSERT_TRUE(progs_loaded() > before, "another filter loads a program of its own");
+	ASSERT_TRUE(newest_prog() > before, "another filter loads a program of its own");
 	if (!ASSERT_TRUE(victim_start(&v), "victim") || !ASSERT_TRUE(tcg_move(b, v.pid), "join"))
 		goto out;
 	ASSERT_EQ(victim_do(&v, 'A'), 1, "getppid runs: the spare was not given to it");
@@ -156,10 +159,10 @@ TEST(a_spare_is_given_to_the_same_filter_below_the_same_parent_only)
 	victim_end(&v);
 	/* Below a cgroup that has the filter, the chain is that filter twice:
 	 * not the spare of the filter alone. */
-	before = progs_loaded();
+	before = newest_prog();
 	if (!ASSERT_OK(sf_runtime_attach_cgroup(rt, sub, &pp, 0, NULL, &e), "attach below"))
 		goto out;
-	ASSERT_TRUE(progs_loaded() > before, "the chain below is loaded for itself");
+	ASSERT_TRUE(newest_prog() > before, "the chain below is loaded for itself");
 	ASSERT_EQ(joiner_getppid(sub, &v), 0, "and judges");
 out:
 	finish(&v, rt, sub, a, b);
