@@ -633,3 +633,24 @@ out:
 		rmdir(cg);
 	rmdir(top);
 }
+
+/* The runtime keeps a cgroup's record by its path and its ancestors'
+ * ids for the record's life, and takes a record whose path no longer
+ * names it for a removed cgroup: that holds because cgroup2 has no
+ * rename (only cgroup v1's kernfs operations have one), so whoever may
+ * write an attached cgroup's parent (a rootless engine's user) cannot
+ * move it from under its record. */
+TEST(cgroup2_refuses_to_rename_a_cgroup_which_the_runtime_relies_on)
+{
+	char top[512], a[600], a2[600];
+
+	if (!tcg_make(top, sizeof(top), "sfilter-rename"))
+		return;
+	snprintf(a, sizeof(a), "%s/a", top);
+	snprintf(a2, sizeof(a2), "%s/a-renamed", top);
+	if (ASSERT_OK(mkdir(a, 0755) ? -errno : 0, "mkdir"))
+		ASSERT_EQ(rename(a, a2) ? -errno : 0, -EPERM, "rename within the parent");
+	rmdir(a);
+	rmdir(a2);
+	rmdir(top);
+}

@@ -305,10 +305,15 @@ static int cg_rebase_below(struct sf_runtime *rt, struct sf_cgroup *c, struct sf
 	}
 	nd = 0;
 	err = 0;
-	for (d = rt->cgroups; d && err >= 0; d = d->next)
-		if (d != c && d->base && (err = cg_is_below(d, c->id)) > 0)
+	for (d = rt->cgroups; d && !err; d = d->next) {
+		int r = d != c && d->base ? cg_is_below(d, c->id) : 0;
+
+		if (r < 0)
+			err = r;
+		else if (r)
 			below[nd++] = d;
-	for (i = 0, err = err < 0 ? err : 0; i < nd && !err; i++)
+	}
+	for (i = 0; i < nd && !err; i++)
 		err = cg_append(rt, below[i], node, &nb[i]);
 	for (i = 0; i < nd && !err; i++) {
 		below[i]->base = nb[i];

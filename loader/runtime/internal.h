@@ -144,8 +144,8 @@ struct sf_cgroup {
 	struct sf_cg_app *app;
 	size_t n_app, cap_app;
 	/* The kernfs ids of the directories above, nearest first, read
-	 * once (cgroup.c's cg_up()): a cgroup2 directory is renamed only
-	 * within its parent, so they hold for the record's life. */
+	 * once (cgroup.c's cg_is_below()): cgroup2 has no rename, so they
+	 * hold for the record's life. */
 	uint64_t up[SF_CG_MAX_DEPTH];
 	uint8_t n_up;
 	bool up_read;
