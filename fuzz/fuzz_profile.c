@@ -62,6 +62,8 @@ static const char *const seeds[] = {
 	"\"SCMP_ACT_ERRNO\",\"errnoRet\":18446744073709551616,\"args\":[{\"index\":-1,\"value\":"
 	"-9223372036854775809,\"valueTwo\":1.5,\"op\":\"SCMP_CMP_EQ\"}]},{\"names\":[],\"name\":"
 	"\"getpid\",\"action\":\"SCMP_ACT_LOG\",\"errnoRet\":\"5\"}]}",
+	/* A path through an empty key: its steps keep their dots. */
+	"{\"\":{\"e\":{},\"e\":[]}}",
 	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"read\"],\"action\":"
 	"\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":0,\"value\":99999999999999999999,\"op\":"
 	"\"SCMP_CMP_EQ\"}]}],\"syscalls\":[]}",

@@ -68,6 +68,8 @@ static const struct refusal {
 	{ "a key given twice, once escaped", "{\"defaultAction\":\"SCMP_ACT_ALLOW\","
 	  "\"def\\u0061ultAction\":\"SCMP_ACT_LOG\"}", "defaultAction",
 	  "duplicate key \"defaultAction\"", true },
+	{ "a key given twice in an object under an empty key",
+	  TOP(",\"\":{\"e\":{},\"e\":[]}"), ".e", "duplicate key \"e\"", true },
 	{ "2^64", ARG("\"index\":0,\"value\":18446744073709551616,\"op\":\"SCMP_CMP_EQ\""),
 	  "syscalls[0].args[0].value", "18446744073709551616 is out of range", false },
 	{ "far above 2^64", ARG("\"index\":0,\"value\":99999999999999999999999,"

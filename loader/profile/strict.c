@@ -258,8 +258,10 @@ static void scan_path(struct scan *s, char *out, size_t size)
 
 		if (f->obj && !f->key)
 			break;
+		/* Every key but the document's first has its dot, an empty
+		 * key too: {"":{"e":..}} is ".e", as a path is read. */
 		if (f->obj)
-			k = snprintf(step, sizeof(step), "%s%s", n ? "." : "", f->key);
+			k = snprintf(step, sizeof(step), "%s%s", i ? "." : "", f->key);
 		else
 			k = snprintf(step, sizeof(step), "[%zu]", f->idx);
 		if (k < 0 || (size_t)k >= sizeof(step) || n + (size_t)k >= room)
