@@ -64,6 +64,8 @@ static const char *const seeds[] = {
 	"\"getpid\",\"action\":\"SCMP_ACT_LOG\",\"errnoRet\":\"5\"}]}",
 	/* A path through an empty key: its steps keep their dots. */
 	"{\"\":{\"e\":{},\"e\":[]}}",
+	/* A repeat inside a value that a repeat of its own key replaces. */
+	"{\"sys\":[{\"names\":\"\",\"names\":[]}],\"sys\":[]}",
 	"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"read\"],\"action\":"
 	"\"SCMP_ACT_ERRNO\",\"args\":[{\"index\":0,\"value\":99999999999999999999,\"op\":"
 	"\"SCMP_CMP_EQ\"}]}],\"syscalls\":[]}",

@@ -70,6 +70,9 @@ static const struct refusal {
 	  "duplicate key \"defaultAction\"", true },
 	{ "a key given twice in an object under an empty key",
 	  TOP(",\"\":{\"e\":{},\"e\":[]}"), ".e", "duplicate key \"e\"", true },
+	{ "a key given twice inside a value that a repeated key replaces",
+	  TOP(",\"syscalls\":[{\"names\":[\"read\"],\"names\":[]}],\"syscalls\":[]"),
+	  "syscalls", "duplicate key \"syscalls\"", true },
 	{ "2^64", ARG("\"index\":0,\"value\":18446744073709551616,\"op\":\"SCMP_CMP_EQ\""),
 	  "syscalls[0].args[0].value", "18446744073709551616 is out of range", false },
 	{ "far above 2^64", ARG("\"index\":0,\"value\":99999999999999999999999,"

@@ -233,6 +233,8 @@ struct scan {
 	struct frame st[SCAN_DEPTH];
 	int top;              /* -1: outside the document */
 	bool numbers;         /* this pass: numbers (else keys) */
+	int dup_top;          /* the shallowest repeated key's depth, -1: none */
+	char dup_path[128], dup_key[36];
 };
 
 static void pop(struct scan *s)
@@ -304,8 +306,15 @@ static int scan_key(struct scan *s, const char *raw, size_t len)
 	scan_path(s, path, sizeof(path));
 	if (s->c->lenient)
 		return pf_warn(s->c, path, "duplicate key \"%.32s\": the last one is taken", key);
-	return pf_fail(s->c, path, "duplicate key \"%.32s\" (JSON parsers differ on which "
-		       "one counts)", key);
+	/* The shallowest is refused: a repeat inside a value that a later
+	 * repeat of its own key replaces is not in the document json-c
+	 * reads, and naming the outer key names the place to mend. */
+	if (s->dup_top < 0 || s->top < s->dup_top) {
+		s->dup_top = s->top;
+		snprintf(s->dup_path, sizeof(s->dup_path), "%s", path);
+		snprintf(s->dup_key, sizeof(s->dup_key), "%.32s", key);
+	}
+	return 0;
 }
 
 /* An integer's digits: whether it fits in 64 bits (signed when negative). */
@@ -419,7 +428,7 @@ static int scan_token(struct scan *s, const char *json, size_t len, size_t *at)
 /* Repeated keys first: a number's path then names what json-c kept. */
 int pf_scan_text(struct pf *c, const char *json, size_t len)
 {
-	struct scan s = { .c = c, .top = -1 };
+	struct scan s = { .c = c, .top = -1, .dup_top = -1 };
 	size_t at;
 	int r, pass;
 
@@ -431,6 +440,9 @@ int pf_scan_text(struct pf *c, const char *json, size_t len)
 			pop(&s);
 		if (r < 0)
 			return r;
+		if (s.dup_top >= 0)
+			return pf_fail(c, s.dup_path, "duplicate key \"%s\" (JSON parsers differ "
+				       "on which one counts)", s.dup_key);
 	}
 	return 0;
 }
