@@ -13,6 +13,9 @@
 # build/fuzz/NAME-crash-* and fails. Full output: build/fuzz/NAME.log.
 set -uo pipefail
 
+# Leaks that are a dependency's, not ours (each said in the file).
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$(cd "$(dirname "$0")/.." && pwd)/fuzz/lsan.supp
+
 [[ $# -ge 1 ]] || { echo "usage: $0 SECONDS FUZZER..." >&2; exit 2; }
 seconds=$1
 shift

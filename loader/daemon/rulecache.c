@@ -19,6 +19,10 @@
  * least recently used of the user holding the most, so no user's
  * requests can push out the entries of one that holds fewer. An entry's
  * rules stay while a filter names them (a reference each).
+ *
+ * A miss compiles in a child process (sf_profile_rules_new_forked()):
+ * libseccomp leaks on some rules, and anyone may send profiles, so a
+ * compile here would let a user grow the daemon without end.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -145,7 +149,7 @@ struct compiled *rulecache_compile(const struct login *who, const struct sf_prof
 		return NULL;
 	}
 	c->refs = 1;
-	if ((*r = sf_profile_rules_new(json, len, opts, &c->r, err)) < 0) {
+	if ((*r = sf_profile_rules_new_forked(json, len, opts, &c->r, err)) < 0) {
 		free(c);
 		return NULL;
 	}

@@ -19,11 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct sf_profile_rules {
-	struct sf_profile p;
-	struct pf_rec rec;
-};
-
 int sf_profile_rules_new(const char *json, size_t len, const struct sf_profile_opts *opts,
 			 struct sf_profile_rules **out, struct sf_profile_error *err)
 {

@@ -2,7 +2,8 @@
 /*
  * Shared by libsfprofile's files only. Module order (which may call which):
  *   gate.c (sf_profile_gate: a profile's gate for a runtime's seccomp agent),
- *   explain.c (which rule decides a call)
+ *   forked.c (sf_profile_rules_new() in a child process)
+ *     -> explain.c (which rule decides a call)
  *     -> compile.c (the document, its syscalls, libseccomp, the export)
  *     -> strict.c (the keys a profile may hold; repeated keys and integers
  *                  out of range, from the text)
@@ -44,6 +45,12 @@ struct pf_rec {
 	bool caps_cond, kernel_cond; /* an includes/excludes with caps, minKernel */
 };
 void pf_rec_free(struct pf_rec *r);
+
+/* What sf_profile_rules_new() keeps (explain.c; forked.c packs it). */
+struct sf_profile_rules {
+	struct sf_profile p;
+	struct pf_rec rec;
+};
 
 /* One compilation. */
 struct pf {
