@@ -3,8 +3,9 @@
  * sf_profile_rules_new_forked(), the compile sfilterd runs for PROFILE
  * requests: in a child process, it gives what sf_profile_rules_new()
  * gives in place (the filter, its warnings, the rule each call is
- * explained by; a refusal's path and words), and what libseccomp leaks
- * during the compile is not left in the caller. Then the daemon: a
+ * explained by; a refusal's path and words), says why when its child
+ * cannot be made, and what libseccomp leaks during the compile is not
+ * left in the caller. Then the daemon: a
  * stream of profiles that libseccomp leaks on does not grow sfilterd.
  */
 #define _GNU_SOURCE
@@ -14,12 +15,15 @@
 #include "admin.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 
@@ -170,6 +174,44 @@ TEST(a_profile_refused_in_a_child_is_refused_with_the_same_path_and_words)
 		ASSERT_STREQ(e2.path, e1.path, "the same path");
 		ASSERT_STREQ(e2.msg, e1.msg, "the same words");
 	}
+}
+
+/* A child that cannot be made: the errno, and a message that says so. */
+TEST(a_compile_whose_child_cannot_be_made_says_why)
+{
+	struct sf_profile_opts opts = { .caps = "none", .kernel = "6.1" };
+	int p[2], st, r = 0;
+	char msg[320] = "";
+	pid_t pid;
+
+	if (!test_need_root("to become a user held to no processes") ||
+	    !ASSERT_OK(pipe(p), "pipe"))
+		return;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit none = { 0, 0 };
+		struct sf_profile_rules *rules = NULL;
+		struct sf_profile_error e;
+
+		if (setgroups(0, NULL) || setgid(65534) || setrlimit(RLIMIT_NPROC, &none) ||
+		    setuid(65534))
+			_exit(2);
+		r = sf_profile_rules_new_forked(builtin, strlen(builtin), &opts, &rules, &e);
+		(void)!write(p[1], &r, sizeof(r));
+		(void)!write(p[1], e.msg, sizeof(e.msg));
+		_exit(rules ? 3 : 0);
+	}
+	close(p[1]);
+	ASSERT_TRUE(read(p[0], &r, sizeof(r)) == sizeof(r) &&
+		    read(p[0], msg, sizeof(msg)) == sizeof(msg), "the child's answer");
+	close(p[0]);
+	ASSERT_TRUE(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st),
+		    "nothing made");
+	msg[sizeof(msg) - 1] = '\0';
+	test_log("%s\n", msg);
+	ASSERT_EQ(r, -EAGAIN, "fork's errno");
+	ASSERT_TRUE(strstr(msg, "child process") && strstr(msg, "fork"), "the message says so");
 }
 
 /* rules entries that libseccomp 2.5.4 leaks on (a rule with arguments for

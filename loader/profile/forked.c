@@ -258,6 +258,14 @@ static int died(struct sf_profile_error *err, int status)
 	return -ECHILD;
 }
 
+/* e (-errno) with what failed said in err. */
+static int failed(struct sf_profile_error *err, int e, const char *what)
+{
+	snprintf(err->msg, sizeof(err->msg), "the profile's compile (a child process): %s: %s",
+		 what, strerror(-e));
+	return e;
+}
+
 /* What the child wrote, into k: 0 when all it announced came (the pipe
  * drained once its pidfd says it exited), else -errno. */
 static int read_child(int rfd, int pidfd, struct pack *k)
@@ -304,13 +312,13 @@ int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_pr
 		err = &spare;
 	memset(err, 0, sizeof(*err));
 	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
+		return failed(err, -errno, "pipe2");
 	pid = fork();
 	if (pid < 0) {
 		e = -errno;
 		close(fds[0]);
 		close(fds[1]);
-		return e;
+		return failed(err, e, "fork");
 	}
 	if (pid == 0) {
 		close(fds[0]);
@@ -331,7 +339,11 @@ int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_pr
 		;
 	if (e || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		free(k.buf);
-		return e == -ENOMEM ? e : died(err, status);
+		if (pidfd < 0)
+			return failed(err, e, "pidfd_open");
+		if (e == -ENOMEM)
+			return failed(err, e, "reading its result");
+		return died(err, status);
 	}
 	k.at = sizeof(uint64_t);
 	e = (int)(int64_t)get_u64(&k);
