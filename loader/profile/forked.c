@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -266,14 +267,35 @@ static int failed(struct sf_profile_error *err, int e, const char *what)
 	return e;
 }
 
+/*
+ * A child of a process with threads inherits the locks they held at the
+ * fork: json-c's parse takes glibc's locale lock (duplocale, newlocale),
+ * so a child forked while another thread of sfilterd parsed JSON waits
+ * for ever (seen: one fork in ~300 with a thread making locales in a
+ * loop). The child is given CHILD_MS, far above the 0.5 s of a 64 KiB
+ * profile here, then killed and forked once more.
+ */
+#define CHILD_MS 10000
+
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 /* What the child wrote, into k: 0 when all it announced came (the pipe
- * drained once its pidfd says it exited), else -errno. */
+ * drained once its pidfd says it exited), -ETIMEDOUT past CHILD_MS, else
+ * -errno. */
 static int read_child(int rfd, int pidfd, struct pack *k)
 {
 	struct pollfd pf[2] = { { .fd = rfd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
+	long long end = now_ms() + CHILD_MS;
 	char chunk[65536];
 	bool exited = false;
 	ssize_t n;
+	int r;
 
 	for (;;) {
 		if (k->len >= sizeof(uint64_t) &&
@@ -292,25 +314,22 @@ static int read_child(int rfd, int pidfd, struct pack *k)
 			continue;
 		if (exited)
 			return -EPIPE;  /* it exited, and all it wrote is read */
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		r = poll(pf, 2, (int)(end > now_ms() ? end - now_ms() : 0));
+		if (r < 0 && errno != EINTR)
 			return -errno;
-		exited = pf[1].revents != 0;
+		if (r == 0)
+			return -ETIMEDOUT;
+		exited = r > 0 && pf[1].revents != 0;
 	}
 }
 
-int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_profile_opts *opts,
-				struct sf_profile_rules **out, struct sf_profile_error *err)
+/* One child: its wait status and what it wrote (k), 0 or -errno. */
+static int run_child(const char *json, size_t len, const struct sf_profile_opts *opts,
+		     struct pack *k, int *status, struct sf_profile_error *err)
 {
-	struct sf_profile_error spare;
-	struct sf_profile_rules *r;
-	struct pack k = { 0 };
-	int fds[2], status = 0, pidfd, e;
+	int fds[2], pidfd, e;
 	pid_t pid;
 
-	*out = NULL;
-	if (!err)
-		err = &spare;
-	memset(err, 0, sizeof(*err));
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return failed(err, -errno, "pipe2");
 	pid = fork();
@@ -326,24 +345,47 @@ int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_pr
 	}
 	close(fds[1]);
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0) {
+	if (pidfd < 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0)
 		e = -errno;
+	else
+		e = read_child(fds[0], pidfd, k);
+	if (e)
 		kill(pid, SIGKILL);
-	} else {
-		e = read_child(fds[0], pidfd, &k);
-	}
 	if (pidfd >= 0)
 		close(pidfd);
 	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
 		;
-	if (e || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (pidfd < 0)
+		return failed(err, e, "pidfd_open");
+	if (e == -ENOMEM || e == -ETIMEDOUT)
+		return failed(err, e, e == -ENOMEM ? "reading its result" :
+			      "no result in 10 s: killed");
+	return e || !WIFEXITED(*status) || WEXITSTATUS(*status) ? died(err, *status) : 0;
+}
+
+int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_profile_opts *opts,
+				struct sf_profile_rules **out, struct sf_profile_error *err)
+{
+	struct sf_profile_error spare;
+	struct sf_profile_rules *r;
+	struct pack k = { 0 };
+	int status = 0, e, tries;
+
+	*out = NULL;
+	if (!err)
+		err = &spare;
+	memset(err, 0, sizeof(*err));
+	for (tries = 0; tries < 2; tries++) {
 		free(k.buf);
-		if (pidfd < 0)
-			return failed(err, e, "pidfd_open");
-		if (e == -ENOMEM)
-			return failed(err, e, "reading its result");
-		return died(err, status);
+		k = (struct pack){ 0 };
+		e = run_child(json, len, opts, &k, &status, err);
+		if (e != -ETIMEDOUT)
+			break;
+	}
+	if (e) {
+		free(k.buf);
+		return e;
 	}
 	k.at = sizeof(uint64_t);
 	e = (int)(int64_t)get_u64(&k);
