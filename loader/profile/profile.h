@@ -216,7 +216,9 @@ int sf_profile_rules_new(const char *json, size_t len, const struct sf_profile_o
  * what others send: what libseccomp leaks on some rules (2.5.4 does,
  * ~360 KB for a 64 KiB profile) dies with the child. The child's heap
  * starts cold: Docker's profile takes 26 ms so, not 13; Podman's 37, not
- * 21 (this host). */
+ * 21 (this host). A child that gives no result in 10 s (one forked while
+ * another thread held a lock the compile takes) is killed and forked
+ * once more. */
 int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_profile_opts *opts,
 				struct sf_profile_rules **out, struct sf_profile_error *err);
 /* w as the JSON object events and sfctl carry as "rule" into buf (size
