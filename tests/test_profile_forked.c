@@ -5,8 +5,10 @@
  * gives in place (the filter, its warnings, the rule each call is
  * explained by; a refusal's path and words), says why when its child
  * cannot be made, and what libseccomp leaks during the compile is not
- * left in the caller. Then the daemon: a
- * stream of profiles that libseccomp leaks on does not grow sfilterd.
+ * left in the caller; as a job, the same, and a job freed kills its
+ * child. Then the daemon: a stream of profiles that libseccomp leaks on
+ * does not grow sfilterd, and a compile under way keeps no other client
+ * waiting.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -14,15 +16,21 @@
 #include "profile.h"
 #include "admin.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <malloc.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/audit.h>
 #include <linux/seccomp.h>
@@ -133,20 +141,42 @@ out:
 	sf_profile_rules_close(apart);
 }
 
+/* The compiles in a child made by exec of sfilterd as the helper (on),
+ * as sfilterd makes them, or by fork alone: whether it could be set. */
+static bool use_helper(bool on)
+{
+	static char path[4096];
+
+	if (!on)
+		return sf_profile_set_helper(NULL, NULL) == 0;
+	if (!path[0] && !sfd_find_bin("sfilterd", "SF_SFILTERD", path, sizeof(path))) {
+		test_skip_part("helper", "no sfilterd beside the runner to exec as the helper");
+		return false;
+	}
+	return ASSERT_OK(sf_profile_set_helper(path, "--profile-compile-helper"), "set it");
+}
+
 TEST(a_profile_compiled_in_a_child_is_the_one_compiled_in_place)
 {
 	size_t len;
-	char *podman;
+	char *podman = read_all(PODMAN, &len);
+	int on;
 
-	compare("the built-in profile", builtin, strlen(builtin), "none");
-	compare("the built-in profile", builtin, strlen(builtin), "all");
-	podman = read_all(PODMAN, &len);
-	if (!podman) {
-		test_skip_part("podman", "no %s (golang-github-containers-common)", PODMAN);
-		return;
+	for (on = 0; on < 2; on++) {
+		if (!use_helper(on))
+			continue;
+		compare(on ? "the built-in profile, helper" : "the built-in profile", builtin,
+			strlen(builtin), "none");
+		compare(on ? "the built-in profile, helper" : "the built-in profile", builtin,
+			strlen(builtin), "all");
+		if (!podman)
+			continue;
+		compare(on ? "Podman's profile, helper" : "Podman's profile", podman, len, "none");
+		compare(on ? "Podman's profile, helper" : "Podman's profile", podman, len, "all");
 	}
-	compare("Podman's profile", podman, len, "none");
-	compare("Podman's profile", podman, len, "all");
+	use_helper(false);
+	if (!podman)
+		test_skip_part("podman", "no %s (golang-github-containers-common)", PODMAN);
 	free(podman);
 }
 
@@ -162,18 +192,25 @@ TEST(a_profile_refused_in_a_child_is_refused_with_the_same_path_and_words)
 	struct sf_profile_opts opts = { .caps = "none", .kernel = "6.1" };
 	size_t i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < 2 * sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *text = bad[i % (sizeof(bad) / sizeof(bad[0]))];
 		struct sf_profile_rules *r1 = NULL, *r2 = NULL;
 		struct sf_profile_error e1, e2;
-		int a = sf_profile_rules_new(bad[i], strlen(bad[i]), &opts, &r1, &e1);
-		int b = sf_profile_rules_new_forked(bad[i], strlen(bad[i]), &opts, &r2, &e2);
+		int a, b;
 
+		/* The second round through the helper. */
+		if (!i || i == sizeof(bad) / sizeof(bad[0]))
+			if (!use_helper(i))
+				break;
+		a = sf_profile_rules_new(text, strlen(text), &opts, &r1, &e1);
+		b = sf_profile_rules_new_forked(text, strlen(text), &opts, &r2, &e2);
 		test_log("%s\n", e2.msg);
 		ASSERT_TRUE(a < 0 && !r1 && !r2, "refused, nothing made");
 		ASSERT_EQ(b, a, "the same errno");
 		ASSERT_STREQ(e2.path, e1.path, "the same path");
 		ASSERT_STREQ(e2.msg, e1.msg, "the same words");
 	}
+	use_helper(false);
 }
 
 /* A child that cannot be made: the errno, and a message that says so. */
@@ -349,4 +386,278 @@ TEST(bypass_profiles_libseccomp_leaks_on_do_not_grow_the_daemon)
 		 after, n - 2);
 	ASSERT_EQ(refused, n, "each refused at its last entry");
 	ASSERT_TRUE(before > 0 && after - before < 1024, "the daemon grew by less than 1 MB");
+}
+
+/* ---- compiles as jobs -------------------------------------------------------- */
+
+/* The filter a compile gave, as text to compare. */
+static bool same_filter(const struct sf_profile_rules *a, const struct sf_profile_rules *b)
+{
+	const struct sf_profile *p = sf_profile_rules_filter(a), *q = sf_profile_rules_filter(b);
+
+	return p->len == q->len && !memcmp(p->insns, q->insns, p->len * sizeof(*p->insns));
+}
+
+TEST(a_compile_job_gives_what_the_wait_gives_and_its_free_leaves_no_child)
+{
+	struct sf_profile_opts opts = { .caps = "none", .kernel = "6.1" };
+	struct sf_profile_rules *waited = NULL, *stepped = NULL;
+	struct sf_profile_job *job = NULL;
+	struct sf_profile_error e;
+	int r, steps = 0, status;
+	pid_t pid;
+
+	if (!ASSERT_OK(sf_profile_rules_new_forked(builtin, strlen(builtin), &opts, &waited, &e),
+		       e.msg) ||
+	    !ASSERT_OK(sf_profile_job__start(builtin, strlen(builtin), &opts, &job, &e), e.msg))
+		goto out;
+	do {
+		struct pollfd pf = { .fd = sf_profile_job__fd(job), .events = POLLIN };
+
+		poll(&pf, 1, sf_profile_job__timeout(job));
+		steps++;
+	} while ((r = sf_profile_job__step(job, &stepped, &e)) == -EINPROGRESS);
+	test_log("the job ended after %d steps\n", steps);
+	if (ASSERT_OK(r, e.msg))
+		ASSERT_TRUE(same_filter(waited, stepped), "the job's filter is the wait's");
+	/* A job freed while its child runs: the child is killed and reaped
+	 * (in a process of its own, whose only child the job's is). */
+	pid = fork();
+	if (pid == 0) {
+		struct sf_profile_job *j;
+		char *big = leaky_profile(300, 1, false);
+
+		if (!big || sf_profile_job__start(big, strlen(big), &opts, &j, &e))
+			_exit(2);
+		sf_profile_job__free(j);
+		_exit(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD ? 0 : 3);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid, "waitpid");
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		    "no child left after a job freed while it ran (exit 0)");
+out:
+	sf_profile_job__free(job);
+	sf_profile_rules_close(waited);
+	sf_profile_rules_close(stepped);
+}
+
+/* The daemon's children (its compiles: the holder is a grandchild that
+ * init adopted), into out (n at most): how many. */
+static int children_of(pid_t parent, pid_t *out, int n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int k = 0;
+
+	while (d && (de = readdir(d)) && k < n) {
+		char path[300], buf[512], *p;
+		int ppid;
+		FILE *f;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && sscanf(p, ") %*c %d", &ppid) == 1 && ppid == parent)
+			out[k++] = atoi(de->d_name);
+	}
+	if (d)
+		closedir(d);
+	return k;
+}
+
+/* What a request of uid 65534's came to, shared with the test. */
+struct asked {
+	int r;
+	char msg[SF_PROTO_MAX_TEXT];
+};
+
+/* A process of uid 65534 (not an admin) that sends json as a profile for
+ * its next filter (filter id 0: no filter needed) and records the answer
+ * in *out. */
+static pid_t ask_as_user(const char *sock, const char *json, struct asked *out)
+{
+	pid_t pid = fork();
+	struct sf_client_reply rep;
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (setgroups(0, NULL) || syscall(SYS_setresgid, 65534, 65534, 65534) ||
+	    syscall(SYS_setresuid, 65534, 65534, 65534))
+		_exit(100);
+	out->r = sf_client_profile(sock, 0, "none", 0, json, strlen(json), &rep);
+	snprintf(out->msg, sizeof(out->msg), "%s", rep.message);
+	_exit(0);
+}
+
+/* The line of /proc/pid/status that starts with key, into line (256
+ * bytes, its newline cut): whether there is one. */
+static bool proc_line(pid_t pid, const char *key, char *line)
+{
+	char path[64];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, 256, f))
+		found = !strncmp(line, key, strlen(key));
+	if (f)
+		fclose(f);
+	if (found)
+		line[strcspn(line, "\n")] = '\0';
+	return found;
+}
+
+/* What the compile's child may hold: no groups, no capabilities, no new
+ * privileges, not dumpable, and only its input, its pipe, stderr and the memfds the
+ * compile makes. */
+static void check_helper(pid_t pid)
+{
+	char line[256], path[64], to[256];
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fds = 0;
+
+	ASSERT_TRUE(proc_line(pid, "Uid:", line) &&
+		    !strcmp(line, "Uid:\t65534\t65534\t65534\t65534"), "uid 65534");
+	ASSERT_TRUE(proc_line(pid, "Gid:", line) &&
+		    !strcmp(line, "Gid:\t65534\t65534\t65534\t65534"), "gid 65534");
+	ASSERT_TRUE(proc_line(pid, "Groups:", line) && !line[7 + strspn(line + 7, " \t")],
+		    "no groups");
+	ASSERT_TRUE(proc_line(pid, "CapEff:", line) && !strcmp(line, "CapEff:\t0000000000000000"),
+		    "no effective capabilities");
+	ASSERT_TRUE(proc_line(pid, "CapPrm:", line) && !strcmp(line, "CapPrm:\t0000000000000000"),
+		    "no permitted capabilities");
+	ASSERT_TRUE(proc_line(pid, "NoNewPrivs:", line) && !strcmp(line, "NoNewPrivs:\t1"),
+		    "no new privileges");
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	/* A process that is not dumpable: its /proc files are root's, so
+	 * that nobody's other processes cannot trace it or read it. */
+	ASSERT_TRUE(stat(path, &st) == 0 && st.st_uid == 0,
+		    "not dumpable: /proc/PID/status is root's");
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	for (d = opendir(path); d && (de = readdir(d));) {
+		ssize_t n;
+		int fd = atoi(de->d_name);
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+		n = readlink(path, to, sizeof(to) - 1);
+		to[n > 0 ? n : 0] = '\0';
+		test_log("the helper's fd %d: %s\n", fd, to);
+		fds++;
+		if (fd == 0)
+			ASSERT_TRUE(strstr(to, "memfd:sf-profile-input") != NULL, "fd 0: its input");
+		else if (fd == 1)
+			ASSERT_TRUE(!strncmp(to, "pipe:", 5), "fd 1: its pipe");
+		else if (fd > 2)
+			ASSERT_TRUE(strstr(to, "memfd:sf-profile") != NULL,
+				    "nothing of the daemon's: the compile's own memfd");
+	}
+	if (d)
+		closedir(d);
+	ASSERT_GE(fds, 2, "its descriptors read");
+}
+
+/* The daemon's compile child, once STATUS says one runs (30 s, 300 under
+ * emulation), stopped: its pid, or 0 when the request was answered first
+ * (asker exited) or none was seen. statuses: STATUS answers while it ran. */
+static pid_t catch_compile(const struct sfd *dm, pid_t asker, int *statuses)
+{
+	double end = test_now_s() + (test_is_emulated() ? 300 : 30);
+	static char status[SF_PROTO_MAX_MSG];
+	char line[256];
+	pid_t kids[8];
+
+	*statuses = 0;
+	while (test_now_s() < end && waitpid(asker, NULL, WNOHANG) == 0) {
+		if (sfd_status(dm, status) < 0 || !strstr(status, "\"compiling\":1"))
+			continue;
+		(*statuses)++;
+		/* Caught once it has given up root (exec'd, and no new
+		 * privileges, the last it sets but dumpable, which its uid's
+		 * change has cleared already). */
+		if (children_of(dm->pid, kids, 8) == 1 && proc_line(kids[0], "NoNewPrivs:", line) &&
+		    !strcmp(line, "NoNewPrivs:\t1") && kill(kids[0], SIGSTOP) == 0)
+			return kids[0];
+	}
+	return 0;
+}
+
+static void release(pid_t pid)
+{
+	if (pid > 0)
+		kill(pid, SIGCONT);
+}
+
+/* A compile runs in a child of sfilterd while the loop goes on, as
+ * nobody, with nothing of the daemon's: a user's profile, whose compile
+ * is held stopped here, keeps no one else waiting
+ * (before, a 64 KiB profile held every client ~0.5 s; one user's two a
+ * second kept the daemon busy). Then the same user's second profile while
+ * its first compiles is refused, and the first's text sent again waits
+ * for that compile rather than starting one. */
+TEST(bypass_daemon_a_users_profile_compile_stalls_no_one)
+{
+	struct asked *out = mmap(NULL, 3 * sizeof(*out), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *slow = leaky_profile(test_is_emulated() ? 100 : 300, 2, false);
+	char *other = leaky_profile(2, 3, false);
+	static char status[SF_PROTO_MAX_MSG];
+	pid_t a, b, c, child = 0;
+	int tries, statuses = 0, st;
+	SFD_AUTO;
+
+	if (!ASSERT_TRUE(out != MAP_FAILED && slow && other, "set-up") ||
+	    !sfd_start_for_users(&dm, NULL))
+		goto out;
+	/* A compile that ends before it is caught is tried with another text. */
+	for (tries = 0; tries < 3 && !child; tries++) {
+		free(slow);
+		slow = leaky_profile(test_is_emulated() ? 100 : 300, 10 + tries, false);
+		a = ask_as_user(dm.sock, slow, &out[0]);
+		child = catch_compile(&dm, a, &statuses);
+		if (!child)
+			waitpid(a, NULL, 0);
+	}
+	if (!ASSERT_TRUE(child > 0, "the daemon's compile child caught running"))
+		goto out;
+	test_log("STATUS answered %d times while the compile ran; its child %d stopped\n",
+		 statuses, child);
+	check_helper(child);
+	ASSERT_OK(sfd_status(&dm, status), "an admin's STATUS while the compile is stopped");
+	ASSERT_TRUE(strstr(status, "\"compiling\":1") != NULL, "STATUS says one compiles");
+	/* The same user: another profile is refused; the same text waits. */
+	b = ask_as_user(dm.sock, other, &out[1]);
+	waitpid(b, &st, 0);
+	test_log("another profile of the user's: %d %s\n", out[1].r, out[1].msg);
+	ASSERT_EQ(out[1].r, -EAGAIN, "a second compile of the user's at once is refused");
+	ASSERT_TRUE(strstr(out[1].msg, "one at a time") != NULL, "and says why");
+	c = ask_as_user(dm.sock, slow, &out[2]);
+	ASSERT_OK(sfd_status(&dm, status), "STATUS");
+	ASSERT_TRUE(strstr(status, "\"compiling\":1") != NULL, "the same text starts no compile");
+	release(child);
+	child = 0;
+	waitpid(a, &st, 0);
+	waitpid(c, &st, 0);
+	test_log("the first: %d %s; the same text again: %d %s\n", out[0].r, out[0].msg,
+		 out[2].r, out[2].msg);
+	ASSERT_OK(out[0].r, "the held profile is answered once its compile ends");
+	/* Both were kept for the user's next attach: the limit is 4. */
+	ASSERT_OK(out[2].r, "the same text, which waited for that compile, too");
+	ASSERT_OK(sfd_status(&dm, status), "STATUS");
+	ASSERT_TRUE(strstr(status, "\"compiling\":0") != NULL, "no compile left");
+out:
+	release(child);
+	free(slow);
+	free(other);
+	if (out != MAP_FAILED)
+		munmap(out, 3 * sizeof(*out));
 }

@@ -523,13 +523,33 @@ struct sf_profile_rules;
 struct rulecache_stats {
 	uint64_t hits, misses;
 	unsigned int entries;
+	unsigned int compiling;      /* children under way */
 };
+/* A compile's end, for the request that waits for it: c a reference
+ * (compiled_put() it), or NULL with r (-errno) and err. */
+typedef void (*rulecache_done_fn)(void *arg, struct compiled *c, int r,
+				  const struct sf_profile_error *err);
+/* Whether argv runs sfilterd as the compiles' helper, and then *status,
+ * its exit status. */
+bool rulecache_helper(int argc, char **argv, int *status);
+/* The inner epoll set of compiles under way, in the loop's (epfd) as tag:
+ * 0 or -errno. */
+int rulecache_init(int epfd, void *tag);
 /* The profile (json, len bytes) compiled for opts: the cache's entry of
- * who's with the same inputs, or compiled and kept (counted against who).
- * A reference (compiled_put() it), or NULL with *r (-errno) and err. */
-struct compiled *rulecache_compile(const struct login *who, const struct sf_profile_opts *opts,
-				   const char *json, size_t len, struct sf_profile_error *err,
-				   int *r);
+ * who's with the same inputs at once (a reference: compiled_put() it);
+ * or NULL with *r -EINPROGRESS: a child compiles it (or already did for
+ * who), and done(arg, ...) is called from rulecache_step(), the entry
+ * kept (counted against who); or NULL with *r (-errno) and err. limited
+ * (not an admin): one compile of who's at a time, few of all users'. */
+struct compiled *rulecache_compile(const struct login *who, bool limited,
+				   const struct sf_profile_opts *opts, const char *json,
+				   size_t len, struct sf_profile_error *err, int *r,
+				   rulecache_done_fn done, void *arg);
+/* The compiles stepped: on the tag's readiness, and at each turn of the
+ * loop (their deadlines). */
+void rulecache_step(void);
+/* Compiles under way killed, their requests told -ECANCELED. */
+void rulecache_stop(void);
 struct compiled *compiled_get(struct compiled *c);
 void compiled_put(struct compiled *c);
 const struct sf_profile_rules *compiled_rules(const struct compiled *c);

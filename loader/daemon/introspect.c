@@ -203,6 +203,7 @@ static struct json_object *profile_cache_json(void)
 	json_object_object_add(f, "entries", json_object_new_int64(rc.entries));
 	json_object_object_add(f, "hits", json_object_new_uint64(rc.hits));
 	json_object_object_add(f, "misses", json_object_new_uint64(rc.misses));
+	json_object_object_add(f, "compiling", json_object_new_int64(rc.compiling));
 	return f;
 }
 

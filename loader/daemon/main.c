@@ -66,7 +66,7 @@ static int epfd = -1, lfd = -1, sigfd = -1, evfd = -1, vfd = -1, gfd = -1;
 static bool stop;
 
 /* epoll tags for the fds that are not clients. */
-static char tag_listen, tag_signal, tag_events, tag_verify, tag_gate;
+static char tag_listen, tag_signal, tag_events, tag_verify, tag_gate, tag_compile;
 
 /* What the options ask for beyond d's settings. */
 struct setup {
@@ -439,9 +439,9 @@ static int epoll_add(int fd, void *tag)
 }
 
 /* The epoll set: the listening socket, the signals, the connections'
- * table, the verifier's jobs done, and the runtime's events when they can
- * be polled (without, the loop polls every 100 ms). 0 or -errno after a
- * line on stderr. */
+ * table, the verifier's jobs done, the profiles' compiles, and the
+ * runtime's events when they can be polled (without, the loop polls every
+ * 100 ms). 0 or -errno after a line on stderr. */
 static int watch_fds(const sigset_t *sigs)
 {
 	int r;
@@ -465,6 +465,11 @@ static int watch_fds(const sigset_t *sigs)
 	}
 	if (evfd >= 0 && epoll_add(evfd, &tag_events) < 0)
 		evfd = -1;
+	if ((r = rulecache_init(epfd, &tag_compile)) < 0) {
+		diag("the profiles' compiles: epoll: %s", strerror(-r));
+		verify_stop();
+		return r;
+	}
 	/* Without the gate the daemon still serves, at the tier's strength. */
 	gfd = gate_start();
 	if (gfd >= 0 && epoll_add(gfd, &tag_gate) < 0)
@@ -584,6 +589,8 @@ static bool dispatch(const struct epoll_event *ev)
 		eventlog_drain();
 	else if (tag == &tag_gate)
 		gate_ready();
+	else if (tag == &tag_compile)
+		rulecache_step();
 	else if (conn_ready(tag, ev->events))
 		request_handle(tag);
 	return true;
@@ -672,6 +679,7 @@ static void serve(void)
 		conn_sweep_idle(IDLE_SECONDS);
 		conn_free_closed();
 		sf_runtime_process_pending(sfd.rt);
+		rulecache_step(); /* the compiles' deadlines */
 		/* Deferred action tables and searched forms are made off the
 		 * loop (verify.c), so they never delay a reply; a request may
 		 * have loaded a chain. */
@@ -706,6 +714,8 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int status;
 
+	if (rulecache_helper(argc, argv, &status))
+		return status;
 	if (!parse_options(argc, argv, &s, &status))
 		return status;
 	if (s.uninstall)
@@ -716,6 +726,7 @@ int main(int argc, char **argv)
 	idle_start();
 	serve();
 	idle_stop();
+	rulecache_stop();
 	metrics_stop();
 	verify_stop();
 	gate_stop();

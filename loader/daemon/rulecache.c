@@ -20,9 +20,12 @@
  * requests can push out the entries of one that holds fewer. An entry's
  * rules stay while a filter names them (a reference each).
  *
- * A miss compiles in a child process (sf_profile_rules_new_forked()):
- * libseccomp leaks on some rules, and anyone may send profiles, so a
- * compile here would let a user grow the daemon without end.
+ * A miss compiles in a child process (an sf_profile_job): libseccomp
+ * leaks on some rules, and anyone may send profiles, so a compile here
+ * would let a user grow the daemon without end; and the loop serves
+ * others while it runs (up to ~0.5 s of a CPU for a 64 KiB profile). The
+ * child execs sfilterd as a helper that gives up root's identity before it
+ * reads the profile (libsfprofile's sf_profile_set_helper()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -33,6 +36,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
 
 #define RC_MAX      32
 #define RC_PER_USER 8
@@ -123,12 +128,140 @@ static int slot_for(const struct login *who)
 	return drop(lru_of(most < 0 ? who : &cache[most].who));
 }
 
-struct compiled *rulecache_compile(const struct login *who, const struct sf_profile_opts *opts,
-				   const char *json, size_t len, struct sf_profile_error *err,
-				   int *r)
+/* A new entry of who's for this text and inputs, holding c. */
+static void insert(const struct login *who, const char *inputs, const char *json, size_t len,
+		   struct compiled *c)
 {
+	int i = slot_for(who);
+
+	if (!(cache[i].text = malloc(len)))
+		return;
+	memcpy(cache[i].text, json, len);
+	cache[i].len = len;
+	cache[i].who = *who;
+	memcpy(cache[i].inputs, inputs, SF_PROFILE_INPUTS_MAX);
+	cache[i].used = ++rc_clock;
+	cache[i].c = compiled_get(c);
+	stats.entries++;
+}
+
+/*
+ * Compiles under way: each a child (sf_profile_job), stepped by the loop
+ * when the job's descriptor, in jobs_epfd, is readable, and at every
+ * tick for its deadline. Requests for a text and inputs of who's that are
+ * compiling wait for that job rather than start one. A user who is not an
+ * admin has one job at a time, and such users RC_JOBS_USERS in all: a
+ * 64 KiB profile is ~0.5 s of a CPU here, and the rate (rules.c) counts
+ * requests, not their cost.
+ */
+#define RC_JOBS        16
+#define RC_JOBS_USERS  3
+#define RC_WAITERS     8
+
+static struct job {
+	struct sf_profile_job *job;  /* NULL: a free slot */
+	struct login who;
+	bool limited;                /* counted against who's one */
+	int n;                       /* sf_profile_inputs()'s, <0: not kept */
 	char inputs[SF_PROFILE_INPUTS_MAX];
-	struct compiled *c;
+	char *text;
+	size_t len;
+	int waiters;
+	struct { rulecache_done_fn done; void *arg; } wait[RC_WAITERS];
+} jobs[RC_JOBS];
+static int jobs_epfd = -1;
+
+/* sfilterd run as the compiles' helper (sf_profile_set_helper()): its
+ * one argument. */
+#define HELPER_ARG "--profile-compile-helper"
+
+bool rulecache_helper(int argc, char **argv, int *status)
+{
+	if (argc != 2 || strcmp(argv[1], HELPER_ARG))
+		return false;
+	*status = sf_profile_helper_main();
+	return true;
+}
+
+int rulecache_init(int epfd, void *tag)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = tag };
+
+	/* The daemon has threads: a child execs the daemon's own program
+	 * (whatever has replaced its file since) so that it holds none of
+	 * their locks, nor the daemon's descriptors and root's identity. */
+	if (sf_profile_set_helper("/proc/self/exe", HELPER_ARG) < 0)
+		return -ENOMEM;
+	jobs_epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (jobs_epfd < 0)
+		return -errno;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, jobs_epfd, &ev) < 0) {
+		int e = -errno;
+
+		close(jobs_epfd);
+		jobs_epfd = -1;
+		return e;
+	}
+	return 0;
+}
+
+/* A job of who's compiling this text with these inputs, or -1. */
+static int job_of(const struct login *who, const char *inputs, const char *json, size_t len)
+{
+	int i;
+
+	for (i = 0; i < RC_JOBS; i++)
+		if (jobs[i].job && jobs[i].n >= 0 && login_eq(&jobs[i].who, who) &&
+		    jobs[i].len == len && !strcmp(jobs[i].inputs, inputs) &&
+		    !memcmp(jobs[i].text, json, len) && jobs[i].waiters < RC_WAITERS)
+			return i;
+	return -1;
+}
+
+/* A free slot for a new job of who's (limited: held to the bounds), or
+ * -1 with the reason in err. */
+static int job_slot(const struct login *who, bool limited, struct sf_profile_error *err)
+{
+	int i, slot = -1, mine = 0, users = 0;
+
+	for (i = 0; i < RC_JOBS; i++) {
+		if (!jobs[i].job) {
+			slot = slot < 0 ? i : slot;
+			continue;
+		}
+		users += jobs[i].limited;
+		mine += jobs[i].limited && login_eq(&jobs[i].who, who);
+	}
+	if (limited && mine)
+		snprintf(err->msg, sizeof(err->msg), "a profile of this user is being compiled: "
+			 "one at a time; try again once it is answered");
+	else if (limited && users >= RC_JOBS_USERS)
+		snprintf(err->msg, sizeof(err->msg), "%d profiles of users are being compiled, "
+			 "the most at once; try again", users);
+	else if (slot < 0)
+		snprintf(err->msg, sizeof(err->msg), "%d profiles are being compiled, the most "
+			 "at once; try again", RC_JOBS);
+	else
+		return slot;
+	return -1;
+}
+
+static void job_end(struct job *j)
+{
+	epoll_ctl(jobs_epfd, EPOLL_CTL_DEL, sf_profile_job__fd(j->job), NULL);
+	sf_profile_job__free(j->job);
+	free(j->text);
+	*j = (struct job){ 0 };
+}
+
+struct compiled *rulecache_compile(const struct login *who, bool limited,
+				   const struct sf_profile_opts *opts, const char *json,
+				   size_t len, struct sf_profile_error *err, int *r,
+				   rulecache_done_fn done, void *arg)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	char inputs[SF_PROFILE_INPUTS_MAX] = "";
+	struct job *j;
 	int i, n;
 
 	memset(err, 0, sizeof(*err));
@@ -142,35 +275,115 @@ struct compiled *rulecache_compile(const struct login *who, const struct sf_prof
 		return compiled_get(cache[i].c);
 	}
 	stats.misses++;
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		*r = -ENOMEM;
+	if (n >= 0 && (i = job_of(who, inputs, json, len)) >= 0) {
+		j = &jobs[i];
+		goto wait;
+	}
+	if ((i = job_slot(who, limited, err)) < 0) {
+		*r = -EAGAIN;
+		return NULL;
+	}
+	j = &jobs[i];
+	*j = (struct job){ .who = *who, .limited = limited, .n = n, .len = len };
+	memcpy(j->inputs, inputs, sizeof(inputs));
+	if (!(j->text = malloc(len))) {
 		snprintf(err->msg, sizeof(err->msg), "%s", strerror(ENOMEM));
+		*r = -ENOMEM;
 		return NULL;
 	}
-	c->refs = 1;
-	if ((*r = sf_profile_rules_new_forked(json, len, opts, &c->r, err)) < 0) {
-		free(c);
+	memcpy(j->text, json, len);
+	if ((*r = sf_profile_job__start(json, len, opts, &j->job, err)) < 0) {
+		free(j->text);
+		*j = (struct job){ 0 };
 		return NULL;
 	}
-	/* Inputs no line can name (caps of a task) are compiled, not kept. */
-	if (n < 0)
-		return c;
-	i = slot_for(who);
-	cache[i].text = malloc(len);
-	if (!cache[i].text)
-		return c;
-	memcpy(cache[i].text, json, len);
-	cache[i].len = len;
-	cache[i].who = *who;
-	memcpy(cache[i].inputs, inputs, sizeof(inputs));
-	cache[i].used = ++rc_clock;
-	cache[i].c = compiled_get(c);
-	stats.entries++;
-	return c;
+	ev.data.ptr = j;
+	if (epoll_ctl(jobs_epfd, EPOLL_CTL_ADD, sf_profile_job__fd(j->job), &ev) < 0) {
+		*r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "the profile's compile: epoll_ctl: %s",
+			 strerror(-*r));
+		job_end(j);
+		return NULL;
+	}
+wait:
+	j->wait[j->waiters].done = done;
+	j->wait[j->waiters].arg = arg;
+	j->waiters++;
+	*r = -EINPROGRESS;
+	return NULL;
+}
+
+/* Job j stepped: when it has ended, its waiters told (each given a
+ * reference), and the compile kept. */
+static void step(struct job *j)
+{
+	struct sf_profile_error err;
+	struct compiled *c = NULL;
+	struct sf_profile_rules *rules;
+	struct job done;
+	int r, k;
+
+	r = sf_profile_job__step(j->job, &rules, &err);
+	if (r == -EINPROGRESS)
+		return;
+	if (!r && !(c = calloc(1, sizeof(*c)))) {
+		sf_profile_rules_close(rules);
+		r = -ENOMEM;
+		memset(&err, 0, sizeof(err));
+		snprintf(err.msg, sizeof(err.msg), "%s", strerror(ENOMEM));
+	} else if (!r) {
+		c->refs = 1;
+		c->r = rules;
+		/* Inputs no line can name (caps of a task) are compiled, not kept. */
+		if (j->n >= 0)
+			insert(&j->who, j->inputs, j->text, j->len, c);
+	}
+	/* The slot is free before a waiter runs: it may start a compile. */
+	done = *j;
+	j->text = NULL;
+	job_end(j);
+	for (k = 0; k < done.waiters; k++)
+		done.wait[k].done(done.wait[k].arg, c ? compiled_get(c) : NULL, r, &err);
+	compiled_put(c);
+	free(done.text);
+}
+
+void rulecache_step(void)
+{
+	int i;
+
+	for (i = 0; i < RC_JOBS; i++)
+		if (jobs[i].job)
+			step(&jobs[i]);
+}
+
+void rulecache_stop(void)
+{
+	struct sf_profile_error err = { .msg = "sfilterd stops" };
+	int i, k;
+
+	for (i = 0; i < RC_JOBS; i++) {
+		struct job done = jobs[i];
+
+		if (!done.job)
+			continue;
+		jobs[i].text = NULL;
+		job_end(&jobs[i]);
+		for (k = 0; k < done.waiters; k++)
+			done.wait[k].done(done.wait[k].arg, NULL, -ECANCELED, &err);
+		free(done.text);
+	}
+	if (jobs_epfd >= 0)
+		close(jobs_epfd);
+	jobs_epfd = -1;
 }
 
 struct rulecache_stats rulecache_stats(void)
 {
-	return stats;
+	struct rulecache_stats now = stats;
+	int i;
+
+	for (i = 0; i < RC_JOBS; i++)
+		now.compiling += jobs[i].job != NULL;
+	return now;
 }

@@ -62,18 +62,51 @@ static int slot_of(uint32_t filter_id)
 	return -1;
 }
 
-/* The profile compiled (rulecache.c), counted against who. */
-static struct compiled *compile(const struct login *who, const char *caps, const char *json,
+/* A request whose profile is compiling: what its answer needs. */
+struct ask {
+	struct client *c;          /* held until answered; NULL: answered early */
+	uint32_t rid, filter_id;
+	uid_t uid;                 /* the sender's */
+	pid_t pid;
+	struct login who;
+	bool admin;
+	int slot;                  /* pending[]'s, for filter id 0 */
+};
+
+static void compiled_for(void *arg, struct compiled *cp, int r,
+			 const struct sf_profile_error *err);
+
+/* The profile compiled (rulecache.c), counted against who: at once (a
+ * reference), or NULL with *e: REPLY_LATER (a, copied, is answered by
+ * compiled_for()), or a positive errno with msg. */
+static struct compiled *compile(const struct ask *a, const char *caps, const char *json,
 				size_t len, bool lenient, char *msg, size_t msz, int *e)
 {
 	struct sf_profile_opts opts = { .caps = caps, .lenient = lenient };
 	struct sf_profile_error err;
-	struct compiled *c = rulecache_compile(who, &opts, json, len, &err, e);
+	struct compiled *c;
+	struct ask *later = malloc(sizeof(*later));
 
-	if (!c)
-		snprintf(msg, msz, "the profile: %s", err.msg);
+	if (!later) {
+		snprintf(msg, msz, "the profile: %s", strerror(ENOMEM));
+		*e = ENOMEM;
+		return NULL;
+	}
+	*later = *a;
+	c = rulecache_compile(&a->who, !a->admin, &opts, json, len, &err, e, compiled_for, later);
+	if (*e != -EINPROGRESS)
+		free(later);
+	if (c)
+		return c;
+	if (*e == -EINPROGRESS) {
+		*e = REPLY_LATER;
+		if (later->c)
+			conn_hold(later->c, true);
+		return NULL;
+	}
+	snprintf(msg, msz, "the profile: %s", err.msg);
 	*e = -*e;
-	return c;
+	return NULL;
 }
 
 /* The filter's program, and checked that owner (not -1) attached it. */
@@ -106,9 +139,12 @@ static int check_program(uint32_t id, const struct compiled *c, const struct sf_
 }
 
 /*
- * A profile is compiled on the serving thread, 10-20 ms for Docker's: a user's requests are held to RULES_RATE a second (RULES_BURST
- * at once), and all users' together to RULES_ALL a second, so that no one
- * can keep the daemon compiling. Admins are not held.
+ * A profile is compiled in a child, 25-40 ms for Docker's and Podman's
+ * (rulecache.c), up to ~0.5 s for a 64 KiB one: a user's requests are
+ * held to RULES_RATE a second (RULES_BURST at once), and all users'
+ * together to RULES_ALL a second, beside rulecache.c's bound on compiles
+ * at once, so that no one can keep the machine compiling. Admins are not
+ * held.
  */
 #define RULES_RATE  2.0
 #define RULES_BURST 4.0
@@ -163,13 +199,12 @@ static bool within_rate(const struct login *who)
 	return take(b, RULES_RATE, RULES_BURST, &now) && take(&all, RULES_ALL, RULES_ALL, &now);
 }
 
-/* A profile for a filter not attached yet, kept for uid. */
-static int keep_pending(uid_t uid, const struct login *who, const char *caps,
-			const char *json, size_t len, bool lenient, char *msg, size_t msz)
+/* A free slot for a profile of who's given before its attach (the
+ * expired ones freed first), or -1 with msg. */
+static int pending_slot(const struct login *who, char *msg, size_t msz)
 {
-	struct compiled *c;
 	struct timespec now;
-	int i, slot = -1, mine = 0, e;
+	int i, slot = -1, mine = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	for (i = 0; i < PENDING_MAX; i++) {
@@ -182,19 +217,31 @@ static int keep_pending(uid_t uid, const struct login *who, const char *caps,
 		else if (!pending[i].c && slot < 0)
 			slot = i;
 	}
-	if (slot < 0 || mine >= 4) {
-		snprintf(msg, msz, "profiles given before their attach: at most 4 per user, "
-			 "%d in all, for %d s each", PENDING_MAX, PENDING_S);
+	if (slot >= 0 && mine < 4)
+		return slot;
+	snprintf(msg, msz, "profiles given before their attach: at most 4 per user, "
+		 "%d in all, for %d s each", PENDING_MAX, PENDING_S);
+	return -1;
+}
+
+/* A profile for a filter not attached yet (a->filter_id 0), kept for
+ * a->uid: 0, or a positive errno with msg. */
+static int keep_pending(const struct ask *a, struct compiled *c, char *msg, size_t msz)
+{
+	struct timespec now;
+	int slot = pending_slot(&a->who, msg, msz);
+
+	if (slot < 0) {
+		compiled_put(c);
 		return EAGAIN;
 	}
-	if (!(c = compile(who, caps, json, len, lenient, msg, msz, &e)))
-		return e;
-	pending[slot].uid = uid;
-	pending[slot].who = *who;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pending[slot].uid = a->uid;
+	pending[slot].who = a->who;
 	pending[slot].at = now.tv_sec;
 	pending[slot].c = c;
 	snprintf(msg, msz, "the next filter of this profile's program that uid %u attaches "
-		 "(within %d s) will name its rules", (unsigned int)uid, PENDING_S);
+		 "(within %d s) will name its rules", (unsigned int)a->uid, PENDING_S);
 	return 0;
 }
 
@@ -237,21 +284,81 @@ void rules_attached(uid_t uid, const struct sock_filter *insns, size_t n, uint32
 
 /* An early-answered profile that failed: said in the log, as no one
  * waits for its answer. */
-static void log_refused(const struct client *c, uid_t uid, uint32_t id, int error,
-			const char *msg)
+static void log_refused(const struct ask *a, int error, const char *msg)
 {
-	struct json_object *a = json_object_new_object();
+	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(a, "sfilterd", json_object_new_string("profile"));
-	json_object_object_add(a, "filter", json_object_new_int64(id));
-	json_object_object_add(a, "by_uid", json_object_new_int64(uid));
-	json_object_object_add(a, "by_pid", json_object_new_int(c->pid));
-	json_object_object_add(a, "error", json_object_new_int(error));
-	json_object_object_add(a, "message", json_object_new_string(msg));
-	log_line(jstr(a));
+	json_object_object_add(o, "sfilterd", json_object_new_string("profile"));
+	json_object_object_add(o, "filter", json_object_new_int64(a->filter_id));
+	json_object_object_add(o, "by_uid", json_object_new_int64(a->uid));
+	json_object_object_add(o, "by_pid", json_object_new_int(a->pid));
+	json_object_object_add(o, "error", json_object_new_int(error));
+	json_object_object_add(o, "message", json_object_new_string(msg));
+	log_line(jstr(o));
 	log_flush();
-	json_object_put(a);
-	diag("pid %d uid %u: filter %u's profile: %s", c->pid, uid, id, msg);
+	json_object_put(o);
+	diag("pid %d uid %u: filter %u's profile: %s", a->pid, a->uid, a->filter_id, msg);
+}
+
+/* The request's end once its profile compiled (cp, a reference taken
+ * over): its error (0 or positive), msg said. */
+static int finish(const struct ask *a, struct compiled *cp, char *msg, size_t msz)
+{
+	struct sock_filter *insns = NULL;
+	struct sf_filter_info info;
+	int err;
+
+	if (!a->filter_id)
+		return keep_pending(a, cp, msg, msz);
+	/* Looked up again: the filter may have gone while it compiled. */
+	err = filter_of(a->filter_id, a->admin ? (uid_t)-1 : a->uid, &info, &insns, msg, msz);
+	if (!err)
+		err = check_program(a->filter_id, cp, &info, insns, msg, msz);
+	free(insns);
+	if (err) {
+		compiled_put(cp);
+		return err;
+	}
+	keep(a->filter_id, cp);
+	snprintf(msg, msz, "filter %u's events name the rule of its profile that decided them",
+		 a->filter_id);
+	return 0;
+}
+
+/* The request answered (a->c), or its failure logged (answered early). */
+static void answer(const struct ask *a, int err, const char *msg)
+{
+	if (!a->c) {
+		if (err)
+			log_refused(a, err, msg);
+		else if (sfd.verbose)
+			diag("pid %d uid %u: %s", a->pid, a->uid, msg);
+		return;
+	}
+	if (sfd.verbose)
+		diag("pid %d uid %u request %u type %u: %s%s%s", a->pid, a->uid, a->rid,
+		     SF_MSG_PROFILE, err ? strerror(err) : "ok", msg[0] ? ": " : "", msg);
+	reply_json(a->c, a->rid, err, a->filter_id, 0, json_object_new_object(), msg);
+}
+
+static void compiled_for(void *arg, struct compiled *cp, int r,
+			 const struct sf_profile_error *e)
+{
+	struct ask *a = arg;
+	char msg[SF_PROTO_MAX_TEXT];
+	int err;
+
+	if (cp) {
+		err = finish(a, cp, msg, sizeof(msg));
+	} else {
+		snprintf(msg, sizeof(msg), "the profile: %s", e->msg);
+		err = -r;
+	}
+	if (a->c)
+		conn_hold(a->c, false);
+	if (!a->c || !a->c->dead) /* else no one to tell */
+		answer(a, err, msg);
+	free(a);
 }
 
 int rules_request(const void *req, size_t n, struct client *c, uint32_t rid, uid_t uid,
@@ -259,6 +366,8 @@ int rules_request(const void *req, size_t n, struct client *c, uint32_t rid, uid
 {
 	const struct sf_profile_req *q = req;
 	bool early = q->flags & SF_PROFILE_EARLY, lenient = q->flags & SF_PROFILE_LENIENT;
+	struct ask a = { .c = c, .rid = rid, .filter_id = q->filter_id, .uid = uid,
+			 .pid = c->pid, .who = c->login, .admin = admin };
 	struct sock_filter *insns = NULL;
 	struct sf_filter_info info;
 	struct compiled *cp;
@@ -286,31 +395,24 @@ int rules_request(const void *req, size_t n, struct client *c, uint32_t rid, uid
 			 "try again", RULES_RATE, RULES_ALL);
 		return EAGAIN;
 	}
-	if (!q->filter_id)
-		return keep_pending(uid, &c->login, q->data, q->data + q->caps_len, q->json_len,
-				    lenient, msg, msz);
-	if ((err = filter_of(q->filter_id, admin ? (uid_t)-1 : uid, &info, &insns, msg, msz)))
+	if (!q->filter_id && pending_slot(&a.who, msg, msz) < 0)
+		return EAGAIN;
+	if (q->filter_id &&
+	    (err = filter_of(q->filter_id, admin ? (uid_t)-1 : uid, &info, &insns, msg, msz)))
 		return err;
+	free(insns);
 	/* The asker goes on; what is left cannot fail but for the profile. */
-	if (early)
+	if (early) {
 		reply_json(c, rid, 0, *id, 0, json_object_new_object(), "the profile is "
 			   "compiled after this answer; a failure is in the daemon's log");
-	cp = compile(&c->login, q->data, q->data + q->caps_len, q->json_len, lenient, msg, msz,
-		     &err);
-	if (cp && (err = check_program(q->filter_id, cp, &info, insns, msg, msz)))
-		compiled_put(cp);
-	free(insns);
-	if (!err) {
-		keep(q->filter_id, cp);
-		snprintf(msg, msz, "filter %u's events name the rule of its profile that "
-			 "decided them", q->filter_id);
+		a.c = NULL;
 	}
-	if (!early)
+	cp = compile(&a, q->data, q->data + q->caps_len, q->json_len, lenient, msg, msz, &err);
+	if (cp)
+		err = finish(&a, cp, msg, msz);
+	if (!early || err == REPLY_LATER)
 		return err;
-	if (err)
-		log_refused(c, uid, q->filter_id, err, msg);
-	else if (sfd.verbose)
-		diag("pid %d uid %u: %s", c->pid, uid, msg);
+	answer(&a, err, msg);
 	return REPLY_LATER;
 }
 

@@ -10,12 +10,15 @@
  * Compiled apart, what leaks dies with the child; the caller gets the
  * filter, its warnings and the rules, packed into a pipe.
  *
- * The child only compiles, packs and writes: malloc, json-c and
- * libseccomp, which take no lock of the caller's, so a caller with other
- * threads may fork it. Another thread's fork may copy the pipe's writing
- * end into a process that outlives the child, so the reading ends at the
- * length the child announced or at the child's exit (its pidfd), never
- * waiting for the pipe's end of file.
+ * A compile is a job (sf_profile_job__start()), stepped when its
+ * descriptor (an epoll set of the child's pipe and pidfd) is readable or
+ * its time is up, so that a caller with an event loop goes on serving
+ * others while it runs; sf_profile_rules_new_forked() waits for one.
+ *
+ * The child compiles, packs and writes; or, when the caller named a
+ * helper (sf_profile_set_helper(): sfilterd, which has threads, does),
+ * it execs that at once, and the helper reads its input from a memfd,
+ * gives up root and does the same (sf_profile_helper_main()).
  */
 #define _GNU_SOURCE
 #include "pf_internal.h"
@@ -28,6 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <sys/wait.h>
@@ -214,20 +223,21 @@ static void unpack_rules(struct pack *k, struct sf_profile_rules *r)
 		k->bad |= !rec->arches[i];
 }
 
-/* The child: compile, pack (the result, the error, the rules) and write. */
-static void __attribute__((noreturn)) child(int fd, const char *json, size_t len,
-					    const struct sf_profile_opts *opts)
+static int failed(struct sf_profile_error *err, int e, const char *what);
+
+/* The result (e, err and r's rules) packed and written on fd; the
+ * process ends. */
+static void __attribute__((noreturn)) send_result(int fd, int64_t e,
+						  const struct sf_profile_error *err,
+						  const struct sf_profile_rules *r)
 {
-	struct sf_profile_error err;
-	struct sf_profile_rules *r = NULL;
 	struct pack k = { 0 };
-	int64_t e = sf_profile_rules_new(json, len, opts, &r, &err);
 	size_t at = 0;
 	ssize_t n;
 
 	put_u64(&k, 0); /* the length of what follows */
 	put_u64(&k, (uint64_t)e);
-	put(&k, &err, sizeof(err));
+	put(&k, err, sizeof(*err));
 	if (r)
 		pack_rules(&k, r);
 	if (k.bad)
@@ -241,7 +251,139 @@ static void __attribute__((noreturn)) child(int fd, const char *json, size_t len
 			_exit(4);
 		at += (size_t)n;
 	}
+	/* _exit: what libseccomp leaked is the kernel's to free, and no
+	 * leak checker of a sanitized build reports it. */
 	_exit(0);
+}
+
+/* The child: compile, pack (the result, the error, the rules) and write. */
+static void __attribute__((noreturn)) child(int fd, const char *json, size_t len,
+					    const struct sf_profile_opts *opts)
+{
+	struct sf_profile_error err;
+	struct sf_profile_rules *r = NULL;
+	int64_t e = sf_profile_rules_new(json, len, opts, &r, &err);
+
+	send_result(fd, e, &err, r);
+}
+
+/*
+ * The helper: a program the child execs at once, so that it starts as a
+ * process of one thread whatever the caller's threads held at the fork
+ * (only dup2() and execve() run between the two), with none of the
+ * caller's memory or descriptors. It reads its input (the options and the
+ * text, packed) from a sealed memfd on fd 0, gives up root's identity,
+ * and writes its result on fd 1 as the child above does.
+ */
+static char *helper_argv[3];
+
+int sf_profile_set_helper(const char *path, const char *arg)
+{
+	char *p = path ? strdup(path) : NULL, *a = arg ? strdup(arg) : NULL;
+
+	if ((path && !p) || (arg && !a)) {
+		free(p);
+		free(a);
+		return -ENOMEM;
+	}
+	free(helper_argv[0]);
+	free(helper_argv[1]);
+	helper_argv[0] = p;
+	helper_argv[1] = a;
+	return 0;
+}
+
+/* The input, packed into a memfd at its start: the fd, or -errno. */
+static int pack_input(const char *json, size_t len, const struct sf_profile_opts *opts)
+{
+	struct pack k = { 0 };
+	size_t at = 0;
+	ssize_t n;
+	int fd, e = 0;
+
+	put_u64(&k, (uint64_t)opts->lenient | (uint64_t)opts->gate << 1 |
+		(uint64_t)!!opts->caps << 2 | (uint64_t)!!opts->kernel << 3);
+	put_str(&k, opts->caps ? opts->caps : "");
+	put_str(&k, opts->kernel ? opts->kernel : "");
+	put_u64(&k, len);
+	put(&k, json, len);
+	if (k.bad)
+		return -ENOMEM;
+	fd = memfd_create("sf-profile-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	while (fd >= 0 && at < k.len && !e) {
+		n = write(fd, k.buf + at, k.len - at);
+		if (n > 0)
+			at += (size_t)n;
+		else if (n < 0 && errno != EINTR)
+			e = -errno;
+	}
+	if (fd >= 0 && !e && (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
+				   F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0))
+		e = -errno;
+	free(k.buf);
+	if (fd < 0)
+		return -errno;
+	if (e)
+		close(fd);
+	return e ? e : fd;
+}
+
+/* Root's identity given up: nobody's uid and gid, no groups, no
+ * capabilities, no gaining privileges back, not dumpable. 0 or -errno. */
+static int drop_privileges(void)
+{
+	if (geteuid() == 0 &&
+	    (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+	     setresuid(65534, 65534, 65534) < 0))
+		return -errno;
+	/* Capabilities too, for a caller that is not root but holds some
+	 * (ambient ones survive the exec). */
+	if (syscall(SYS_capset, &(struct __user_cap_header_struct){
+			    .version = _LINUX_CAPABILITY_VERSION_3 },
+		    (struct __user_cap_data_struct[2]){ { 0 } }) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    /* Other processes of nobody's may signal it, never trace it or
+	     * read its memory. */
+	    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int sf_profile_helper_main(void)
+{
+	struct sf_profile_opts opts = { 0 };
+	struct pack k = { 0 };
+	struct stat st;
+	char *caps = NULL, *kernel = NULL, *json = NULL;
+	uint64_t bits;
+	size_t len = 0;
+	int e;
+
+	if (fstat(STDIN_FILENO, &st) < 0 || st.st_size <= 0 ||
+	    !(k.buf = malloc((size_t)st.st_size)) ||
+	    pread(STDIN_FILENO, k.buf, (size_t)st.st_size, 0) != st.st_size)
+		return 2;
+	k.len = k.cap = (size_t)st.st_size;
+	bits = get_u64(&k);
+	caps = get_str(&k);
+	kernel = get_str(&k);
+	len = get_count(&k, 1);
+	if (!k.bad && (json = malloc(len ? len : 1)))
+		get(&k, json, len);
+	if (k.bad || !json || k.at != k.len)
+		return 2;
+	opts.lenient = bits & 1;
+	opts.gate = !!(bits & 2);
+	opts.caps = bits & 4 ? caps : NULL;
+	opts.kernel = bits & 8 ? kernel : NULL;
+	close_range(3, ~0U, 0);
+	if ((e = drop_privileges()) < 0) {
+		struct sf_profile_error err = { 0 };
+
+		failed(&err, e, "giving up root's identity");
+		send_result(STDOUT_FILENO, e, &err, NULL);
+	}
+	child(STDOUT_FILENO, json, len, &opts);
 }
 
 static int died(struct sf_profile_error *err, int status)
@@ -253,6 +395,9 @@ static int died(struct sf_profile_error *err, int status)
 	else if (WIFSIGNALED(status))
 		snprintf(err->msg, sizeof(err->msg), "the profile's compile (a child process) "
 			 "was killed by signal %d", WTERMSIG(status));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		snprintf(err->msg, sizeof(err->msg), "the profile's compile: its helper %s "
+			 "could not be run", helper_argv[0] ? helper_argv[0] : "");
 	else
 		snprintf(err->msg, sizeof(err->msg), "the profile's compile (a child process) "
 			 "failed (exit status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -262,6 +407,7 @@ static int died(struct sf_profile_error *err, int status)
 /* e (-errno) with what failed said in err. */
 static int failed(struct sf_profile_error *err, int e, const char *what)
 {
+	memset(err, 0, sizeof(*err));
 	snprintf(err->msg, sizeof(err->msg), "the profile's compile (a child process): %s: %s",
 		 what, strerror(-e));
 	return e;
@@ -270,12 +416,14 @@ static int failed(struct sf_profile_error *err, int e, const char *what)
 /*
  * A child of a process with threads inherits the locks they held at the
  * fork: json-c's parse takes glibc's locale lock (duplocale, newlocale),
- * so a child forked while another thread of sfilterd parsed JSON waits
- * for ever (seen: one fork in ~300 with a thread making locales in a
- * loop). The child is given CHILD_MS, far above the 0.5 s of a 64 KiB
- * profile here, then killed and forked once more.
+ * so a child that compiles as forked while another thread of the caller
+ * parsed JSON waits for ever (seen: one fork in ~300 with a thread making
+ * locales in a loop); a helper (sf_profile_set_helper()) starts clean.
+ * Whatever holds a child up, it is given CHILD_MS, far above the 0.5 s of
+ * a 64 KiB profile here, then killed and started once more.
  */
-#define CHILD_MS 10000
+#define CHILD_MS   10000
+#define CHILD_RUNS 2
 
 static long long now_ms(void)
 {
@@ -285,130 +433,321 @@ static long long now_ms(void)
 	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* What the child wrote, into k: 0 when all it announced came (the pipe
- * drained once its pidfd says it exited), -ETIMEDOUT past CHILD_MS, else
- * -errno. */
-static int read_child(int rfd, int pidfd, struct pack *k)
-{
-	struct pollfd pf[2] = { { .fd = rfd, .events = POLLIN }, { .fd = pidfd, .events = POLLIN } };
-	long long end = now_ms() + CHILD_MS;
-	char chunk[65536];
-	bool exited = false;
-	ssize_t n;
-	int r;
+struct sf_profile_job {
+	char *json;                 /* the caller's, copied: a second run needs it */
+	size_t len;
+	struct sf_profile_opts opts;
+	char *caps, *kernel;        /* opts' strings, copied */
+	int epfd;                   /* the caller's: readable when a step has work */
+	pid_t pid;                  /* the running child, or 0 */
+	int rfd, pidfd;
+	int runs;
+	long long deadline;
+	bool exited;                /* the pidfd said so */
+	struct pack k;
+};
 
-	for (;;) {
-		if (k->len >= sizeof(uint64_t) &&
-		    k->len - sizeof(uint64_t) >= *(uint64_t *)k->buf)
-			return 0;
-		n = read(rfd, chunk, sizeof(chunk));
-		if (n > 0) {
-			put(k, chunk, (size_t)n);
-			if (k->bad)
-				return -ENOMEM;
-			continue;
-		}
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-			return n == 0 ? -EPIPE : -errno;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (exited)
-			return -EPIPE;  /* it exited, and all it wrote is read */
-		r = poll(pf, 2, (int)(end > now_ms() ? end - now_ms() : 0));
-		if (r < 0 && errno != EINTR)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
-		exited = r > 0 && pf[1].revents != 0;
+/* The running child stopped (SIGKILL unless it exited), reaped, and its
+ * descriptors out of the epoll set and closed: its wait status. */
+static int reap(struct sf_profile_job *j, bool kill_it)
+{
+	int status = 0;
+
+	if (!j->pid)
+		return 0;
+	if (kill_it)
+		kill(j->pid, SIGKILL);
+	if (j->pidfd >= 0) {
+		epoll_ctl(j->epfd, EPOLL_CTL_DEL, j->pidfd, NULL);
+		close(j->pidfd);
 	}
+	if (j->rfd >= 0) {
+		epoll_ctl(j->epfd, EPOLL_CTL_DEL, j->rfd, NULL);
+		close(j->rfd);
+	}
+	while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	j->pid = 0;
+	j->rfd = j->pidfd = -1;
+	return status;
 }
 
-/* One child: its wait status and what it wrote (k), 0 or -errno. */
-static int run_child(const char *json, size_t len, const struct sf_profile_opts *opts,
-		     struct pack *k, int *status, struct sf_profile_error *err)
+/* A child forked for j, its pipe and pidfd in j's epoll set: 0 or -errno
+ * (said in err). With a helper, the child execs it on its input. */
+static int spawn(struct sf_profile_job *j, struct sf_profile_error *err)
 {
-	int fds[2], pidfd, e;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fds[2], in = -1, e;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return failed(err, -errno, "pipe2");
+	free(j->k.buf);
+	j->k = (struct pack){ 0 };
+	j->exited = false;
+	if (helper_argv[0] && (in = pack_input(j->json, j->len, &j->opts)) < 0)
+		return failed(err, in, "its input");
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+		e = -errno;
+		if (in >= 0)
+			close(in);
+		return failed(err, e, "pipe2");
+	}
 	pid = fork();
 	if (pid < 0) {
 		e = -errno;
+		if (in >= 0)
+			close(in);
 		close(fds[0]);
 		close(fds[1]);
 		return failed(err, e, "fork");
 	}
+	if (pid == 0 && in >= 0) {
+		/* Async-signal-safe calls only, up to the exec: above 2
+		 * first, so that neither lands on the other's number. */
+		int a = fcntl(in, F_DUPFD_CLOEXEC, 3), b = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+
+		if (a < 0 || b < 0 || dup2(a, 0) < 0 || dup2(b, 1) < 0 || fcntl(1, F_SETFL, 0) < 0)
+			_exit(126);
+		execve(helper_argv[0], helper_argv, environ);
+		_exit(127);
+	}
 	if (pid == 0) {
 		close(fds[0]);
-		child(fds[1], json, len, opts);
+		/* The pipe blocks in the child: it has nothing else to do. */
+		fcntl(fds[1], F_SETFL, 0);
+		child(fds[1], j->json, j->len, &j->opts);
 	}
+	if (in >= 0)
+		close(in);
 	close(fds[1]);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 || fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0)
+	j->pid = pid;
+	j->rfd = fds[0];
+	j->runs++;
+	j->deadline = now_ms() + CHILD_MS;
+	j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (j->pidfd < 0) {
 		e = -errno;
-	else
-		e = read_child(fds[0], pidfd, k);
-	if (e)
-		kill(pid, SIGKILL);
-	if (pidfd >= 0)
-		close(pidfd);
-	close(fds[0]);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	if (pidfd < 0)
+		reap(j, true);
 		return failed(err, e, "pidfd_open");
-	if (e == -ENOMEM || e == -ETIMEDOUT)
-		return failed(err, e, e == -ENOMEM ? "reading its result" :
-			      "no result in 10 s: killed");
-	return e || !WIFEXITED(*status) || WEXITSTATUS(*status) ? died(err, *status) : 0;
+	}
+	if (epoll_ctl(j->epfd, EPOLL_CTL_ADD, j->rfd, &ev) < 0 ||
+	    epoll_ctl(j->epfd, EPOLL_CTL_ADD, j->pidfd, &ev) < 0) {
+		e = -errno;
+		reap(j, true);
+		return failed(err, e, "epoll_ctl");
+	}
+	return 0;
+}
+
+/* The caps of the task opts name (caps_pid, 0: the calling thread), as
+ * a mask in j's options, taken now: a helper's task is not the caller's.
+ * 0 or -EINVAL, said as the compile says it. */
+static int caps_of(struct sf_profile_job *j, struct sf_profile_error *err)
+{
+	uint64_t caps;
+	int r = sf_profile_task_caps(j->opts.caps_pid, &caps);
+
+	if (r < 0) {
+		memset(err, 0, sizeof(*err));
+		snprintf(err->msg, sizeof(err->msg), "capget(%d): %s", (int)j->opts.caps_pid,
+			 strerror(-r));
+		return -EINVAL;
+	}
+	if (asprintf(&j->caps, "0x%llx", (unsigned long long)caps) < 0) {
+		j->caps = NULL;
+		return failed(err, -ENOMEM, "its state");
+	}
+	j->opts.caps = j->caps;
+	return 0;
+}
+
+int sf_profile_job__start(const char *json, size_t len, const struct sf_profile_opts *opts,
+			  struct sf_profile_job **out, struct sf_profile_error *err)
+{
+	struct sf_profile_error spare;
+	struct sf_profile_job *j;
+	int e;
+
+	*out = NULL;
+	if (!err)
+		err = &spare;
+	memset(err, 0, sizeof(*err));
+	if (!(j = calloc(1, sizeof(*j))))
+		return failed(err, -ENOMEM, "its state");
+	j->rfd = j->pidfd = -1;
+	j->opts = opts ? *opts : (struct sf_profile_opts){ 0 };
+	j->json = malloc(len ? len : 1);
+	j->caps = opts && opts->caps ? strdup(opts->caps) : NULL;
+	j->kernel = opts && opts->kernel ? strdup(opts->kernel) : NULL;
+	j->opts.caps = j->caps;
+	j->opts.kernel = j->kernel;
+	j->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!j->json || (opts && opts->caps && !j->caps) || (opts && opts->kernel && !j->kernel))
+		e = failed(err, -ENOMEM, "its state");
+	else if (!j->caps && (e = caps_of(j, err)) < 0)
+		;
+	else if (j->epfd < 0)
+		e = failed(err, -errno, "epoll_create1");
+	else {
+		memcpy(j->json, json, len);
+		j->len = len;
+		e = spawn(j, err);
+	}
+	if (e) {
+		sf_profile_job__free(j);
+		return e;
+	}
+	*out = j;
+	return 0;
+}
+
+int sf_profile_job__fd(const struct sf_profile_job *j)
+{
+	return j->epfd;
+}
+
+int sf_profile_job__timeout(const struct sf_profile_job *j)
+{
+	long long left = j->deadline - now_ms();
+
+	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* Whether all the child announced is in k. */
+static bool whole(const struct pack *k)
+{
+	return k->len >= sizeof(uint64_t) && k->len - sizeof(uint64_t) >= *(uint64_t *)k->buf;
+}
+
+/* What the pipe holds, into k: 0 (drained, or all announced came), or
+ * -errno (-EPIPE: its end, which the child's exit brings). */
+static int drain(struct sf_profile_job *j)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while (!whole(&j->k)) {
+		n = read(j->rfd, chunk, sizeof(chunk));
+		if (n > 0) {
+			put(&j->k, chunk, (size_t)n);
+			if (j->k.bad)
+				return -ENOMEM;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		return n == 0 ? -EPIPE : -errno;
+	}
+	return 0;
+}
+
+/* The child's result, unpacked from k (its wait status): 0 with *out, or
+ * the compile's error, or -errno. */
+static int unpack(struct pack *k, int status, struct sf_profile_rules **out,
+		  struct sf_profile_error *err)
+{
+	struct sf_profile_rules *r;
+	int e;
+
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return died(err, status);
+	k->at = sizeof(uint64_t);
+	e = (int)(int64_t)get_u64(k);
+	get(k, err, sizeof(*err));
+	err->path[sizeof(err->path) - 1] = '\0';
+	err->msg[sizeof(err->msg) - 1] = '\0';
+	if (k->bad || e)
+		return k->bad ? died(err, status) : e;
+	if (!(r = calloc(1, sizeof(*r))))
+		return failed(err, -ENOMEM, "reading its result");
+	unpack_rules(k, r);
+	if (k->bad || k->at != k->len) {
+		sf_profile_rules_close(r);
+		memset(err, 0, sizeof(*err));
+		snprintf(err->msg, sizeof(err->msg), "the profile's compile (a child process) "
+			 "sent back what cannot be read");
+		return -EPROTO;
+	}
+	*out = r;
+	return 0;
+}
+
+/*
+ * Another thread's fork may copy the pipe's writing end into a process
+ * that outlives the child, so the reading ends at the length the child
+ * announced or at the child's exit (its pidfd), never waiting for the
+ * pipe's end of file. The pidfd is looked at before the pipe is drained:
+ * what a child wrote before it exited is in the pipe by then.
+ */
+int sf_profile_job__step(struct sf_profile_job *j, struct sf_profile_rules **out,
+			 struct sf_profile_error *err)
+{
+	struct sf_profile_error spare;
+	struct pollfd pf;
+	int e, status;
+
+	*out = NULL;
+	if (!err)
+		err = &spare;
+	if (!j->pid)
+		return failed(err, -ECHILD, "no child runs");
+	pf = (struct pollfd){ .fd = j->pidfd, .events = POLLIN };
+	j->exited = j->exited || poll(&pf, 1, 0) > 0;
+	e = drain(j);
+	if (!e && whole(&j->k)) {
+		status = reap(j, false);
+		memset(err, 0, sizeof(*err));
+		return unpack(&j->k, status, out, err);
+	}
+	if (e == -ENOMEM || (e && e != -EPIPE)) {
+		reap(j, true);
+		return failed(err, e, "reading its result");
+	}
+	if (e == -EPIPE || j->exited)
+		return died(err, reap(j, false));
+	if (sf_profile_job__timeout(j) > 0)
+		return -EINPROGRESS;
+	reap(j, true);
+	if (j->runs < CHILD_RUNS)
+		return (e = spawn(j, err)) ? e : -EINPROGRESS;
+	return failed(err, -ETIMEDOUT, "no result in 10 s: killed");
+}
+
+void sf_profile_job__free(struct sf_profile_job *j)
+{
+	if (!j)
+		return;
+	reap(j, true);
+	if (j->epfd >= 0)
+		close(j->epfd);
+	free(j->k.buf);
+	free(j->json);
+	free(j->caps);
+	free(j->kernel);
+	free(j);
 }
 
 int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_profile_opts *opts,
 				struct sf_profile_rules **out, struct sf_profile_error *err)
 {
 	struct sf_profile_error spare;
-	struct sf_profile_rules *r;
-	struct pack k = { 0 };
-	int status = 0, e, tries;
+	struct sf_profile_job *j;
+	struct pollfd pf;
+	int e;
 
-	*out = NULL;
 	if (!err)
 		err = &spare;
-	memset(err, 0, sizeof(*err));
-	for (tries = 0; tries < 2; tries++) {
-		free(k.buf);
-		k = (struct pack){ 0 };
-		e = run_child(json, len, opts, &k, &status, err);
-		if (e != -ETIMEDOUT)
+	if ((e = sf_profile_job__start(json, len, opts, &j, err)) < 0) {
+		*out = NULL;
+		return e;
+	}
+	pf = (struct pollfd){ .fd = sf_profile_job__fd(j), .events = POLLIN };
+	while ((e = sf_profile_job__step(j, out, err)) == -EINPROGRESS)
+		if (poll(&pf, 1, sf_profile_job__timeout(j)) < 0 && errno != EINTR) {
+			e = failed(err, -errno, "poll");
 			break;
-	}
-	if (e) {
-		free(k.buf);
-		return e;
-	}
-	k.at = sizeof(uint64_t);
-	e = (int)(int64_t)get_u64(&k);
-	get(&k, err, sizeof(*err));
-	err->path[sizeof(err->path) - 1] = '\0';
-	err->msg[sizeof(err->msg) - 1] = '\0';
-	if (k.bad || e) {
-		free(k.buf);
-		return k.bad ? died(err, status) : e;
-	}
-	if (!(r = calloc(1, sizeof(*r)))) {
-		free(k.buf);
-		return -ENOMEM;
-	}
-	unpack_rules(&k, r);
-	e = k.bad || k.at != k.len ? -EPROTO : 0;
-	free(k.buf);
-	if (e) {
-		sf_profile_rules_close(r);
-		snprintf(err->msg, sizeof(err->msg), "the profile's compile (a child process) "
-			 "sent back what cannot be read");
-		return e;
-	}
-	*out = r;
-	return 0;
+		}
+	sf_profile_job__free(j);
+	return e;
 }

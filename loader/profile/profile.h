@@ -215,12 +215,39 @@ int sf_profile_rules_new(const char *json, size_t len, const struct sf_profile_o
 /* The same in a child process, for a caller that lives long and compiles
  * what others send: what libseccomp leaks on some rules (2.5.4 does,
  * ~360 KB for a 64 KiB profile) dies with the child. The child's heap
- * starts cold: Docker's profile takes 26 ms so, not 13; Podman's 37, not
- * 21 (this host). A child that gives no result in 10 s (one forked while
- * another thread held a lock the compile takes) is killed and forked
- * once more. */
+ * starts cold: a compile so costs more (see sf_profile_set_helper()). A
+ * child that gives no result in 10 s is killed and started once more. */
 int sf_profile_rules_new_forked(const char *json, size_t len, const struct sf_profile_opts *opts,
 				struct sf_profile_rules **out, struct sf_profile_error *err);
+/*
+ * The same as a job, for a caller with an event loop: _start() forks the
+ * child (0 or -errno, said in err); the loop waits for _fd() to be
+ * readable, or for _timeout() milliseconds, and then calls _step(): 0
+ * with *out, the compile's error (as sf_profile_rules_new()), another
+ * -errno said in err, or -EINPROGRESS while the child runs. _free() kills
+ * a child still running. A child is given 10 s, then killed and forked
+ * once more (a second -ETIMEDOUT ends the job).
+ */
+struct sf_profile_job;
+/*
+ * A helper for the forked compiles: the child execs path (arg its one
+ * argument; path NULL: none, the child compiles as forked), a program
+ * that calls sf_profile_helper_main() and exits with what it returns. A
+ * child of a caller with threads then starts clean of the locks they held
+ * at the fork (a child that compiles as forked may wait on one: see
+ * above), and of the caller's memory and descriptors (all but stderr);
+ * the helper gives up root's identity (uid and gid 65534, no groups, no
+ * new privileges) before it reads the profile. 0 or -ENOMEM.
+ */
+int sf_profile_set_helper(const char *path, const char *arg);
+int sf_profile_helper_main(void);
+int sf_profile_job__start(const char *json, size_t len, const struct sf_profile_opts *opts,
+			  struct sf_profile_job **out, struct sf_profile_error *err);
+int sf_profile_job__fd(const struct sf_profile_job *job);
+int sf_profile_job__timeout(const struct sf_profile_job *job);
+int sf_profile_job__step(struct sf_profile_job *job, struct sf_profile_rules **out,
+			 struct sf_profile_error *err);
+void sf_profile_job__free(struct sf_profile_job *job);
 /* w as the JSON object events and sfctl carry as "rule" into buf (size
  * bytes): {"path", "name", "action", "conditions", "as_default",
  * "conditions_unchecked"} ("path" null, with "why", when !w->exact). The
