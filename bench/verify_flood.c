@@ -32,7 +32,13 @@
  * the daemon pinned (a private --pin-dir, its state file in /run) as
  * sfilterd runs by default, rather than --no-pin.
  *
- * Usage: verify_flood [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-p] [-v]   (root)
+ * -k profiles floods with profiles instead (flood_start_profiles()): uid
+ * 65534's senders send unique ~64 KiB profiles, refused at their last
+ * entry once compiled, as fast as PROFILE's limits let them (2 a second
+ * per user; a sender told EAGAIN waits 100 ms).
+ *
+ * Usage: verify_flood [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-k filters|profiles] [-p] [-v]
+ * (root)
  */
 #define _GNU_SOURCE
 #include "sfclient.h"
@@ -142,13 +148,22 @@ int main(int argc, char **argv)
 	int last_errno = 0;
 	char tier[32];
 	struct utsname uts;
+	bool profiles = false;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:d:pv")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:d:k:pv")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 'n': n = atoi(optarg); break;
 		case 'd': snprintf(dm.bin, sizeof(dm.bin), "%s", optarg); break;
+		case 'k':
+			profiles = !strcmp(optarg, "profiles");
+			if (!profiles && strcmp(optarg, "filters")) {
+				fprintf(stderr, "verify_flood: -k filters or -k profiles, not %s\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'p':
 			/* bpffs refuses names with a dot. */
 			snprintf(dm.pin_dir, sizeof(dm.pin_dir), "/sys/fs/bpf/sf-verify-flood-%d",
@@ -156,8 +171,8 @@ int main(int argc, char **argv)
 			break;
 		case 'v': verbose = 1; break;
 		default:
-			fprintf(stderr, "usage: %s [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] [-p] [-v]\n",
-				argv[0]);
+			fprintf(stderr, "usage: %s [-r ROUNDS] [-n SAMPLES] [-d SFILTERD] "
+				"[-k filters|profiles] [-p] [-v]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -187,7 +202,8 @@ int main(int argc, char **argv)
 		int i;
 
 		failed += measure(P_QUIET, r * n, n, shared);
-		fl = flood_start(emulated ? 4 : FLOOD_SENDERS, FLOOD_UID);
+		fl = profiles ? flood_start_profiles(emulated ? 2 : 4, FLOOD_UID) :
+			flood_start(emulated ? 4 : FLOOD_SENDERS, FLOOD_UID);
 		if (!fl) {
 			fprintf(stderr, "verify_flood: the flood does not start: %s\n",
 				strerror(errno));
@@ -216,14 +232,15 @@ int main(int argc, char **argv)
 	}
 
 	bench_daemon_tier(&dm, tier, sizeof(tier));
-	printf("\n# others' latency under one uid's flood of unique %d-instruction filters, "
+	printf("\n# others' latency under one uid's flood of unique %s, "
 	       "kernel %s%s, daemon %s (tier %s, %s), %d rounds x %d samples per phase\n",
-	       FLOOD_INSNS, uts.release, emulated ? BENCH_EMULATED_NOTE : "", dm.bin, tier,
+	       profiles ? "~64 KiB profiles" : "4,096-instruction filters", uts.release, emulated ? BENCH_EMULATED_NOTE : "", dm.bin, tier,
 	       dm.pin_dir[0] ? "pinned" : "--no-pin",
 	       rounds, n);
-	printf("\nthe flood: %u filters attached in %.1f s of flood phases (%.1f/s), %u refused "
+	printf("\nthe flood: %u %s in %.1f s of flood phases (%.1f/s), %u refused "
 	       "by the rate, %u failed otherwise%s%s; after it, STATUS within 10 ms again "
-	       "in %.1f s at most\n\n", attached, flood_s, flood_s > 0 ? attached / flood_s : 0,
+	       "in %.1f s at most\n\n", attached,
+	       profiles ? "profiles compiled" : "filters attached", flood_s, flood_s > 0 ? attached / flood_s : 0,
 	       refused, other_failed, other_failed ? ": " : "",
 	       other_failed ? strerror(last_errno) : "", settle_max);
 	bench_md_head("measure | phase | n | p50 ms | p90 ms | p99 ms | max ms", 2);

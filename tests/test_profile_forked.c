@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "profile.h"
 #include "admin.h"
+#include "flood.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -251,29 +252,6 @@ TEST(a_compile_whose_child_cannot_be_made_says_why)
 	ASSERT_TRUE(strstr(msg, "child process") && strstr(msg, "fork"), "the message says so");
 }
 
-/* rules entries that libseccomp 2.5.4 leaks on (a rule with arguments for
- * i386's socketcall after one for a call it multiplexes), and, with
- * bad_last, an entry after them that refuses the profile. */
-static char *leaky_profile(int rules, int salt, bool bad_last)
-{
-	size_t cap = 200 + (size_t)rules * 160, n;
-	char *s = malloc(cap);
-	int i;
-
-	if (!s)
-		return NULL;
-	n = (size_t)snprintf(s, cap, "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"architectures\":"
-			     "[\"SCMP_ARCH_X86_64\",\"SCMP_ARCH_X86\"],\"syscalls\":[");
-	for (i = 0; i < rules; i++)
-		n += (size_t)snprintf(s + n, cap - n, "%s{\"names\":[\"recv\",\"recvfrom\",\"send\","
-				      "\"sendto\",\"socketcall\"],\"action\":\"SCMP_ACT_ALLOW\","
-				      "\"args\":[{\"index\":5,\"value\":%d,\"op\":\"SCMP_CMP_EQ\"}]}",
-				      i ? "," : "", salt * 1000 + i);
-	snprintf(s + n, cap - n, "%s]}", bad_last ? ",{\"names\":[\"read\"],\"action\":"
-		 "\"SCMP_ACT_NONE\"}" : "");
-	return s;
-}
-
 struct compiles {
 	const char *json;
 	bool forked;
@@ -317,7 +295,7 @@ TEST(what_libseccomp_leaks_in_a_compile_is_not_left_in_the_caller)
 {
 	/* Under emulation, where a compile of it takes ~0.5 s, fewer. */
 	int n = test_is_emulated() ? 2 : 8;
-	char *json = leaky_profile(200, 0, false);
+	char *json = flood_profile(200, 0, false);
 	long here, apart, plain;
 
 	if (!ASSERT_OK_PTR(json, "the profile"))
@@ -370,7 +348,7 @@ TEST(bypass_profiles_libseccomp_leaks_on_do_not_grow_the_daemon)
 	if (!sfd_start_sfilterd(&dm, false))
 		return;
 	for (i = 0; i < n; i++) {
-		char *json = leaky_profile(200, i, true);
+		char *json = flood_profile(200, i, true);
 
 		if (!ASSERT_OK_PTR(json, "the profile"))
 			return;
@@ -425,7 +403,7 @@ TEST(a_compile_job_gives_what_the_wait_gives_and_its_free_leaves_no_child)
 	pid = fork();
 	if (pid == 0) {
 		struct sf_profile_job *j;
-		char *big = leaky_profile(300, 1, false);
+		char *big = flood_profile(300, 1, false);
 
 		if (!big || sf_profile_job__start(big, strlen(big), &opts, &j, &e))
 			_exit(2);
@@ -608,8 +586,8 @@ TEST(bypass_daemon_a_users_profile_compile_stalls_no_one)
 {
 	struct asked *out = mmap(NULL, 3 * sizeof(*out), PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	char *slow = leaky_profile(test_is_emulated() ? 100 : 300, 2, false);
-	char *other = leaky_profile(2, 3, false);
+	char *slow = flood_profile(test_is_emulated() ? 100 : 300, 2, false);
+	char *other = flood_profile(2, 3, false);
 	static char status[SF_PROTO_MAX_MSG];
 	pid_t a, b, c, child = 0;
 	int tries, statuses = 0, st;
@@ -621,7 +599,7 @@ TEST(bypass_daemon_a_users_profile_compile_stalls_no_one)
 	/* A compile that ends before it is caught is tried with another text. */
 	for (tries = 0; tries < 3 && !child; tries++) {
 		free(slow);
-		slow = leaky_profile(test_is_emulated() ? 100 : 300, 10 + tries, false);
+		slow = flood_profile(test_is_emulated() ? 100 : 300, 10 + tries, false);
 		a = ask_as_user(dm.sock, slow, &out[0]);
 		child = catch_compile(&dm, a, &statuses);
 		if (!child)

@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "flood.h"
 #include "sfclient.h"
+#include "admin.h"
+#include "proto.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -65,13 +67,58 @@ static void send_one(struct flood *fl)
 	_exit(0);
 }
 
-static void sender(struct flood *fl, uid_t uid, pid_t parent)
+char *flood_profile(int rules, int salt, bool bad_last)
+{
+	size_t cap = 200 + (size_t)rules * 160, n;
+	char *s = malloc(cap);
+	int i;
+
+	if (!s)
+		return NULL;
+	n = (size_t)snprintf(s, cap, "{\"defaultAction\":\"SCMP_ACT_ERRNO\",\"architectures\":"
+			     "[\"SCMP_ARCH_X86_64\",\"SCMP_ARCH_X86\"],\"syscalls\":[");
+	for (i = 0; i < rules; i++)
+		n += (size_t)snprintf(s + n, cap - n, "%s{\"names\":[\"recv\",\"recvfrom\",\"send\","
+				      "\"sendto\",\"socketcall\"],\"action\":\"SCMP_ACT_ALLOW\","
+				      "\"args\":[{\"index\":5,\"value\":%d,\"op\":\"SCMP_CMP_EQ\"}]}",
+				      i ? "," : "", salt * 1000 + i);
+	snprintf(s + n, cap - n, "%s]}", bad_last ? ",{\"names\":[\"read\"],\"action\":"
+		 "\"SCMP_ACT_NONE\"}" : "");
+	return s;
+}
+
+/* Profiles, one request after another. */
+static void send_profiles(struct flood *fl)
+{
+	const char *sock = getenv(SF_PROTO_SOCKET_ENV);
+
+	for (;;) {
+		struct sf_client_reply rep;
+		int k = (int)__atomic_fetch_add(&fl->next, 1, __ATOMIC_RELAXED);
+		char *json = flood_profile(FLOOD_PROFILE_RULES, 1000 + k, true);
+		int r = json ? sf_client_profile(sock, 0, "none", 0, json, strlen(json), &rep) :
+			-ENOMEM;
+
+		free(json);
+		if (r == -EINVAL) {
+			__atomic_fetch_add(&fl->attached, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		fl->last_errno = -r;
+		__atomic_fetch_add(r == -EAGAIN ? &fl->refused : &fl->failed, 1, __ATOMIC_RELAXED);
+		usleep(100000);
+	}
+}
+
+static void sender(struct flood *fl, uid_t uid, pid_t parent, bool profiles)
 {
 	/* A group of its own: its child under way dies with it. */
 	setpgid(0, 0);
 	/* After the uid changes, which clears the parent-death signal. */
 	if (!flood_become(uid) || prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		_exit(1);
+	if (profiles)
+		send_profiles(fl);
 	for (;;) {
 		pid_t pid = fork();
 
@@ -82,7 +129,7 @@ static void sender(struct flood *fl, uid_t uid, pid_t parent)
 	}
 }
 
-struct flood *flood_start(int n, uid_t uid)
+static struct flood *start(int n, uid_t uid, bool profiles)
 {
 	struct flood *fl = mmap(NULL, sizeof(*fl), PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -96,7 +143,7 @@ struct flood *flood_start(int n, uid_t uid)
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0)
-			sender(fl, uid, self); /* fl is shared: the child writes none of it */
+			sender(fl, uid, self, profiles); /* fl is shared */
 		if (pid < 0)
 			break;
 		fl->pid[fl->n++] = pid;
@@ -106,6 +153,16 @@ struct flood *flood_start(int n, uid_t uid)
 		return NULL;
 	}
 	return fl;
+}
+
+struct flood *flood_start(int n, uid_t uid)
+{
+	return start(n, uid, false);
+}
+
+struct flood *flood_start_profiles(int n, uid_t uid)
+{
+	return start(n, uid, true);
 }
 
 void flood_stop(struct flood *fl)

@@ -2,7 +2,7 @@
 /*
  * A flood of costly filters, for tests and benches: one uid attaching
  * unique 4,096-instruction filters through sfilterd as fast as the daemon
- * lets it. Half of them the kernel's verifier takes long over, half the
+ * lets it (or sending it large profiles to compile: flood_start_profiles()). Half of them the kernel's verifier takes long over, half the
  * action table's analysis. Each is attached by a child that exits at once,
  * so that the uid's limits on filters in force never stop the flood: only
  * its attach rate does.
@@ -43,6 +43,22 @@ bool flood_become(uid_t uid);
 struct flood *flood_start(int n, uid_t uid);
 /* Kills and reaps the senders and unmaps fl. */
 void flood_stop(struct flood *fl);
+
+/* A container profile of rules entries that libseccomp 2.5.4 leaks on (a
+ * rule with arguments for i386's socketcall after one for a call it
+ * multiplexes), values from salt * 1000, and, with bad_last, an entry
+ * after them that refuses the profile once all are compiled. malloc()ed;
+ * NULL when out of memory. */
+char *flood_profile(int rules, int salt, bool bad_last);
+/* The entries of the largest such profile a PROFILE request carries
+ * (~64 KiB: ~0.5 s of a CPU to compile here). */
+#define FLOOD_PROFILE_RULES 430
+/* Starts n senders as uid that send such profiles (unique, refused at
+ * their end, so that nothing is kept and each is compiled) for filter 0
+ * as fast as the daemon takes them: attached counts those compiled
+ * (EINVAL), refused those turned away (EAGAIN; the sender then waits
+ * 100 ms). */
+struct flood *flood_start_profiles(int n, uid_t uid);
 
 /* What a timed attach of another uid reports. */
 struct flood_probe {
