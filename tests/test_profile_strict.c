@@ -208,6 +208,41 @@ TEST(profile_lenient_warns_once_per_ignored_key_and_takes_the_last_of_a_repeated
 	sf_profile_free(&p);
 }
 
+/* A repeat inside a value that a later repeat of its own key replaces is
+ * not in the document json-c reads: lenient reading warns of the outer
+ * key, and of the repeats in the value it takes, never of those in the
+ * value it drops. */
+TEST(profile_lenient_warns_only_of_repeats_in_the_values_it_takes)
+{
+	static const char json[] =
+		"{\"defaultAction\":\"SCMP_ACT_ALLOW\",\"syscalls\":[{\"names\":[\"getpid\"],"
+		"\"action\":\"SCMP_ACT_ERRNO\",\"action\":\"SCMP_ACT_KILL\"}],\"x\":{\"a\":1},"
+		"\"syscalls\":[{\"names\":[\"getppid\"],\"names\":[\"getpid\"],"
+		"\"action\":\"SCMP_ACT_KILL\"}],\"defaultAction\":\"SCMP_ACT_ALLOW\"}";
+	static const char *const want[] = {
+		"syscalls: duplicate key \"syscalls\": the last one is taken",
+		"syscalls[0].names: duplicate key \"names\": the last one is taken",
+		"defaultAction: duplicate key \"defaultAction\": the last one is taken",
+		"x: unknown key, ignored",
+	};
+	struct seccomp_data d = { .nr = 39 /* getpid */, .arch = C2E_AUDIT_ARCH_X86_64 };
+	struct sf_profile p;
+	struct sf_profile_error e;
+	size_t i;
+
+	ASSERT_EQ(compile(json, false, &p, &e), -EINVAL, "strict: refused");
+	ASSERT_STREQ(e.path, "syscalls", "strict: the shallowest repeat");
+	if (!ASSERT_OK(compile(json, true, &p, &e), e.msg))
+		return;
+	for (i = 0; i < p.n_warnings; i++)
+		test_log("%s\n", p.warnings[i]);
+	ASSERT_EQ(p.n_warnings, ARRAY_SIZE(want), "a warning for each repeat the document has");
+	for (i = 0; i < ARRAY_SIZE(want) && i < p.n_warnings; i++)
+		ASSERT_TRUE(!strncmp(p.warnings[i], want[i], strlen(want[i])), want[i]);
+	ASSERT_EQ(c2e_interpret(p.insns, p.len, &d), 0x00000000U, "getpid: the last value's");
+	sf_profile_free(&p);
+}
+
 /* A stock profile compiled strictly, leniently and as before: the same
  * filter (a stock profile holds no mistake to ignore). */
 static void same_both_ways(const char *path, const char *part)

@@ -226,6 +226,18 @@ struct frame {
 	char *key;            /* an object's current key */
 	char **keys;          /* the keys the object has had */
 	size_t n_keys;
+	/* Lenient: the warnings made inside each key's last value (keys[i]'s:
+	 * warns[span[i].from..span[i].to]), and the current key's index. */
+	struct { size_t from, to; } *span;
+	size_t cur;
+};
+
+/* A repeated key, warned of (lenient) unless a later repeat of a key
+ * around it replaces the value it is in: then it is not in the document
+ * json-c reads. */
+struct dup_warn {
+	char path[128], key[36];
+	bool dead;
 };
 
 struct scan {
@@ -235,6 +247,8 @@ struct scan {
 	bool numbers;         /* this pass: numbers (else keys) */
 	int dup_top;          /* the shallowest repeated key's depth, -1: none */
 	char dup_path[128], dup_key[36];
+	struct dup_warn *warns;
+	size_t n_warns;
 };
 
 static void pop(struct scan *s)
@@ -243,6 +257,7 @@ static void pop(struct scan *s)
 
 	pf_free_lines(f->keys, f->n_keys);
 	free(f->key);
+	free(f->span);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -288,6 +303,28 @@ static char *decode_key(const char *raw, size_t len)
 	return key;
 }
 
+/* Key i of frame f repeated (at path): the warnings made inside its
+ * earlier value die with that value; this one is made. */
+static int lenient_repeat(struct scan *s, struct frame *f, size_t i, const char *path,
+			  const char *key)
+{
+	struct dup_warn *w = realloc(s->warns, (s->n_warns + 1) * sizeof(*w));
+	size_t k;
+
+	if (!w)
+		return -ENOMEM;
+	s->warns = w;
+	for (k = f->span[i].from; k < f->span[i].to; k++)
+		w[k].dead = true;
+	w = &w[s->n_warns++];
+	*w = (struct dup_warn){ .dead = false };
+	snprintf(w->path, sizeof(w->path), "%s", path);
+	snprintf(w->key, sizeof(w->key), "%.32s", key);
+	f->span[i].from = f->span[i].to = s->n_warns;
+	f->cur = i;
+	return 0;
+}
+
 static int scan_key(struct scan *s, const char *raw, size_t len)
 {
 	struct frame *f = &s->st[s->top];
@@ -299,13 +336,24 @@ static int scan_key(struct scan *s, const char *raw, size_t len)
 	free(f->key);
 	f->key = key;
 	f->want_key = false;
+	/* The value of the key before this one has ended. */
+	if (f->n_keys)
+		f->span[f->cur].to = s->n_warns;
 	for (i = 0; i < f->n_keys && strcmp(f->keys[i], key); i++)
 		;
-	if (i == f->n_keys)
+	if (i == f->n_keys) {
+		void *span = realloc(f->span, (f->n_keys + 1) * sizeof(*f->span));
+
+		if (!span)
+			return -ENOMEM;
+		f->span = span;
+		f->span[f->n_keys].from = f->span[f->n_keys].to = s->n_warns;
+		f->cur = f->n_keys;
 		return pf_append(&f->keys, &f->n_keys, "%s", key);
+	}
 	scan_path(s, path, sizeof(path));
 	if (s->c->lenient)
-		return pf_warn(s->c, path, "duplicate key \"%.32s\": the last one is taken", key);
+		return lenient_repeat(s, f, i, path, key);
 	/* The shallowest is refused: a repeat inside a value that a later
 	 * repeat of its own key replaces is not in the document json-c
 	 * reads, and naming the outer key names the place to mend. */
@@ -438,6 +486,13 @@ int pf_scan_text(struct pf *c, const char *json, size_t len)
 			r = scan_token(&s, json, len, &at);
 		while (s.top >= 0)
 			pop(&s);
+		for (at = 0; r >= 0 && at < s.n_warns; at++)
+			if (!s.warns[at].dead)
+				r = pf_warn(c, s.warns[at].path, "duplicate key \"%s\": the last one "
+					    "is taken", s.warns[at].key);
+		free(s.warns);
+		s.warns = NULL;
+		s.n_warns = 0;
 		if (r < 0)
 			return r;
 		if (s.dup_top >= 0)
