@@ -70,7 +70,6 @@ struct ask {
 	pid_t pid;
 	struct login who;
 	bool admin;
-	int slot;                  /* pending[]'s, for filter id 0 */
 };
 
 static void compiled_for(void *arg, struct compiled *cp, int r,
