@@ -491,10 +491,28 @@ static bool proc_line(pid_t pid, const char *key, char *line)
 	return found;
 }
 
+/* A process's nice value (/proc/pid/stat's 19th field), or -100. */
+static int nice_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int ni = -100;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	if (p)
+		sscanf(p, ") %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %d",
+		       &ni);
+	if (f)
+		fclose(f);
+	return ni;
+}
+
 /* What the compile's child may hold: no groups, no capabilities, no new
- * privileges, not dumpable, and only its input, its pipe, stderr and the memfds the
+ * privileges, not dumpable, a nice value 10 above the daemon's, and only its input, its pipe, stderr and the memfds the
  * compile makes. */
-static void check_helper(pid_t pid)
+static void check_helper(pid_t pid, pid_t daemon)
 {
 	char line[256], path[64], to[256];
 	struct dirent *de;
@@ -514,6 +532,9 @@ static void check_helper(pid_t pid)
 		    "no permitted capabilities");
 	ASSERT_TRUE(proc_line(pid, "NoNewPrivs:", line) && !strcmp(line, "NoNewPrivs:\t1"),
 		    "no new privileges");
+	test_log("nice: the daemon's %d, the helper's %d\n", nice_of(daemon), nice_of(pid));
+	ASSERT_EQ(nice_of(pid), nice_of(daemon) + 10 > 19 ? 19 : nice_of(daemon) + 10,
+		  "the helper runs below the daemon's priority");
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	/* A process that is not dumpable: its /proc files are root's, so
 	 * that nobody's other processes cannot trace it or read it. */
@@ -609,7 +630,7 @@ TEST(bypass_daemon_a_users_profile_compile_stalls_no_one)
 		goto out;
 	test_log("STATUS answered %d times while the compile ran; its child %d stopped\n",
 		 statuses, child);
-	check_helper(child);
+	check_helper(child, dm.pid);
 	ASSERT_OK(sfd_status(&dm, status), "an admin's STATUS while the compile is stopped");
 	ASSERT_TRUE(strstr(status, "\"compiling\":1") != NULL, "STATUS says one compiles");
 	/* The same user: another profile is refused; the same text waits. */

@@ -234,10 +234,10 @@ struct sf_profile_job;
  * argument; path NULL: none, the child compiles as forked), a program
  * that calls sf_profile_helper_main() and exits with what it returns. A
  * child of a caller with threads then starts clean of the locks they held
- * at the fork (a child that compiles as forked may wait on one: see
- * above), and of the caller's memory and descriptors (all but stderr);
+ * at the fork (a child that compiles as forked may wait on one), and of the caller's memory and descriptors (all but stderr);
  * the helper gives up root's identity (uid and gid 65534, no groups, no
- * new privileges) before it reads the profile. 0 or -ENOMEM.
+ * capabilities, no new privileges, not dumpable) and runs 10 below the
+ * caller's priority before it reads the profile. 0 or -ENOMEM.
  */
 int sf_profile_set_helper(const char *path, const char *arg);
 int sf_profile_helper_main(void);
