@@ -311,20 +311,20 @@ static int pack_input(const char *json, size_t len, const struct sf_profile_opts
 	if (k.bad)
 		return -ENOMEM;
 	fd = memfd_create("sf-profile-input", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	while (fd >= 0 && at < k.len && !e) {
+	if (fd < 0)
+		e = -errno;
+	while (!e && at < k.len) {
 		n = write(fd, k.buf + at, k.len - at);
 		if (n > 0)
 			at += (size_t)n;
-		else if (n < 0 && errno != EINTR)
-			e = -errno;
+		else if (n == 0 || errno != EINTR)
+			e = n ? -errno : -EIO;
 	}
-	if (fd >= 0 && !e && (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW |
-				   F_SEAL_WRITE | F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0))
+	if (!e && (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+			 F_SEAL_SEAL) < 0 || lseek(fd, 0, SEEK_SET) < 0))
 		e = -errno;
 	free(k.buf);
-	if (fd < 0)
-		return -errno;
-	if (e)
+	if (e && fd >= 0)
 		close(fd);
 	return e ? e : fd;
 }
@@ -333,6 +333,7 @@ static int pack_input(const char *json, size_t len, const struct sf_profile_opts
  * capabilities, no gaining privileges back, not dumpable; and a lower CPU
  * priority. 0 or -errno. */
 #define HELPER_NICE 10
+#define HELPER_ID   65534 /* nobody, nogroup */
 
 static int drop_privileges(void)
 {
@@ -340,8 +341,8 @@ static int drop_privileges(void)
 	if (setpriority(PRIO_PROCESS, 0, getpriority(PRIO_PROCESS, 0) + HELPER_NICE) < 0)
 		return -errno;
 	if (geteuid() == 0 &&
-	    (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
-	     setresuid(65534, 65534, 65534) < 0))
+	    (setgroups(0, NULL) < 0 || setresgid(HELPER_ID, HELPER_ID, HELPER_ID) < 0 ||
+	     setresuid(HELPER_ID, HELPER_ID, HELPER_ID) < 0))
 		return -errno;
 	/* Capabilities too, for a caller that is not root but holds some
 	 * (ambient ones survive the exec). */
