@@ -51,7 +51,7 @@
  * reply's error as the protocol carries it (docs/protocol.md): 0, a
  * positive errno, or for a TSYNC conflict the negated id of the thread in
  * the way, with msg saying why; or REPLY_LATER when the request went off
- * the loop (verify.c), whose answer is sent then. Every other call that
+ * the loop (verify.c, rules.c), whose answer is sent then. Every other call that
  * can fail returns 0 or -errno.
  */
 #ifndef SF_DAEMON_H
