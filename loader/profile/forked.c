@@ -451,23 +451,31 @@ struct sf_profile_job {
 	int rfd, pidfd;
 	int runs;
 	long long deadline;
-	bool exited;                /* the pidfd said so */
 	struct pack k;
 };
 
-/* The running child stopped (SIGKILL unless it exited), reaped, and its
- * descriptors out of the epoll set and closed: its wait status. */
-static int reap(struct sf_profile_job *j, bool kill_it)
+/*
+ * The running child killed, reaped, and its descriptors out of the epoll
+ * set and closed: its wait status (its own when it had exited: a zombie
+ * takes no signal). Always killed, never waited for as it is: a child
+ * that has sent its whole result may still be stopped before its exit by
+ * anyone of its uid (the helper's is nobody's), and a wait for it would
+ * hold the caller for as long as they liked. Signalled through its pidfd
+ * where there is one, so that a caller that reaps its children itself
+ * (SIGCHLD ignored) never signals a process that took the pid.
+ */
+static int reap(struct sf_profile_job *j)
 {
 	int status = 0;
 
 	if (!j->pid)
 		return 0;
-	if (kill_it)
-		kill(j->pid, SIGKILL);
 	if (j->pidfd >= 0) {
+		syscall(SYS_pidfd_send_signal, j->pidfd, SIGKILL, NULL, 0); /* ESRCH: exited */
 		epoll_ctl(j->epfd, EPOLL_CTL_DEL, j->pidfd, NULL);
 		close(j->pidfd);
+	} else {
+		kill(j->pid, SIGKILL);
 	}
 	if (j->rfd >= 0) {
 		epoll_ctl(j->epfd, EPOLL_CTL_DEL, j->rfd, NULL);
@@ -490,7 +498,6 @@ static int spawn(struct sf_profile_job *j, struct sf_profile_error *err)
 
 	free(j->k.buf);
 	j->k = (struct pack){ 0 };
-	j->exited = false;
 	if (helper_argv[0] && (in = pack_input(j->json, j->len, &j->opts)) < 0)
 		return failed(err, in, "its input");
 	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
@@ -534,13 +541,13 @@ static int spawn(struct sf_profile_job *j, struct sf_profile_error *err)
 	j->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (j->pidfd < 0) {
 		e = -errno;
-		reap(j, true);
+		reap(j);
 		return failed(err, e, "pidfd_open");
 	}
 	if (epoll_ctl(j->epfd, EPOLL_CTL_ADD, j->rfd, &ev) < 0 ||
 	    epoll_ctl(j->epfd, EPOLL_CTL_ADD, j->pidfd, &ev) < 0) {
 		e = -errno;
-		reap(j, true);
+		reap(j);
 		return failed(err, e, "epoll_ctl");
 	}
 	return 0;
@@ -650,26 +657,25 @@ static int drain(struct sf_profile_job *j)
 	return 0;
 }
 
-/* The child's result, unpacked from k (its wait status): 0 with *out, or
- * the compile's error, or -errno. */
-static int unpack(struct pack *k, int status, struct sf_profile_rules **out,
-		  struct sf_profile_error *err)
+/* The child's whole result, unpacked from k (what became of the child
+ * after it does not matter): 0 with *out, or the compile's error, or
+ * -errno. */
+static int unpack(struct pack *k, struct sf_profile_rules **out, struct sf_profile_error *err)
 {
-	struct sf_profile_rules *r;
+	struct sf_profile_rules *r = NULL;
 	int e;
 
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return died(err, status);
 	k->at = sizeof(uint64_t);
 	e = (int)(int64_t)get_u64(k);
 	get(k, err, sizeof(*err));
 	err->path[sizeof(err->path) - 1] = '\0';
 	err->msg[sizeof(err->msg) - 1] = '\0';
-	if (k->bad || e)
-		return k->bad ? died(err, status) : e;
-	if (!(r = calloc(1, sizeof(*r))))
+	if (!k->bad && e)
+		return e;
+	if (!k->bad && !(r = calloc(1, sizeof(*r))))
 		return failed(err, -ENOMEM, "reading its result");
-	unpack_rules(k, r);
+	if (r)
+		unpack_rules(k, r);
 	if (k->bad || k->at != k->len) {
 		sf_profile_rules_close(r);
 		memset(err, 0, sizeof(*err));
@@ -691,32 +697,34 @@ static int unpack(struct pack *k, int status, struct sf_profile_rules **out,
 int sf_profile_job__step(struct sf_profile_job *j, struct sf_profile_rules **out,
 			 struct sf_profile_error *err)
 {
-	struct sf_profile_error spare;
 	struct pollfd pf;
-	int e, status;
+	struct sf_profile_error spare;
+	bool exited;
+	int e;
 
 	*out = NULL;
 	if (!err)
 		err = &spare;
 	if (!j->pid)
 		return failed(err, -ECHILD, "no child runs");
+	/* A pidfd stays readable once its process has exited. */
 	pf = (struct pollfd){ .fd = j->pidfd, .events = POLLIN };
-	j->exited = j->exited || poll(&pf, 1, 0) > 0;
+	exited = poll(&pf, 1, 0) > 0;
 	e = drain(j);
 	if (!e && whole(&j->k)) {
-		status = reap(j, false);
+		reap(j);
 		memset(err, 0, sizeof(*err));
-		return unpack(&j->k, status, out, err);
+		return unpack(&j->k, out, err);
 	}
 	if (e == -ENOMEM || (e && e != -EPIPE)) {
-		reap(j, true);
+		reap(j);
 		return failed(err, e, "reading its result");
 	}
-	if (e == -EPIPE || j->exited)
-		return died(err, reap(j, false));
+	if (e == -EPIPE || exited)
+		return died(err, reap(j));
 	if (sf_profile_job__timeout(j) > 0)
 		return -EINPROGRESS;
-	reap(j, true);
+	reap(j);
 	if (j->runs < CHILD_RUNS)
 		return (e = spawn(j, err)) ? e : -EINPROGRESS;
 	return failed(err, -ETIMEDOUT, "no result in 10 s: killed");
@@ -726,7 +734,7 @@ void sf_profile_job__free(struct sf_profile_job *j)
 {
 	if (!j)
 		return;
-	reap(j, true);
+	reap(j);
 	if (j->epfd >= 0)
 		close(j->epfd);
 	free(j->k.buf);
