@@ -319,17 +319,11 @@ TEST(what_libseccomp_leaks_in_a_compile_is_not_left_in_the_caller)
 
 static long rss_kb(pid_t pid)
 {
-	char path[64], line[256];
+	char line[256];
 	long kb = -1;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
+	if (sfd_proc_status(pid, "VmRSS:", line, sizeof(line)))
+		sscanf(line, "VmRSS: %ld kB", &kb);
 	return kb;
 }
 
@@ -427,21 +421,10 @@ static int children_of(pid_t parent, pid_t *out, int n)
 	struct dirent *de;
 	int k = 0;
 
-	while (d && (de = readdir(d)) && k < n) {
-		char path[300], buf[512], *p;
-		int ppid;
-		FILE *f;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if (!(f = fopen(path, "r")))
-			continue;
-		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		fclose(f);
-		if (p && sscanf(p, ") %*c %d", &ppid) == 1 && ppid == parent)
+	while (d && (de = readdir(d)) && k < n)
+		if (de->d_name[0] >= '1' && de->d_name[0] <= '9' &&
+		    sfd_proc_stat(atoi(de->d_name), 4) == parent)
 			out[k++] = atoi(de->d_name);
-	}
 	if (d)
 		closedir(d);
 	return k;
@@ -472,68 +455,37 @@ static pid_t ask_as_user(const char *sock, const char *json, struct asked *out)
 	_exit(0);
 }
 
-/* The line of /proc/pid/status that starts with key, into line (256
- * bytes, its newline cut): whether there is one. */
-static bool proc_line(pid_t pid, const char *key, char *line)
+/* Whether pid's /proc/PID/status has the line want ("Uid:\t..."), its key
+ * the text up to the colon. */
+static bool status_has(pid_t pid, const char *want)
 {
-	char path[64];
-	bool found = false;
-	FILE *f;
+	char key[32], line[256];
 
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	while (f && !found && fgets(line, 256, f))
-		found = !strncmp(line, key, strlen(key));
-	if (f)
-		fclose(f);
-	if (found)
-		line[strcspn(line, "\n")] = '\0';
-	return found;
-}
-
-/* A process's nice value (/proc/pid/stat's 19th field), or -100. */
-static int nice_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	int ni = -100;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	p = f && fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	if (p)
-		sscanf(p, ") %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %d",
-		       &ni);
-	if (f)
-		fclose(f);
-	return ni;
+	snprintf(key, sizeof(key), "%.*s", (int)(strchr(want, ':') - want + 1), want);
+	return sfd_proc_status(pid, key, line, sizeof(line)) && !strcmp(line, want);
 }
 
 /* What the compile's child may hold: no groups, no capabilities, no new
- * privileges, not dumpable, a nice value 10 above the daemon's, and only its input, its pipe, stderr and the memfds the
- * compile makes. */
+ * privileges, not dumpable, a nice value 10 above the daemon's, and only
+ * its input, its pipe, stderr and the memfds the compile makes. */
 static void check_helper(pid_t pid, pid_t daemon)
 {
+	long long ni = sfd_proc_stat(daemon, 19) + 10;
 	char line[256], path[64], to[256];
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
 	int fds = 0;
 
-	ASSERT_TRUE(proc_line(pid, "Uid:", line) &&
-		    !strcmp(line, "Uid:\t65534\t65534\t65534\t65534"), "uid 65534");
-	ASSERT_TRUE(proc_line(pid, "Gid:", line) &&
-		    !strcmp(line, "Gid:\t65534\t65534\t65534\t65534"), "gid 65534");
-	ASSERT_TRUE(proc_line(pid, "Groups:", line) && !line[7 + strspn(line + 7, " \t")],
-		    "no groups");
-	ASSERT_TRUE(proc_line(pid, "CapEff:", line) && !strcmp(line, "CapEff:\t0000000000000000"),
-		    "no effective capabilities");
-	ASSERT_TRUE(proc_line(pid, "CapPrm:", line) && !strcmp(line, "CapPrm:\t0000000000000000"),
-		    "no permitted capabilities");
-	ASSERT_TRUE(proc_line(pid, "NoNewPrivs:", line) && !strcmp(line, "NoNewPrivs:\t1"),
-		    "no new privileges");
-	test_log("nice: the daemon's %d, the helper's %d\n", nice_of(daemon), nice_of(pid));
-	ASSERT_EQ(nice_of(pid), nice_of(daemon) + 10 > 19 ? 19 : nice_of(daemon) + 10,
+	ASSERT_TRUE(status_has(pid, "Uid:\t65534\t65534\t65534\t65534"), "uid 65534");
+	ASSERT_TRUE(status_has(pid, "Gid:\t65534\t65534\t65534\t65534"), "gid 65534");
+	ASSERT_TRUE(sfd_proc_status(pid, "Groups:", line, sizeof(line)) &&
+		    !line[7 + strspn(line + 7, " \t")], "no groups");
+	ASSERT_TRUE(status_has(pid, "CapEff:\t0000000000000000"), "no effective capabilities");
+	ASSERT_TRUE(status_has(pid, "CapPrm:\t0000000000000000"), "no permitted capabilities");
+	ASSERT_TRUE(status_has(pid, "NoNewPrivs:\t1"), "no new privileges");
+	test_log("nice: the daemon's %lld, the helper's %lld\n", ni - 10, sfd_proc_stat(pid, 19));
+	ASSERT_EQ(sfd_proc_stat(pid, 19), ni > 19 ? 19 : ni,
 		  "the helper runs below the daemon's priority");
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
 	/* A process that is not dumpable: its /proc files are root's, so
@@ -572,7 +524,6 @@ static pid_t catch_compile(const struct sfd *dm, pid_t asker, int *statuses)
 {
 	double end = test_now_s() + (test_is_emulated() ? 300 : 30);
 	static char status[SF_PROTO_MAX_MSG];
-	char line[256];
 	pid_t kids[8];
 
 	*statuses = 0;
@@ -583,11 +534,22 @@ static pid_t catch_compile(const struct sfd *dm, pid_t asker, int *statuses)
 		/* Caught once it has given up root (exec'd, and no new
 		 * privileges, the last it sets but dumpable, which its uid's
 		 * change has cleared already). */
-		if (children_of(dm->pid, kids, 8) == 1 && proc_line(kids[0], "NoNewPrivs:", line) &&
-		    !strcmp(line, "NoNewPrivs:\t1") && kill(kids[0], SIGSTOP) == 0)
+		if (children_of(dm->pid, kids, 8) == 1 && status_has(kids[0], "NoNewPrivs:\t1") &&
+		    kill(kids[0], SIGSTOP) == 0)
 			return kids[0];
 	}
 	return 0;
+}
+
+/* STATUS's profile_cache.misses, or -1. */
+static long long cache_misses(const struct sfd *dm)
+{
+	static char status[SF_PROTO_MAX_MSG];
+	const char *m;
+
+	if (sfd_status(dm, status) < 0 || !(m = strstr(status, "\"misses\":")))
+		return -1;
+	return strtoll(m + 9, NULL, 10);
 }
 
 static void release(pid_t pid)
@@ -612,6 +574,7 @@ TEST(bypass_daemon_a_users_profile_compile_stalls_no_one)
 	static char status[SF_PROTO_MAX_MSG];
 	pid_t a, b, c, child = 0;
 	int tries, statuses = 0, st;
+	long long misses;
 	SFD_AUTO;
 
 	if (!ASSERT_TRUE(out != MAP_FAILED && slow && other, "set-up") ||
@@ -639,7 +602,12 @@ TEST(bypass_daemon_a_users_profile_compile_stalls_no_one)
 	test_log("another profile of the user's: %d %s\n", out[1].r, out[1].msg);
 	ASSERT_EQ(out[1].r, -EAGAIN, "a second compile of the user's at once is refused");
 	ASSERT_TRUE(strstr(out[1].msg, "one at a time") != NULL, "and says why");
+	/* Once the daemon has taken it (its miss counted), still one. */
+	misses = cache_misses(&dm);
 	c = ask_as_user(dm.sock, slow, &out[2]);
+	for (tries = 0; tries < 3000 && cache_misses(&dm) == misses; tries++)
+		usleep(10000);
+	ASSERT_EQ(cache_misses(&dm), misses + 1, "the same text asked again reached the cache");
 	ASSERT_OK(sfd_status(&dm, status), "STATUS");
 	ASSERT_TRUE(strstr(status, "\"compiling\":1") != NULL, "the same text starts no compile");
 	release(child);
@@ -659,4 +627,56 @@ out:
 	free(other);
 	if (out != MAP_FAILED)
 		munmap(out, 3 * sizeof(*out));
+}
+
+/* The helper runs as nobody, whose other processes may signal it: one
+ * stopped (SIGSTOP) after it has written its whole result, before its
+ * exit, must not hold the caller, which waited for it for ever before
+ * (sfilterd's loop with it). A shell stands in for the helper: it runs
+ * sfilterd's, then stops itself, keeping the pipe open. */
+TEST(bypass_a_compile_helper_stopped_after_its_result_holds_up_nothing)
+{
+	struct sf_profile_opts opts = { .caps = "none", .kernel = "6.1" };
+	char sfilterd[4096], dir[] = "/tmp/sftest-helper-XXXXXX", script[4200];
+	int st;
+	pid_t pid;
+	FILE *f;
+
+	if (!sfd_find_bin("sfilterd", "SF_SFILTERD", sfilterd, sizeof(sfilterd))) {
+		test_skip("no sfilterd beside the runner to run as the helper");
+		return;
+	}
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp"))
+		return;
+	snprintf(script, sizeof(script), "%s/helper.sh", dir);
+	f = fopen(script, "w");
+	if (!ASSERT_OK_PTR(f, "the script"))
+		return;
+	fprintf(f, "'%s' --profile-compile-helper\nkill -STOP $$\n", sfilterd);
+	fclose(f);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct sf_profile_rules *r = NULL;
+		struct sf_profile_error e;
+		int got;
+
+		alarm(test_is_emulated() ? 120 : 30);
+		if (sf_profile_set_helper("/bin/sh", script))
+			_exit(2);
+		got = sf_profile_rules_new_forked(builtin, strlen(builtin), &opts, &r, &e);
+		if (got || !r)
+			_exit(3);
+		/* The stopped shell was killed and reaped. */
+		_exit(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD ? 0 : 4);
+	}
+	ASSERT_EQ(waitpid(pid, &st, 0), pid, "waitpid");
+	test_log("the caller: %s %d\n", WIFSIGNALED(st) ? "killed by signal" : "exit",
+		 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	ASSERT_FALSE(WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM,
+		     "the compile returned: it did not wait for the stopped helper");
+	ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "its result taken, and the helper killed and reaped (exit 0)");
+	unlink(script);
+	rmdir(dir);
 }

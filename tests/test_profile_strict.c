@@ -181,6 +181,31 @@ TEST(profile_keys_of_runtime_spec_moby_and_containers_common_compile_strictly)
 			     !strncmp(k[i].use, "refused", 7)), k[i].key);
 }
 
+/* json refused strictly at strict_path, and compiled leniently with the
+ * warnings want (n of them, in order), getpid killed: the last action
+ * given it (json-c and Go both keep the last: SCMP_ACT_KILL,
+ * KILL_THREAD). */
+static void check_lenient(const char *json, const char *strict_path, const char *const *want,
+			  size_t n)
+{
+	struct seccomp_data d = { .nr = 39 /* getpid */, .arch = C2E_AUDIT_ARCH_X86_64 };
+	struct sf_profile p;
+	struct sf_profile_error e;
+	size_t i;
+
+	ASSERT_EQ(compile(json, false, &p, &e), -EINVAL, "strict: refused");
+	ASSERT_STREQ(e.path, strict_path, "strict: where it is refused");
+	if (!ASSERT_OK(compile(json, true, &p, &e), e.msg))
+		return;
+	for (i = 0; i < p.n_warnings; i++)
+		test_log("%s\n", p.warnings[i]);
+	ASSERT_EQ(p.n_warnings, n, "one warning per ignored key and repeat the document has");
+	for (i = 0; i < n && i < p.n_warnings; i++)
+		ASSERT_STREQ(p.warnings[i], want[i], "the warning");
+	ASSERT_EQ(c2e_interpret(p.insns, p.len, &d), 0x00000000U, "getpid: killed");
+	sf_profile_free(&p);
+}
+
 TEST(profile_lenient_warns_once_per_ignored_key_and_takes_the_last_of_a_repeated_one)
 {
 	static const char json[] =
@@ -191,21 +216,9 @@ TEST(profile_lenient_warns_once_per_ignored_key_and_takes_the_last_of_a_repeated
 		"sycalls: unknown key, ignored; did you mean \"syscalls\"?",
 		"syscalls[0].nmaes: unknown key, ignored; did you mean \"names\"?",
 	};
-	struct seccomp_data d = { .nr = 39 /* getpid */, .arch = C2E_AUDIT_ARCH_X86_64 };
-	struct sf_profile p;
-	struct sf_profile_error e;
-	size_t i;
 
-	ASSERT_EQ(compile(json, false, &p, &e), -EINVAL, "strict: refused");
-	ASSERT_STREQ(e.path, "syscalls[0].action", "strict: the first mistake in the text");
-	if (!ASSERT_OK(compile(json, true, &p, &e), e.msg))
-		return;
-	ASSERT_EQ(p.n_warnings, ARRAY_SIZE(want), "one warning per ignored key");
-	for (i = 0; i < ARRAY_SIZE(want) && i < p.n_warnings; i++)
-		ASSERT_STREQ(p.warnings[i], want[i], "the warning");
-	/* json-c and Go both keep the last: SCMP_ACT_KILL, KILL_THREAD. */
-	ASSERT_EQ(c2e_interpret(p.insns, p.len, &d), 0x00000000U, "getpid: killed");
-	sf_profile_free(&p);
+	/* Strictly, the first mistake in the text. */
+	check_lenient(json, "syscalls[0].action", want, ARRAY_SIZE(want));
 }
 
 /* A repeat inside a value that a later repeat of its own key replaces is
@@ -225,22 +238,9 @@ TEST(profile_lenient_warns_only_of_repeats_in_the_values_it_takes)
 		"defaultAction: duplicate key \"defaultAction\": the last one is taken",
 		"x: unknown key, ignored",
 	};
-	struct seccomp_data d = { .nr = 39 /* getpid */, .arch = C2E_AUDIT_ARCH_X86_64 };
-	struct sf_profile p;
-	struct sf_profile_error e;
-	size_t i;
 
-	ASSERT_EQ(compile(json, false, &p, &e), -EINVAL, "strict: refused");
-	ASSERT_STREQ(e.path, "syscalls", "strict: the shallowest repeat");
-	if (!ASSERT_OK(compile(json, true, &p, &e), e.msg))
-		return;
-	for (i = 0; i < p.n_warnings; i++)
-		test_log("%s\n", p.warnings[i]);
-	ASSERT_EQ(p.n_warnings, ARRAY_SIZE(want), "a warning for each repeat the document has");
-	for (i = 0; i < ARRAY_SIZE(want) && i < p.n_warnings; i++)
-		ASSERT_TRUE(!strncmp(p.warnings[i], want[i], strlen(want[i])), want[i]);
-	ASSERT_EQ(c2e_interpret(p.insns, p.len, &d), 0x00000000U, "getpid: the last value's");
-	sf_profile_free(&p);
+	/* Strictly, the shallowest repeat. */
+	check_lenient(json, "syscalls", want, ARRAY_SIZE(want));
 }
 
 /* A stock profile compiled strictly, leniently and as before: the same

@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
@@ -501,6 +502,45 @@ int sfd_run_io(const char *const argv[], const struct sfd_io *io, int timeout_s)
 	read_back(out, io->out, io->out_size);
 	read_back(err, io->err, io->err_size);
 	return status;
+}
+
+long long sfd_proc_stat(pid_t pid, int n)
+{
+	char path[64], buf[1024], *p;
+	long long v = LLONG_MIN;
+	int i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return LLONG_MIN;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* Field 3 (the state) follows the parenthesis. */
+	for (i = 3; p && i <= n; i++) {
+		p += strspn(p + 1, " ") + 1;
+		if (i == n)
+			sscanf(p, "%lld", &v);
+		p = strchr(p, ' ');
+	}
+	return v;
+}
+
+bool sfd_proc_status(pid_t pid, const char *key, char *line, size_t size)
+{
+	char path[64];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, (int)size, f))
+		found = !strncmp(line, key, strlen(key));
+	if (f)
+		fclose(f);
+	if (found)
+		line[strcspn(line, "\n")] = '\0';
+	return found;
 }
 
 int sfd_count_fds(pid_t pid)

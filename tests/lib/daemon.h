@@ -137,6 +137,13 @@ struct sfd_io {
 };
 int sfd_run_io(const char *const argv[], const struct sfd_io *io, int timeout_s);
 
+/* Field n of /proc/PID/stat, numbered as proc(5) has them (4: ppid, 19:
+ * nice), read past the command's closing parenthesis; LLONG_MIN when the
+ * process or the field is not there. */
+long long sfd_proc_stat(pid_t pid, int n);
+/* The line of /proc/PID/status that starts with key ("Uid:"), into line
+ * (size bytes, its newline cut): whether there is one. */
+bool sfd_proc_status(pid_t pid, const char *key, char *line, size_t size);
 /* Counts the open descriptors of pid (/proc/PID/fd); -1 on error. */
 int sfd_count_fds(pid_t pid);
 /* The same for those that are not BPF objects (sockets, pipes, files:

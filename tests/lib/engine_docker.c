@@ -126,18 +126,9 @@ static bool cmdline(pid_t pid, char *out, size_t size)
 /* The parent of pid, from /proc/PID/stat; 0 when it is gone. */
 static pid_t parent_of(pid_t pid)
 {
-	char p[64], buf[512], *rp;
-	int ppid = 0;
-	FILE *f;
+	long long ppid = sfd_proc_stat(pid, 4);
 
-	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(p, "r")))
-		return 0;
-	if (fgets(buf, sizeof(buf), f) && (rp = strrchr(buf, ')')) &&
-	    sscanf(rp + 1, " %*c %d", &ppid) != 1)
-		ppid = 0;
-	fclose(f);
-	return (pid_t)ppid;
+	return ppid > 0 ? (pid_t)ppid : 0;
 }
 
 /* The dockerd-managed containerd: its own, under exec-root, dockerd's
