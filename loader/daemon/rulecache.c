@@ -313,6 +313,19 @@ wait:
 	return NULL;
 }
 
+/* Job j ended: its slot freed, then its waiters told (each given a
+ * reference to c), so that a waiter may start a compile. */
+static void job_done(struct job *j, struct compiled *c, int r, const struct sf_profile_error *err)
+{
+	int k, n = j->waiters;
+	typeof(j->wait[0]) wait[RC_WAITERS];
+
+	memcpy(wait, j->wait, sizeof(wait));
+	job_end(j);
+	for (k = 0; k < n; k++)
+		wait[k].done(wait[k].arg, c ? compiled_get(c) : NULL, r, err);
+}
+
 /* Job j stepped: when it has ended, its waiters told (each given a
  * reference), and the compile kept. */
 static void step(struct job *j)
@@ -320,8 +333,7 @@ static void step(struct job *j)
 	struct sf_profile_error err;
 	struct compiled *c = NULL;
 	struct sf_profile_rules *rules;
-	struct job done;
-	int r, k;
+	int r;
 
 	r = sf_profile_job__step(j->job, &rules, &err);
 	if (r == -EINPROGRESS)
@@ -338,14 +350,8 @@ static void step(struct job *j)
 		if (j->n >= 0)
 			insert(&j->who, j->inputs, j->text, j->len, c);
 	}
-	/* The slot is free before a waiter runs: it may start a compile. */
-	done = *j;
-	j->text = NULL;
-	job_end(j);
-	for (k = 0; k < done.waiters; k++)
-		done.wait[k].done(done.wait[k].arg, c ? compiled_get(c) : NULL, r, &err);
+	job_done(j, c, r, &err);
 	compiled_put(c);
-	free(done.text);
 }
 
 void rulecache_step(void)
@@ -360,19 +366,11 @@ void rulecache_step(void)
 void rulecache_stop(void)
 {
 	struct sf_profile_error err = { .msg = "sfilterd stops" };
-	int i, k;
+	int i;
 
-	for (i = 0; i < RC_JOBS; i++) {
-		struct job done = jobs[i];
-
-		if (!done.job)
-			continue;
-		jobs[i].text = NULL;
-		job_end(&jobs[i]);
-		for (k = 0; k < done.waiters; k++)
-			done.wait[k].done(done.wait[k].arg, NULL, -ECANCELED, &err);
-		free(done.text);
-	}
+	for (i = 0; i < RC_JOBS; i++)
+		if (jobs[i].job)
+			job_done(&jobs[i], NULL, -ECANCELED, &err);
 	if (jobs_epfd >= 0)
 		close(jobs_epfd);
 	jobs_epfd = -1;
