@@ -256,8 +256,9 @@ CLIENT_SRCS := $(wildcard loader/client/*.c)
 CLIENT_PROFILE_SRCS := loader/client/profile.c
 # The gate (loader/client/selfgate.c) builds its filter with classic2ebpf: the
 # files c2e_gate_build() and c2e_const_verdict() need go in as PIC objects.
-CLIENT_C2E_SRCS := classic2ebpf/gate.c classic2ebpf/validate.c classic2ebpf/interp.c \
-		   classic2ebpf/consttable.c classic2ebpf/rfc.c
+CLIENT_C2E_SRCS := classic2ebpf/gate.c classic2ebpf/gate_tree.c classic2ebpf/gate_walk.c \
+		   classic2ebpf/validate.c classic2ebpf/interp.c classic2ebpf/consttable.c \
+		   classic2ebpf/rfc.c
 CLIENT_PIC_SRCS := $(filter-out $(CLIENT_PROFILE_SRCS),$(CLIENT_SRCS)) loader/proto/framing.c \
 		   $(CLIENT_C2E_SRCS)
 LIBSFCLIENT := $(OUTPUT)/libsfclient.a

@@ -440,14 +440,25 @@ void c2e_diff_free(struct c2e_diff *d);
  * One classic seccomp filter for a chain (attach order, as above) that
  * returns SECCOMP_RET_ALLOW wherever the chain's stacked action is ALLOW or
  * LOG, and SECCOMP_RET_USER_NOTIF everywhere else, for a supervisor to
- * judge. c2e_gate_len() is its length, or -EINVAL past BPF_MAXINSNS;
+ * judge. c2e_gate_len() is the length of its linear form (the filters end
+ * to end), or -EINVAL past BPF_MAXINSNS: whether a gate can be built;
  * c2e_gate_build() validates every filter, builds the gate into a malloc'd
  * *out and validates it. 0 or -errno, with *err filled: -EOPNOTSUPP for a
- * filter that divides by X (a zero X would kill in the kernel).
+ * filter that divides by X (a zero X would kill in the kernel). Where it
+ * fits and costs seccomp(2) less to install, the gate built is the
+ * searched form (gate_tree.c): a binary search on nr that answers every
+ * number whose verdict the arguments do not decide, and sends the others
+ * to the instructions that decide them.
  */
 int c2e_gate_len(const struct sock_fprog *chain, size_t n, struct c2e_error *err);
 int c2e_gate_build(const struct sock_fprog *chain, size_t n,
 		   struct sock_filter **out, size_t *out_len, struct c2e_error *err);
+/* Which form c2e_gate_build_as() builds: the cheaper for seccomp(2) to
+ * install (what c2e_gate_build() builds), the filters end to end, or the
+ * searched form wherever it fits (the last two for tests and benches). */
+enum c2e_gate_form { C2E_GATE_BEST, C2E_GATE_LINEAR, C2E_GATE_SEARCH };
+int c2e_gate_build_as(const struct sock_fprog *chain, size_t n, enum c2e_gate_form form,
+		      struct sock_filter **out, size_t *out_len, struct c2e_error *err);
 
 #ifdef __cplusplus
 }

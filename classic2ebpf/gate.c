@@ -37,6 +37,7 @@
  */
 #include "c2e.h"
 #include "fail.h"
+#include "gate_int.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -44,6 +45,9 @@
 #include <string.h>
 
 #define GATE_TAIL 5 /* and; jeq ALLOW; jeq LOG; ret USER_NOTIF; ja next */
+/* Below this the linear gate is cheap for the kernel to emulate, and the
+ * search in front of it (gate_tree.c) would add more than it saves. */
+#define GATE_SEARCH_MIN 32
 
 static bool passes(uint32_t ret)
 {
@@ -91,6 +95,12 @@ static struct sock_filter jump(uint16_t code, uint32_t k, uint8_t jt, uint8_t jf
 
 int c2e_gate_build(const struct sock_fprog *chain, size_t n,
 		   struct sock_filter **out, size_t *out_len, struct c2e_error *err)
+{
+	return c2e_gate_build_as(chain, n, C2E_GATE_BEST, out, out_len, err);
+}
+
+int c2e_gate_build_as(const struct sock_fprog *chain, size_t n, enum c2e_gate_form form,
+		      struct sock_filter **out, size_t *out_len, struct c2e_error *err)
 {
 	struct sock_filter *g;
 	size_t i, at = 0;
@@ -173,6 +183,22 @@ int c2e_gate_build(const struct sock_fprog *chain, size_t n,
 	if (r) {
 		free(g);
 		return r;
+	}
+	/* The searched form where it fits and is cheaper; the linear one is
+	 * as correct, only slower for seccomp(2) to take when it is long. */
+	if (form == C2E_GATE_SEARCH || (form == C2E_GATE_BEST && at >= GATE_SEARCH_MIN)) {
+		struct sock_filter *s;
+		size_t slen;
+
+		if (c2e_gate_search(g, at, form, &s, &slen) == 0) {
+			if (c2e_validate(s, slen, NULL) == 0) {
+				free(g);
+				g = s;
+				at = slen;
+			} else {
+				free(s);
+			}
+		}
 	}
 	*out = g;
 	*out_len = at;

@@ -39,8 +39,14 @@ static uint32_t expected(const struct sock_fprog *chain, size_t n, const struct 
 	       SECCOMP_RET_ALLOW : SECCOMP_RET_USER_NOTIF;
 }
 
+static const uint32_t edge_arches[] = { C2E_AUDIT_ARCH_X86_64, C2E_AUDIT_ARCH_I386, 0,
+					AUDIT_ARCH_AARCH64, 0xffffffffU };
+static const uint32_t edge_nrs[] = { 510, 511, 512, 513, 600, 1023, 1024, 0x3fffffffU,
+				     0x40000000U, 0x40000001U, 0x40000200U, 0x7fffffffU,
+				     0x80000000U, 0xfffffffeU, 0xffffffffU };
+
 struct tally {
-	long chains, inputs, notified, wrong, kernel_refused, refused;
+	long chains, inputs, notified, wrong, kernel_refused, refused, searched;
 };
 
 static bool chain_has(const struct sock_fprog *chain, size_t n, uint16_t code)
@@ -56,8 +62,8 @@ static bool chain_has(const struct sock_fprog *chain, size_t n, uint16_t code)
 
 /* Builds the gate for chain and checks it against `inputs` inputs for
  * every arch and for nr 0..511 in steps of nr_step. */
-static void check_chain(const struct sock_fprog *chain, size_t n, int nr_step,
-			int inputs, struct progs_rng *rng, struct tally *t)
+static void check_form(const struct sock_fprog *chain, size_t n, enum c2e_gate_form form,
+		       int nr_step, int inputs, struct progs_rng *rng, struct tally *t)
 {
 	struct sock_filter *g;
 	struct c2e_error err;
@@ -66,7 +72,7 @@ static void check_chain(const struct sock_fprog *chain, size_t n, int nr_step,
 
 	if (c2e_gate_len(chain, n, NULL) < 0)
 		return;
-	r = c2e_gate_build(chain, n, &g, &len, &err);
+	r = c2e_gate_build_as(chain, n, form, &g, &len, &err);
 	if (r == -EOPNOTSUPP) {
 		ASSERT_EQ(chain_has(chain, n, BPF_ALU | BPF_DIV | BPF_X), true,
 			  "only a division by X is refused");
@@ -81,6 +87,16 @@ static void check_chain(const struct sock_fprog *chain, size_t n, int nr_step,
 		return;
 	}
 	t->chains++;
+	if (form == C2E_GATE_SEARCH) {
+		struct sock_filter *lin;
+		size_t lin_len;
+
+		if (ASSERT_OK(c2e_gate_build_as(chain, n, C2E_GATE_LINEAR, &lin, &lin_len, NULL),
+			      "the linear form builds")) {
+			t->searched += lin_len != len || memcmp(lin, g, len * sizeof(*g));
+			free(lin);
+		}
+	}
 	if (ksec_validates(g, len) != 1 && t->kernel_refused++ < 3)
 		test_fail(__FILE__, __LINE__, "seccomp(2) refuses a gate of %zu insns", len);
 	for (a = 0; a < 3; a++)
@@ -108,7 +124,34 @@ static void check_chain(const struct sock_fprog *chain, size_t n, int nr_step,
 						  "arch %#x nr %#x: the gate says %#x, the chain %#x",
 						  d.arch, d.nr, got, want);
 			}
+	/* Past the numbers with a bit of their own in the search, and arches
+	 * no x86 kernel gives, where the search must send every number the
+	 * same way or into the linear gate. */
+	for (a = 0; a < (int)ARRAY_SIZE(edge_arches); a++)
+		for (nr = 0; nr < (int)ARRAY_SIZE(edge_nrs); nr++) {
+			struct seccomp_data d = { .nr = (int)edge_nrs[nr], .arch = edge_arches[a] };
+			uint32_t want, got;
+
+			for (j = 0; j < 6; j++)
+				d.args[j] = progs_next(rng);
+			want = expected(chain, n, &d);
+			got = c2e_interpret(g, len, &d);
+			t->inputs++;
+			if (got != want && t->wrong++ < 5)
+				test_fail(__FILE__, __LINE__,
+					  "arch %#x nr %#x: the gate says %#x, the chain %#x",
+					  d.arch, d.nr, got, want);
+		}
 	free(g);
+}
+
+/* Each form of the gate for chain, held to the chain's stacked verdicts. */
+static void check_chain(const struct sock_fprog *chain, size_t n, int nr_step,
+			int inputs, struct progs_rng *rng, struct tally *t)
+{
+	check_form(chain, n, C2E_GATE_BEST, nr_step, inputs, rng, t);
+	check_form(chain, n, C2E_GATE_LINEAR, nr_step, inputs, rng, t);
+	check_form(chain, n, C2E_GATE_SEARCH, nr_step, inputs, rng, t);
 }
 
 TEST(the_gate_notifies_exactly_what_a_chain_of_corpus_filters_does_not_allow_or_log)
@@ -135,8 +178,10 @@ TEST(the_gate_notifies_exactly_what_a_chain_of_corpus_filters_does_not_allow_or_
 		check_chain(s, 1, step, inputs, &rng, &t);
 		check_chain(s, 3, step * 3, inputs, &rng, &t);
 	}
-	printf("  corpus: %ld gates, %ld refused (div x), %ld inputs, %ld notified, %ld wrong\n",
-	       t.chains, t.refused, t.inputs, t.notified, t.wrong);
+	printf("  corpus: %ld gates (%ld searched), %ld refused (div x), %ld inputs, %ld notified, "
+	       "%ld wrong\n", t.chains, t.searched, t.refused, t.inputs, t.notified, t.wrong);
+	/* Stacks of the long container filters do not fit one program twice. */
+	ASSERT_GE(t.searched * 3 * 10, t.chains * 8, "most chains have a searched form");
 	ASSERT_EQ(t.wrong, 0, "inputs the gate judges unlike the chain");
 	ASSERT_EQ(t.kernel_refused, 0, "gates seccomp(2) refuses");
 	ASSERT_GE(t.notified, 1, "some calls go up");
@@ -163,8 +208,9 @@ TEST(the_gate_notifies_exactly_what_random_stacks_do_not_allow_or_log)
 		for (i = 0; i < n; i++)
 			progs_free(&pr[i]);
 	}
-	printf("  random: %ld gates, %ld refused (div x), %ld inputs, %ld notified, %ld wrong\n",
-	       t.chains, t.refused, t.inputs, t.notified, t.wrong);
+	printf("  random: %ld gates (%ld searched), %ld refused (div x), %ld inputs, %ld notified, "
+	       "%ld wrong\n", t.chains, t.searched, t.refused, t.inputs, t.notified, t.wrong);
+	ASSERT_GE(t.searched * 3, t.chains, "every stack has a searched form");
 	ASSERT_EQ(t.wrong, 0, "inputs the gate judges unlike the chain");
 	ASSERT_EQ(t.kernel_refused, 0, "gates seccomp(2) refuses");
 	ASSERT_GE(t.chains, programs / 2, "most random stacks get a gate");
@@ -183,7 +229,9 @@ TEST(the_gate_refuses_a_chain_longer_than_one_classic_program_with_the_count)
 		big[i] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
 	big[i] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	ASSERT_OK(c2e_gate_build(chain, 1, &g, &len, &err), "one filter fits");
-	ASSERT_EQ(len, ARRAY_SIZE(big) + 1, "its length: the filter and the final ret");
+	ASSERT_EQ(c2e_gate_len(chain, 1, NULL), (int)ARRAY_SIZE(big) + 1,
+		  "its linear length: the filter and the final ret");
+	ASSERT_TRUE(len <= ARRAY_SIZE(big) + 1, "what is built is no longer");
 	free(g);
 	ASSERT_EQ(c2e_gate_build(chain, 2, &g, &len, &err), -EINVAL, "two do not");
 	ASSERT_TRUE(g == NULL && len == 0, "nothing is returned");
@@ -194,6 +242,124 @@ TEST(the_gate_refuses_a_chain_longer_than_one_classic_program_with_the_count)
 	ASSERT_TRUE(strstr(c2e_error_str(&err, buf, sizeof(buf)), "filter 0: "),
 		    "the message names the filter");
 	big[0] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+}
+
+/*
+ * seccomp(2)'s own emulation of a new filter for its action cache
+ * (kernel/seccomp.c, seccomp_is_const_allow()), run for one number: 1 when
+ * it proves ALLOW, 0 when not, and *steps the instructions it went through.
+ * Every syscall number of both arches is emulated at each install.
+ */
+static int kernel_cache_allows(const struct sock_filter *f, size_t len, uint32_t arch,
+			       uint32_t nr, int *steps)
+{
+	uint32_t a = 0;
+	size_t pc;
+
+	*steps = 0;
+	for (pc = 0; pc < len; pc++) {
+		const struct sock_filter *in = &f[pc];
+
+		++*steps;
+		switch (in->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			if (in->k != 0 && in->k != 4)
+				return 0;
+			a = in->k ? arch : nr;
+			break;
+		case BPF_RET | BPF_K:
+			return in->k == SECCOMP_RET_ALLOW;
+		case BPF_JMP | BPF_JA:
+			pc += in->k;
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == in->k ? in->jt : in->jf;
+			break;
+		case BPF_JMP | BPF_JGE | BPF_K:
+			pc += a >= in->k ? in->jt : in->jf;
+			break;
+		case BPF_JMP | BPF_JGT | BPF_K:
+			pc += a > in->k ? in->jt : in->jf;
+			break;
+		case BPF_JMP | BPF_JSET | BPF_K:
+			pc += a & in->k ? in->jt : in->jf;
+			break;
+		case BPF_ALU | BPF_AND | BPF_K:
+			a &= in->k;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* An allow-list of numbers 0..299 as libseccomp lays one out, the rest
+ * killed; with_arg: getppid's rule looks at args[0]. */
+static size_t allow_list(struct sock_filter *f, bool with_arg)
+{
+	size_t i = 0;
+	uint32_t nr;
+
+	f[i++] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	for (nr = 0; nr < 300; nr++) {
+		if (with_arg && nr == SYS_getppid)
+			continue;
+		f[i++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1);
+		f[i++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	if (with_arg) {
+		f[i++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 3);
+		f[i++] = STMT(BPF_LD | BPF_W | BPF_ABS, 16);
+		f[i++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
+		f[i++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	}
+	f[i++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+	return i;
+}
+
+TEST(seccomp2_decides_each_number_of_a_300_rule_gate_in_a_few_steps_and_caches_the_same)
+{
+	static struct sock_filter f[700];
+	struct progs_rng rng;
+	struct tally t = { 0 };
+	int v;
+
+	progs_seed(&rng, 0x5eed0b00);
+	if (!ASSERT_OK(ksec_validator_start(), "the seccomp(2) validator starts"))
+		return;
+	for (v = 0; v < 2; v++) {
+		struct sock_fprog prog = { (unsigned short)allow_list(f, v), f };
+		long total = 0, most = 0, wrong = 0;
+		struct sock_filter *g;
+		size_t len;
+		int a, steps;
+		uint32_t nr;
+
+		if (!ASSERT_OK(c2e_gate_build(&prog, 1, &g, &len, NULL), "the gate builds"))
+			return;
+		for (a = 0; a < 2; a++)
+			for (nr = 0; nr < 512; nr++) {
+				bool allowed = nr < 300 && !(v && nr == SYS_getppid);
+
+				wrong += kernel_cache_allows(g, len, arches[a], nr, &steps) != allowed;
+				total += steps;
+				most = steps > most ? steps : most;
+			}
+		printf("  %s: linear %d insns, built %zu; the kernel's emulation: %ld steps "
+		       "for 1024 numbers, at most %ld\n", v ? "with an argument rule" : "numbers only",
+		       c2e_gate_len(&prog, 1, NULL), len, total, most);
+		ASSERT_EQ(wrong, 0, "the kernel caches ALLOW for the numbers the list allows, and only those");
+		ASSERT_TRUE(most <= 24, "no number takes more than a search's steps");
+		if (!v)
+			ASSERT_TRUE(len <= 16, "numbers alone: no linear gate behind the search");
+		else
+			ASSERT_TRUE(len <= 40, "an argument rule: only its instructions are behind it");
+		free(g);
+		check_chain(&prog, 1, 1, 3, &rng, &t);
+	}
+	ASSERT_EQ(t.wrong, 0, "inputs the gate judges unlike the chain");
+	ASSERT_EQ(t.kernel_refused, 0, "gates seccomp(2) refuses");
 }
 
 /* ---- installed for real ------------------------------------------------- */
