@@ -107,15 +107,6 @@ static uint32_t el_nr(int el)
 	return X32_BIT + (uint32_t)(el - EL_X32);
 }
 
-static bool set_has(const struct nrset *s, int el)
-{
-	int i = el >= EL_X32 ? el - EL_X32 + GT_WIN : el;
-
-	if (el == EL_LOW || el == EL_HIGH)
-		return s->cls[el == EL_HIGH];
-	return (s->w[i / 64] >> (i % 64)) & 1;
-}
-
 /* The numbers of the low window: those the kernel's cache emulates. */
 static uint64_t set_count(const struct nrset *s)
 {
@@ -167,34 +158,42 @@ static uint64_t word_mask(int i, uint16_t op, uint32_t k)
 	}
 }
 
-/* s split by "nr op k": t gets the numbers the jump takes, s keeps the
- * others; a word at a time (a linear filter of n rules splits n times). */
-static void set_split(struct nrset *s, uint16_t op, uint32_t k, struct nrset *t)
+/* Moves the numbers "nr op k" takes out of s and into t (OR-ed in: a set
+ * the caller cleared, or a painted one), a word at a time; returns how many
+ * below GT_WIN moved when count says so. A linear filter of n rules splits
+ * n times, nearly always by a JEQ that moves one number. */
+static uint64_t set_move(struct nrset *s, uint16_t op, uint32_t k, struct nrset *t, bool count)
 {
+	uint64_t low = 0;
 	int c, i;
 
 	for (c = 0; c < 2; c++) {
 		int way = s->cls[c] ? class_way(cls_lo[c], cls_hi[c], op, k) : 0;
 
-		t->cls[c] = s->cls[c] && way != 0;
+		t->cls[c] |= s->cls[c] && way != 0;
 		s->cls[c] = s->cls[c] && way != 1;
 	}
-	if (op == BPF_JEQ) { /* one bit at most moves: the usual test */
-		memset(t->w, 0, sizeof(t->w));
+	if (op == BPF_JEQ) {
 		i = k < GT_WIN ? (int)(k / 64) :
 		    k - X32_BIT < X32_WIN ? LOW_WORDS + (int)((k - X32_BIT) / 64) : -1;
 		if (i >= 0) {
-			t->w[i] = s->w[i] & (1ULL << (k % 64));
-			s->w[i] &= ~t->w[i];
+			uint64_t moved = s->w[i] & (1ULL << (k % 64));
+
+			t->w[i] |= moved;
+			s->w[i] &= ~moved;
+			low = moved && i < LOW_WORDS;
 		}
-		return;
+		return low;
 	}
 	for (i = 0; i < GT_WORDS; i++) {
-		uint64_t word = s->w[i], mask = word ? word_mask(i, op, k) : 0;
+		uint64_t word = s->w[i], moved = word ? word & word_mask(i, op, k) : 0;
 
-		t->w[i] = word & mask;
-		s->w[i] = word & ~mask;
+		t->w[i] |= moved;
+		s->w[i] = word & ~moved;
+		if (count && i < LOW_WORDS && moved)
+			low += (uint64_t)__builtin_popcountll(moved);
 	}
+	return low;
 }
 
 static void paint(struct nrset *p, const struct nrset *s)
@@ -355,15 +354,30 @@ static int push(struct walk *w, const struct gstate *st, uint32_t pc, const stru
 	return 0;
 }
 
+static int paint_kind(struct val v)
+{
+	if (v.kind == V_CONST && v.v == SECCOMP_RET_ALLOW)
+		return PAINT_PASS;
+	if (v.kind == V_CONST && v.v == SECCOMP_RET_USER_NOTIF)
+		return PAINT_NOTIF;
+	return PAINT_UNKNOWN;
+}
+
 static void paint_ret(struct walk *w, struct val v, const struct nrset *s)
 {
-	int kind = PAINT_UNKNOWN;
+	paint(&w->painted[paint_kind(v)], s);
+}
 
-	if (v.kind == V_CONST && v.v == SECCOMP_RET_ALLOW)
-		kind = PAINT_PASS;
-	else if (v.kind == V_CONST && v.v == SECCOMP_RET_USER_NOTIF)
-		kind = PAINT_NOTIF;
-	paint(&w->painted[kind], s);
+/* pc moved past the JAs there (the gate's "ret ALLOW" is one); how many. */
+static uint32_t past_ja(const struct sock_filter *g, uint32_t *pc)
+{
+	uint32_t hops = 0;
+
+	while (g[*pc].code == (BPF_JMP | BPF_JA)) {
+		*pc += 1 + g[*pc].k;
+		hops++;
+	}
+	return hops;
 }
 
 /* The taken side of a jump: painted at once where it is a RET K, through
@@ -371,14 +385,11 @@ static void paint_ret(struct walk *w, struct val v, const struct nrset *s)
 static int take(struct walk *w, const struct gstate *st, const struct sock_filter *g,
 		uint32_t pc, const struct nrset *s)
 {
-	uint32_t hops = 1;
+	uint32_t hops;
 
 	if (set_empty(s))
 		return 0;
-	while (g[pc].code == (BPF_JMP | BPF_JA)) { /* the gate's "ret ALLOW" */
-		pc += 1 + g[pc].k;
-		hops++;
-	}
+	hops = 1 + past_ja(g, &pc);
 	if (g[pc].code == (BPF_RET | BPF_K)) {
 		if (!st->kstop)
 			kernel_count(w, st->ksteps + hops, s);
@@ -396,16 +407,34 @@ static int branch(struct walk *w, struct gstate *st, const struct sock_filter *g
 	const struct sock_filter *in = &g[st->at.pc];
 	uint32_t pt = st->at.pc + 1 + in->jt, pf = st->at.pc + 1 + in->jf;
 	int d = decided(st, in), r;
-	struct nrset t;
+	uint32_t ret = pt, hops;
 
 	if (d >= 0) {
 		st->at.pc = d ? pt : pf;
 		return 0;
 	}
 	if (d == -1) {
-		set_split(&st->s, BPF_OP(in->code), source(st, in).v, &t);
-		if ((r = take(w, st, g, pt, &t)))
-			return r;
+		uint16_t op = BPF_OP(in->code);
+		uint32_t k = source(st, in).v;
+		bool count = w->counted && !st->kstop;
+
+		/* Where the taken side returns at once, its numbers are
+		 * painted straight from st's set; else they go on alone. */
+		hops = 1 + past_ja(g, &ret);
+		if (g[ret].code == (BPF_RET | BPF_K)) {
+			uint64_t low = set_move(&st->s, op, k,
+						&w->painted[paint_kind(known(g[ret].k))], count);
+
+			if (count)
+				w->kernel_steps += (st->ksteps + hops) * low;
+		} else {
+			struct nrset t;
+
+			memset(&t, 0, sizeof(t));
+			set_move(&st->s, op, k, &t, false);
+			if ((r = push(w, st, pt, &t)))
+				return r;
+		}
 	} else if ((r = take(w, st, g, pt, &st->s))) {
 		return r;
 	}
@@ -508,23 +537,30 @@ static int walk_arch(struct walk *w, const struct sock_filter *g, size_t len)
 	return 0;
 }
 
-static enum verdict verdict_of(const struct walk *w, int el)
-{
-	bool pass = set_has(&w->painted[PAINT_PASS], el);
-	bool notif = set_has(&w->painted[PAINT_NOTIF], el);
-
-	if (set_has(&w->painted[PAINT_UNKNOWN], el) || pass == notif)
-		return VD_RUN;
-	return pass ? VD_ALLOW : VD_NOTIF;
-}
-
+/* Each element's verdict, from the painted sets: a number is a leaf only
+ * when every path that reaches it returns the same. */
 static void ranges_of(const struct walk *w, struct ranges *r)
 {
-	int el;
+	const struct nrset *p = w->painted;
+	uint64_t run[GT_WORDS], allow[GT_WORDS];
+	bool cls_run[2], cls_allow[2];
+	int el, i;
 
+	for (i = 0; i < GT_WORDS; i++) {
+		run[i] = p[PAINT_UNKNOWN].w[i] | ~(p[PAINT_PASS].w[i] ^ p[PAINT_NOTIF].w[i]);
+		allow[i] = p[PAINT_PASS].w[i] & ~run[i];
+	}
+	for (i = 0; i < 2; i++) {
+		cls_run[i] = p[PAINT_UNKNOWN].cls[i] || p[PAINT_PASS].cls[i] == p[PAINT_NOTIF].cls[i];
+		cls_allow[i] = p[PAINT_PASS].cls[i] && !cls_run[i];
+	}
 	r->n = 0;
 	for (el = 0; el < GT_ELEMS; el++) {
-		enum verdict v = verdict_of(w, el);
+		int bit = el >= EL_X32 ? el - EL_X32 + GT_WIN : el;
+		bool is_cls = el == EL_LOW || el == EL_HIGH;
+		bool is_run = is_cls ? cls_run[el == EL_HIGH] : (run[bit / 64] >> (bit % 64)) & 1;
+		bool is_allow = is_cls ? cls_allow[el == EL_HIGH] : (allow[bit / 64] >> (bit % 64)) & 1;
+		enum verdict v = is_run ? VD_RUN : is_allow ? VD_ALLOW : VD_NOTIF;
 		uint16_t e = E_NONE;
 
 		if (v == VD_RUN)
@@ -532,7 +568,7 @@ static void ranges_of(const struct walk *w, struct ranges *r)
 		if (r->n && r->v[r->n - 1] == v && r->e[r->n - 1] == e)
 			continue;
 		r->start[r->n] = el_nr(el);
-		r->v[r->n] = v;
+		r->v[r->n] = (uint8_t)v;
 		r->e[r->n++] = e;
 	}
 }
