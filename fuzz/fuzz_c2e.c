@@ -16,7 +16,12 @@
  *     the result (c2e_kernel_load());
  *   - BPF_PROG_TEST_RUN of it (c2e_kernel_run()) must return what
  *     c2e_interpret() returns, on several seccomp_data values derived
- *     from the input.
+ *     from the input;
+ *   - its gate's linear and searched forms (c2e_gate_build_as()) must
+ *     both build or both be refused, the searched one must validate, and
+ *     both must return ALLOW exactly where the program allows or logs,
+ *     USER_NOTIF elsewhere, on seccomp_data values around the input's
+ *     (numbers at the search's edges, x32 numbers, other arches).
  * Any disagreement is an abort() with the evidence on stderr.
  *
  * Environment:
@@ -196,6 +201,53 @@ static void check_kernel(const struct sock_filter *f, size_t len,
 	c2e_ebpf_free(&prog);
 }
 
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The gate's two forms against the program's own verdict. */
+static void check_gate(const struct sock_filter *f, size_t len, const struct seccomp_data *sd)
+{
+	static const uint32_t nrs[] = { 0, 1, 63, 64, 511, 512, 513, 1023,
+					C2E_X32_SYSCALL_BIT - 1, C2E_X32_SYSCALL_BIT,
+					C2E_X32_SYSCALL_BIT + 1, C2E_X32_SYSCALL_BIT + 1023,
+					C2E_X32_SYSCALL_BIT + 1024, 0xffffffffU };
+	static const uint32_t arches[] = { C2E_AUDIT_ARCH_X86_64, C2E_AUDIT_ARCH_I386, 0 };
+	struct sock_fprog prog = { (unsigned short)len, (struct sock_filter *)f };
+	struct sock_filter *lin = NULL, *srch = NULL;
+	size_t lin_len = 0, srch_len = 0, i, a;
+	int rl, rs;
+
+	rl = c2e_gate_build_as(&prog, 1, C2E_GATE_LINEAR, &lin, &lin_len, NULL);
+	rs = c2e_gate_build_as(&prog, 1, C2E_GATE_SEARCH, &srch, &srch_len, NULL);
+	if (rl != rs || (rs == 0 && c2e_validate(srch, srch_len, NULL))) {
+		fprintf(stderr, "linear %d, searched %d\n", rl, rs);
+		dump("c2e_gate_build_as: the forms disagree, or the searched one is invalid",
+		     f, len, NULL);
+		abort();
+	}
+	for (a = 0; rs == 0 && a <= N_OF(arches); a++)
+		for (i = 0; i <= N_OF(nrs); i++) {
+			struct seccomp_data d = *sd;
+			uint32_t action, want, got_l, got_s;
+
+			if (a < N_OF(arches))
+				d.arch = arches[a];
+			if (i < N_OF(nrs)) /* near each edge, by the input's low bits */
+				d.nr = (int)(nrs[i] + ((uint32_t)sd->nr & 3));
+			action = c2e_effective_action(c2e_interpret(f, len, &d));
+			want = action == SECCOMP_RET_ALLOW || action == SECCOMP_RET_LOG ?
+			       SECCOMP_RET_ALLOW : SECCOMP_RET_USER_NOTIF;
+			got_l = c2e_interpret(lin, lin_len, &d);
+			got_s = c2e_interpret(srch, srch_len, &d);
+			if (got_l != want || got_s != want) {
+				fprintf(stderr, "want %#x, linear %#x, searched %#x\n", want, got_l, got_s);
+				dump("a gate's verdict is not the program's", f, len, &d);
+				abort();
+			}
+		}
+	free(lin);
+	free(srch);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -238,8 +290,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (len)
 		check_text(f, len, v == 0);
-	if (v == 0)
+	if (v == 0) {
 		check_kernel(f, len, &sd);
+		check_gate(f, len, &sd);
+	}
 	free(f);
 	return 0;
 }
