@@ -42,7 +42,10 @@
 
 #define LOW_WORDS  (GT_WIN / 64)
 #define GT_WORDS   (LOW_WORDS + X32_WIN / 64)
-#define GT_BUDGET  400000        /* instructions walked, all arches */
+/* Instructions walked, all arches: typical gates take about their length
+ * (Docker's profile 1.1x); paths that multiply give up soon, for the
+ * linear form, rather than cost the attaching process milliseconds. */
+#define GT_BUDGET(len) (8 * (len) + 4096)
 
 struct nrset {
 	uint64_t w[GT_WORDS]; /* the low window's words, then the x32 one's */
@@ -505,7 +508,7 @@ static int walk_arch(struct walk *w, const struct sock_filter *g, size_t len)
 
 		st = w->stack[--w->sp];
 		for (;;) {
-			if (st.at.pc >= len || ++w->steps > GT_BUDGET)
+			if (st.at.pc >= len || ++w->steps > GT_BUDGET(len))
 				return -E2BIG;
 			in = &g[st.at.pc];
 			if (!st.kstop && (++st.ksteps, !kernel_knows(in))) {

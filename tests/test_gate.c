@@ -158,7 +158,7 @@ TEST(the_gate_notifies_exactly_what_a_chain_of_corpus_filters_does_not_allow_or_
 {
 	struct corpus cp;
 	struct progs_rng rng;
-	struct tally t = { 0 };
+	struct tally t = { 0 }, one = { 0 };
 	int step = test_is_emulated() ? 7 : 1, inputs = test_is_emulated() ? 2 : 4;
 	size_t i;
 
@@ -175,13 +175,18 @@ TEST(the_gate_notifies_exactly_what_a_chain_of_corpus_filters_does_not_allow_or_
 		for (k = 0; k < 3; k++)
 			s[k] = (struct sock_fprog){ (unsigned short)cp.filters[(i + k) % cp.n].len,
 						    cp.filters[(i + k) % cp.n].insns };
-		check_chain(s, 1, step, inputs, &rng, &t);
+		check_chain(s, 1, step, inputs, &rng, &one);
 		check_chain(s, 3, step * 3, inputs, &rng, &t);
 	}
-	printf("  corpus: %ld gates (%ld searched), %ld refused (div x), %ld inputs, %ld notified, "
-	       "%ld wrong\n", t.chains, t.searched, t.refused, t.inputs, t.notified, t.wrong);
-	/* Stacks of the long container filters do not fit one program twice. */
-	ASSERT_GE(t.searched * 3 * 10, t.chains * 8, "most chains have a searched form");
+	printf("  corpus: one filter: %ld gates (%ld searched), %ld refused (div x), %ld wrong; "
+	       "stacks of three: %ld gates (%ld searched), %ld refused, %ld wrong\n",
+	       one.chains, one.searched, one.refused, one.wrong, t.chains, t.searched,
+	       t.refused, t.wrong);
+	/* A stack's walk may spend its budget (each path of a filter walks
+	 * the next one) or not fit one program: then the gate is linear. */
+	ASSERT_EQ(one.searched * 3, one.chains, "every filter's gate has a searched form");
+	ASSERT_EQ(one.wrong, 0, "inputs a filter's gate judges unlike the filter");
+	ASSERT_EQ(one.kernel_refused, 0, "filters' gates seccomp(2) refuses");
 	ASSERT_EQ(t.wrong, 0, "inputs the gate judges unlike the chain");
 	ASSERT_EQ(t.kernel_refused, 0, "gates seccomp(2) refuses");
 	ASSERT_GE(t.notified, 1, "some calls go up");
