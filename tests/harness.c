@@ -281,10 +281,34 @@ static bool name_matches(const char *globs, const char *name)
 	return false;
 }
 
+/* -s SHARDS/N: SHARDS a comma-separated list of residues; 1 when the
+ * test of this ordinal (among those -t selects) is this run's. Interleaved,
+ * so that every shard gets slow and quick tests alike. */
+static int parse_shards(const char *spec, unsigned long long *mask, int *n)
+{
+	const char *slash = strchr(spec, '/');
+	char *end;
+	long k;
+
+	*mask = 0;
+	*n = slash ? atoi(slash + 1) : 0;
+	if (!slash || *n < 1 || *n > 64)
+		return -1;
+	while (spec < slash) {
+		k = strtol(spec, &end, 10);
+		if (end == spec || k < 0 || k >= *n || (*end != ',' && end != slash))
+			return -1;
+		*mask |= 1ULL << k;
+		spec = *end == ',' ? end + 1 : end;
+	}
+	return *mask ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *pattern = NULL, *prefix = "";
-	int passed = 0, failed = 0, skipped = 0, opt, i, result;
+	int passed = 0, failed = 0, skipped = 0, opt, i, result, shards = 1, ordinal = 0;
+	unsigned long long shard_mask = 1;
 	struct timespec t0, t1;
 	double secs;
 	struct utsname uts;
@@ -300,7 +324,7 @@ int main(int argc, char **argv)
 			;
 		return 0;
 	}
-	while ((opt = getopt(argc, argv, "vt:p:l")) != -1) {
+	while ((opt = getopt(argc, argv, "vt:p:ls:")) != -1) {
 		switch (opt) {
 		case 'v':
 			verbose = 1;
@@ -315,8 +339,15 @@ int main(int argc, char **argv)
 			for (t = tests_head; t; t = t->next)
 				printf("%s\n", t->name);
 			return 0;
+		case 's':
+			if (parse_shards(optarg, &shard_mask, &shards) == 0)
+				break;
+			fprintf(stderr, "%s: -s %s: want K[,K...]/N, each K below N (at most 64)\n",
+				argv[0], optarg);
+			return 2;
 		default:
-			fprintf(stderr, "usage: %s [-v] [-t GLOB[,GLOB...]] [-p PREFIX] [-l]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-v] [-t GLOB[,GLOB...]] [-s K[,K...]/N] [-p PREFIX] [-l]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -343,6 +374,8 @@ int main(int argc, char **argv)
 		       "(/sys/fs/bpf/sfilter-test-*)\n", i, i == 1 ? "y" : "ies");
 	for (t = tests_head; t; t = t->next) {
 		if (pattern && !name_matches(pattern, t->name))
+			continue;
+		if (!((shard_mask >> (ordinal++ % shards)) & 1))
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		result = run_one(t);
