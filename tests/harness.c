@@ -291,9 +291,12 @@ static int parse_shards(const char *spec, unsigned long long *mask, int *n)
 	long k;
 
 	*mask = 0;
-	*n = slash ? atoi(slash + 1) : 0;
-	if (!slash || *n < 1 || *n > 64)
+	if (!slash)
 		return -1;
+	k = strtol(slash + 1, &end, 10);
+	if (end == slash + 1 || *end || k < 1 || k > 64)
+		return -1;
+	*n = (int)k;
 	while (spec < slash) {
 		k = strtol(spec, &end, 10);
 		if (end == spec || k < 0 || k >= *n || (*end != ',' && end != slash))

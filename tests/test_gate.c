@@ -250,10 +250,12 @@ TEST(the_gate_refuses_a_chain_longer_than_one_classic_program_with_the_count)
 }
 
 /*
- * seccomp(2)'s own emulation of a new filter for its action cache
- * (kernel/seccomp.c, seccomp_is_const_allow()), run for one number: 1 when
- * it proves ALLOW, 0 when not, and *steps the instructions it went through.
- * Every syscall number of both arches is emulated at each install.
+ * seccomp(2)'s emulation of a new filter for its action cache, by its
+ * rules (kernel/seccomp.c, seccomp_is_const_allow(): the instructions it
+ * knows, and it stops at any other), run here for one number: 1 when it
+ * proves ALLOW, 0 when not, and *steps the instructions it went through.
+ * The kernel shows neither its cache nor its steps, so this is a model of
+ * it; the install itself is held to seccomp(2) by check_form().
  */
 static int kernel_cache_allows(const struct sock_filter *f, size_t len, uint32_t arch,
 			       uint32_t nr, int *steps)
