@@ -110,6 +110,12 @@
 /* What sf_attach() may ask, what sf_prctl_attach() may add, and what an
  * admin may ask. */
 #define SF_FLAGS_SELF  (SF_FLAG_TSYNC | SF_FLAG_LOG | SF_FLAG_FALLBACK_LOG)
+/* On an ATTACH only, set by libsfclient, never a filter's: the sender has
+ * installed a gate built from this very filter (its calls the filter does
+ * not allow in the kernel go up to sfilterd), with TSYNC when the attach
+ * has it. Its one effect: sfilterd may answer before the chain's program
+ * is verified (docs/security.md, "A new chain's stand-in"). */
+#define SF_FLAG_GATED        0x100000
 #define SF_FLAGS_ADMIN (SF_FLAGS_SELF | SF_FLAG_COMPLAIN | SF_FLAGS_RFC | \
 			SF_FLAG_SHADOW | SF_FLAG_COUNT | SF_FLAG_AT_EXEC)
 /* The filter ABI of a filter's flags: 0 seccomp_data, 1 x86-64 user_regs,

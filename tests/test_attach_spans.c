@@ -117,9 +117,15 @@ TEST(attach_spans_count_every_step_an_attach_passes_and_only_grow)
 		ASSERT_EQ(s0.n[i], 0, "no attach yet: every step 0");
 
 	/* A filter the daemon has never seen: a new chain, loaded off the
-	 * loop, on a daemon whose dispatcher waits for a first chain. */
-	if (!sfd_attach_confines(IN_FORCE) || !read_spans(&dm, &s1))
+	 * loop, on a daemon whose dispatcher waits for a first chain. Without
+	 * a gate: a gated one is answered on a stand-in, before its
+	 * verification (test_gate_standin.c). */
+	setenv("SFILTER_GATE", "0", 1);
+	if (!sfd_attach_confines(IN_FORCE) || !read_spans(&dm, &s1)) {
+		unsetenv("SFILTER_GATE");
 		return;
+	}
+	unsetenv("SFILTER_GATE");
 	for (i = 0; i < sizeof(new_chain) / sizeof(new_chain[0]); i++)
 		ASSERT_EQ(n_of(&s1, new_chain[i]), 1, new_chain[i]);
 	test_log("table: %lld (0 where the daemon defers tables)\n", n_of(&s1, "table"));
@@ -154,8 +160,13 @@ TEST(a_restarted_pinned_daemon_verifies_no_filter_the_last_one_loaded)
 		return;
 	if (!sfd_start_sfilterd(&dm, true))
 		return;
-	if (!sfd_attach_confines(IN_FORCE) || !read_spans(&dm, &s1))
+	/* Without a gate, so that the first daemon's attach verifies. */
+	setenv("SFILTER_GATE", "0", 1);
+	if (!sfd_attach_confines(IN_FORCE) || !read_spans(&dm, &s1)) {
+		unsetenv("SFILTER_GATE");
 		return;
+	}
+	unsetenv("SFILTER_GATE");
 	ASSERT_EQ(n_of(&s1, "verify"), 1, "the first daemon verified the filter");
 	sfd_signal(&dm, SIGTERM);
 	if (!ASSERT_TRUE(sfd_restart(&dm), "sfilterd restarted on its pins"))

@@ -105,6 +105,8 @@ enum gate_state { GATE_NONE, GATE_TRYING, GATE_INSTALLED, GATE_NEVER };
  * (a gate installed before execve makes the next one fail with EBUSY). */
 static _Atomic int gate_state;
 static atomic_bool gate_attached;
+/* The calling thread's last sf_client_gate_with() installed the gate. */
+static __thread bool gate_mine;
 static char gate_why[200];   /* why there is none, or what it lacks */
 static bool gate_orphaned;   /* installed, but the agent did not take its listener */
 static int gate_lost_errno;  /* ... and what sf_client_gate_lost() says */
@@ -174,6 +176,11 @@ int sf_client_gate_lost(char *why, size_t size)
 bool sf_client_gate_installed(void)
 {
 	return atomic_load(&gate_state) == GATE_INSTALLED;
+}
+
+bool sf_client_gate_mine(void)
+{
+	return gate_mine && atomic_load(&gate_state) == GATE_INSTALLED;
 }
 
 void sf_client_gate_attached(void)
@@ -673,6 +680,7 @@ void sf_client_gate_with(const struct sock_fprog *chain, size_t n, bool tsync,
 		return;
 	n_covered = 0;
 	atomic_store(&gate_state, try_gate(chain, n, tsync, before_install, ctx));
+	gate_mine = atomic_load(&gate_state) == GATE_INSTALLED;
 }
 
 void sf_client_gate(const struct sock_fprog *chain, size_t n, bool tsync)

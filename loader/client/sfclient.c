@@ -30,9 +30,9 @@
 #include "proto.h"
 
 /* What sf_attach() takes is what the wire's ATTACH takes, the 2012
- * interface's flags (sf_prctl_attach()'s) aside. */
+ * interface's flags (sf_prctl_attach()'s) and the gate's mark aside. */
 _Static_assert(SF_ATTACH_KNOWN_FLAGS == SF_FLAGS_SELF &&
-	       (SF_PROTO_ATTACH_FLAGS & ~SF_FLAGS_RFC) == SF_FLAGS_SELF,
+	       (SF_PROTO_ATTACH_FLAGS & ~(SF_FLAGS_RFC | SF_FLAG_GATED)) == SF_FLAGS_SELF,
 	       "sf_attach()'s flags are the wire's");
 
 #include <errno.h>
@@ -391,7 +391,10 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	}
 	if ((e = sf_client_gate_lost(note, sizeof(note))))
 		return gate_lost(e, note, tried);
-	n = exchange(&sent, flags, &me, &reply, &id);
+	/* This call's gate, built from sent, is in and its listener taken:
+	 * sfilterd may answer before the chain's program is verified. */
+	n = exchange(&sent, flags | (copy && sf_client_gate_mine() ? SF_FLAG_GATED : 0),
+		     &me, &reply, &id);
 	r = n < 0 ? -1 : finish(&reply, n, id);
 	e = errno;
 	if (r == 0)

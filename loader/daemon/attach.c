@@ -168,6 +168,28 @@ static void attach_done(struct verify_job *j)
 		attach_spans_add(&j->tm);
 }
 
+/* A settle job, after an attach that may have left its chain on a
+ * stand-in: its program is loaded on the verifier's thread, in the
+ * sender's login user's turn, so that one user's stand-ins cost others
+ * no more than its attaches did. */
+static void settle_done(struct verify_job *j)
+{
+	if (j->r < 0 && sfd.verbose)
+		diag("pid %d request %u: a chain stays on its stand-in: %s", j->c->pid, j->rid,
+		     strerror(-j->r));
+}
+
+static void settle_submit(struct client *c, uid_t uid, const struct sf_attach_req *req)
+{
+	struct verify_job *j;
+
+	if (sf_runtime_standins(sfd.rt) <= 0 || !(j = verify_job_new(&req->hdr)))
+		return; /* none due; or the filler's, which settles them too */
+	*j = (struct verify_job){ .c = c, .uid = uid, .rid = req->hdr.request_id,
+				  .done = settle_done, .settle = true };
+	verify_submit(j);
+}
+
 int attach_request(struct client *c, const struct ucred *sender,
 		   struct sf_attach_req *req, struct attach_timing *tm,
 		   uint32_t *filter_id, char *msg, size_t msz)
@@ -177,7 +199,8 @@ int attach_request(struct client *c, const struct ucred *sender,
 	struct sf_target tg = { .process = &c->ident, .self = true,
 				.reply_fd = req->reply_fd, .spans = &tm->rt };
 	/* Validated once, by check_request(). */
-	unsigned int flags = req->flags | SF_ATTACH_ARM | SF_ATTACH_CHECKED;
+	unsigned int flags = (req->flags & ~(uint32_t)SF_FLAG_GATED) | SF_ATTACH_ARM |
+			     SF_ATTACH_CHECKED;
 	struct verify_job *j;
 	struct c2e_error cerr;
 	uint64_t t0 = tm->t0;
@@ -197,6 +220,12 @@ int attach_request(struct client *c, const struct ucred *sender,
 	 * on reply_fd is its last call under the old one. A chain that is
 	 * not loaded yet is loaded off the loop (verify.c). */
 	tg.tid = req->tid ? req->tid : c->pid;
+	/* The sender says its gate is this filter's, and the agent socket
+	 * has its listener from the same process (both by SO_PEERCRED): a
+	 * new chain may go on a stand-in (standin.c). A false claim leaves
+	 * only its own filter to its gate for a while. */
+	if ((req->flags & SF_FLAG_GATED) && gate_registered(c->pid))
+		flags |= SF_ATTACH_STANDIN;
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach_to(sfd.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);
 	if (r != -EINPROGRESS) {
@@ -204,6 +233,8 @@ int attach_request(struct client *c, const struct ucred *sender,
 		r = attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
 				  msg, msz);
 		metrics_attach(MK_SELF, r, t0);
+		if (r == 0 && (flags & SF_ATTACH_STANDIN))
+			settle_submit(c, sender->uid, req);
 		return r;
 	}
 	if (!(j = verify_job_new(&req->hdr))) {

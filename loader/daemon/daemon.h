@@ -270,6 +270,8 @@ struct verify_job {
 	struct sf_identity ident;
 	struct sock_fprog prog;      /* its filter is in req */
 	const char *cgroup;          /* an ADMIN_ATTACH's cgroup path (in req), or NULL */
+	bool settle;                 /* no attach: the chains on a stand-in get
+					their programs (sf_runtime_settle_standins()) */
 	unsigned int flags;
 	int r;                       /* the call's return, *id, *err */
 	uint32_t id;

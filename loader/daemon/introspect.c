@@ -110,6 +110,9 @@ static void status_daemon(struct json_object *o)
 	json_object_object_add(o, "clients", json_object_new_int(conn_count));
 	json_object_object_add(o, "events", json_object_new_int64(sfd.n_events));
 	json_object_object_add(o, "sf_attach", counters_json(armed, 1));
+	/* Chains whose tasks' gates and the judge enforce the newest filter
+	 * until its program is verified (loader/runtime/standin.c). */
+	json_object_object_add(o, "standins", json_object_new_int(sf_runtime_standins(sfd.rt)));
 	sf_runtime_counters(sfd.rt, &cnt);
 	{
 		const struct counter k[] = {

@@ -509,6 +509,11 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 		return r;
 	sf_runtime_set_event_budget(sfd.rt, sfd.event_rate, sfd.event_burst);
 	sf_runtime_set_repeat_interval(sfd.rt, sfd.repeat_ns);
+	/* The suite's: a chain's own program comes that much later after
+	 * its stand-in, so that a test sees the stand-in in force. */
+	if (getenv("SF_TEST_SETTLE_DELAY_MS"))
+		sf_runtime_test_knob(sfd.rt, SF_TEST_SETTLE_DELAY_MS,
+				     (uint32_t)strtoul(getenv("SF_TEST_SETTLE_DELAY_MS"), NULL, 10));
 	/* The suite's: the gate's judge waits between reading a chain and
 	 * acting, so that a test can kill the daemon in between. */
 	if (getenv("SF_TEST_GATE_DELAY_US"))

@@ -151,7 +151,8 @@ static void *verifier(void *arg)
 		pthread_mutex_unlock(&v.lock);
 
 		j->started_ns = metrics_now_ns();
-		j->r = j->cgroup ? sf_runtime_attach_cgroup(sfd.rt, j->cgroup, &j->prog, j->flags,
+		j->r = j->settle ? sf_runtime_settle_standins(sfd.rt) :
+		       j->cgroup ? sf_runtime_attach_cgroup(sfd.rt, j->cgroup, &j->prog, j->flags,
 							    &j->id, &j->cerr) :
 			   sf_runtime_attach_to(sfd.rt, &j->tg, &j->prog, j->flags, &j->id,
 						&j->cerr);
@@ -185,6 +186,11 @@ static void *filler(void *arg)
 		}
 		v.tables_due = false;
 		pthread_mutex_unlock(&v.lock);
+		/* Chains an attach left on a stand-in whose job did not load
+		 * them (an adopted install's, one that failed): before the
+		 * tables, as a plain attach of one waits for it. */
+		if (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) && sf_runtime_standins(sfd.rt) > 0)
+			sf_runtime_settle_standins(sfd.rt);
 		while (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) &&
 		       sf_runtime_fill_tables(sfd.rt, 1) > 0)
 			;

@@ -63,7 +63,7 @@
 #include "sfilter.h" /* bpf/sfilter.h: the attach flags' values */
 
 /* The flags an ATTACH request may carry, and an ADMIN_ATTACH. */
-#define SF_PROTO_ATTACH_FLAGS (SF_FLAGS_SELF | SF_FLAGS_RFC)
+#define SF_PROTO_ATTACH_FLAGS (SF_FLAGS_SELF | SF_FLAGS_RFC | SF_FLAG_GATED)
 #define SF_PROTO_ADMIN_FLAGS  SF_FLAGS_ADMIN
 
 #define SF_PROTO_MAGIC          0x544c4653U /* "SFLT" in memory (little endian) */

@@ -171,7 +171,7 @@ static int rebuild_cgroups(struct sf_runtime *rt, uint32_t id, const struct sock
 			err = rebuild(rt, c->base, id, repl, &b);
 			if (err)
 				return err;
-			if (b && !b->slot && (err = sf_rt_node_load(rt, b)))
+			if (b && !sf_rt_node_loaded(b) && (err = sf_rt_node_load(rt, b)))
 				return err;
 			c->base = b;
 		}
@@ -196,7 +196,7 @@ static int change_locked(struct sf_runtime *rt, uint32_t id,
 		err = rebuild(rt, aff[i], id, repl, &nw[i]);
 		if (err)
 			goto out;
-		if (nw[i] && !nw[i]->slot) {
+		if (nw[i] && !sf_rt_node_loaded(nw[i])) {
 			err = sf_rt_node_load(rt, nw[i]);
 			if (err)
 				goto out;

@@ -357,7 +357,7 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 
 	op->node = sf_rt_node_get(rt, parent, prog->filter, prog->len,
 				  op->flags & ~(SF_ATTACH_ARM | SF_ATTACH_AT_EXEC |
-						SF_ATTACH_LOADED), 0, kcount);
+						SF_ATTACH_LOADED | SF_ATTACH_STANDIN), 0, kcount);
 	if (!op->node)
 		return -ENOMEM;
 	op->node->cgroup_only = false; /* a task's too now */
@@ -369,7 +369,15 @@ static int attach_node(struct attach_op *op, const struct sock_fprog *prog)
 		span_add(op->tg, SF_SPAN_DISPATCH, op->build->dispatch_ns);
 		op->build->dispatch_ns = 0;
 	}
-	if (!op->node->slot) {
+	/* A gated caller may be given a chain on its stand-in (standin.c);
+	 * anyone else waits for its program. */
+	if (!op->node->slot && (op->flags & SF_ATTACH_STANDIN) &&
+	    (op->flags & SF_ATTACH_LOADED) && err == -ESTALE &&
+	    sf_rt_standin_install(rt, op->node)) {
+		/* Not eligible, or no stand-in to be had: the load, as for
+		 * anyone. */
+	}
+	if (!op->node->slot || (op->node->standin && !(op->flags & SF_ATTACH_STANDIN))) {
 		if (op->flags & SF_ATTACH_LOADED)
 			return -EINPROGRESS;
 		if (err != -ESTALE)
@@ -614,7 +622,7 @@ int sf_runtime_attach_to(struct sf_runtime *rt, const struct sf_target *tg,
 	int ret, round, i;
 
 	if (flags & ~(SF_ATTACH_ADMIN_FLAGS | SF_ATTACH_ARM | SF_ATTACH_LOADED |
-		      SF_ATTACH_CHECKED))
+		      SF_ATTACH_CHECKED | SF_ATTACH_STANDIN))
 		return -EINVAL;
 	t = span_begin(tg);
 	ret = sf_runtime_filter_check(prog, flags, err);

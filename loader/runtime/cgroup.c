@@ -47,7 +47,7 @@ static int cg_append(struct sf_runtime *rt, struct sf_cgroup *c,
 		if (!cur)
 			return -ENOMEM;
 	}
-	if (cur && !cur->slot && (err = sf_rt_node_load(rt, cur)))
+	if (cur && !sf_rt_node_loaded(cur) && (err = sf_rt_node_load(rt, cur)))
 		return err;
 	*out = cur;
 	return 0;
@@ -415,7 +415,7 @@ static int cg_chain_load(struct sf_runtime *rt, struct sf_node *node,
 {
 	int err;
 
-	if (node->slot)
+	if (sf_rt_node_loaded(node))
 		return 0;
 	err = b->node == node && b->prog_fd >= 0 ? sf_rt_build_install(rt, b) : -ESTALE;
 	if (err != -ESTALE)

@@ -187,6 +187,7 @@ static void release_slot(struct sf_runtime *rt, struct sf_node *n)
 	}
 	n->slot = 0;
 	n->linear = false;
+	n->standin = false;
 	if (n->prog_fd > 0)
 		close(n->prog_fd);
 	n->prog_fd = 0;
@@ -530,6 +531,40 @@ static bool build_current(const struct sf_chain_build *b)
 	return i == 0;
 }
 
+/* b's program into node's slot, in place of what is there: 0 or -1 with
+ * errno (nothing changed). */
+static int swap_prog(struct sf_runtime *rt, struct sf_node *node, struct sf_chain_build *b)
+{
+	int slot = node->slot;
+
+	if (bpf_map_update_elem(rt->fd_progs, &slot, &b->prog_fd, BPF_ANY))
+		return -1;
+	if (node->prog_fd > 0)
+		close(node->prog_fd);
+	node->prog_fd = b->prog_fd;
+	b->prog_fd = -1;
+	return 0;
+}
+
+/* b, built for a node on its stand-in (standin.c), takes its slot's place:
+ * a call in the slot meanwhile runs the stand-in or the program, each
+ * right for the gated tasks that alone can have the chain till now. */
+static int settle_standin(struct sf_runtime *rt, struct sf_chain_build *b)
+{
+	struct sf_node *node = b->node;
+
+	if (!node->standin || rt->slots[node->slot] != node)
+		return -ESTALE;
+	if (swap_prog(rt, node, b))
+		return -errno;
+	node->linear = !b->search;
+	node->standin = false;
+	/* Loaded for everyone from here: a crash before this line leaves an
+	 * adopting runtime one more load to make. */
+	sf_rt_save_state(rt);
+	return 0;
+}
+
 int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 {
 	struct sf_node *node = b->node;
@@ -538,10 +573,12 @@ int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 	uint64_t t;
 	int slot, err;
 
-	if (node->slot)
+	if (sf_rt_node_loaded(node))
 		return 0; /* loaded meanwhile: b is not needed */
-	if (node->dead || !build_current(b))
+	if (node->dead || (!b->standin && !build_current(b)))
 		return -ESTALE;
+	if (node->slot)
+		return b->standin ? 0 : settle_standin(rt, b);
 	/* Before any task can be given the chain: never one unjudged. The
 	 * attach paths check again, as a chain loaded earlier is reused; a
 	 * spare is given to nobody until such an attach takes it. */
@@ -569,7 +606,8 @@ int sf_rt_build_install(struct sf_runtime *rt, struct sf_chain_build *b)
 		return -errno;
 	node->slot = slot;
 	node->prog_fd = b->prog_fd;
-	node->linear = !b->search;
+	node->linear = !b->standin && !b->search;
+	node->standin = b->standin;
 	b->prog_fd = -1;
 	rt->slots[slot] = node;
 	/* Recorded before any task gets the slot: an adopting runtime knows
@@ -586,18 +624,12 @@ int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b)
 	if (!slot || !node->linear || rt->slots[slot] != node || !b->upgrade ||
 	    !build_current(b))
 		return -ESTALE;
-	if (!b->same) {
-		/* The entry is replaced, never deleted first: a call that
-		 * tail-calls the slot meanwhile runs one form or the other,
-		 * and one already running the linear form finishes it (the
-		 * program is freed only after an RCU grace period). */
-		if (bpf_map_update_elem(rt->fd_progs, &slot, &b->prog_fd, BPF_ANY))
-			return -errno;
-		if (node->prog_fd > 0)
-			close(node->prog_fd);
-		node->prog_fd = b->prog_fd;
-		b->prog_fd = -1;
-	}
+	/* The entry is replaced, never deleted first: a call that
+	 * tail-calls the slot meanwhile runs one form or the other, and one
+	 * already running the linear form finishes it (the program is freed
+	 * only after an RCU grace period). */
+	if (!b->same && swap_prog(rt, node, b))
+		return -errno;
 	node->linear = false;
 	/* The form is recorded, so that an adopting runtime swaps in what
 	 * is still due; a crash before this line only costs it a swap

@@ -19,17 +19,19 @@
  *      table.c         a chain's action table: each number's constant verdict
  *   4  chains.c        chain nodes, PROG_ARRAY slots, loading a chain, the action table
  *                      -> chain_emit, iter, cgroup_table, state, table
- *   5  attach.c        attach to a thread or a thread group (TSYNC)
+ *   5  standin.c       a gated attach's new chain on a stand-in until its program loads
+ *                      -> chains and below
+ *   6  attach.c        attach to a thread or a thread group (TSYNC)
  *      cgroup.c        attach to a cgroup; queued joins
  *      admin.c         detach, replace, the idle check
  *      introspect.c    tasks, filters, owners, counters, the test knob
  *      judge.c         the gate's judge: a notified call, by the task's chain
  *      upgrade.c       a chain's searched form swapped in for its linear one
  *      spare.c         a cgroup's chain loaded ahead for the next cgroup
- *                      -> chains and below; never each other
- *   6  open.c          allocation, loading the skeleton (the tier), open, close
- *                      -> tier, chain_emit, iter, events, cgroup_table, chains
- *   7  pins.c          pinning, adopting pins, uninstall
+ *                      -> standin, chains and below; never each other
+ *   7  open.c          allocation, loading the skeleton (the tier), open, close
+ *                      -> tier, chain_emit, iter, events, cgroup_table, chains, standin
+ *   8  pins.c          pinning, adopting pins, uninstall
  *                      -> open, state, bpffs, iter, chain_emit (the layout)
  *
  * The cgroup records sit below the chains because freeing a chain slot must
@@ -127,7 +129,17 @@ struct sf_node {
 	bool cgroup_only;            /* made for a cgroup attach and given to no
 					task's: once its cgroup is gone and no
 					task has it, its slot is given back */
+	bool standin;                /* its slot holds a stand-in, not its own
+					program (standin.c): only gated tasks may
+					be given it; sf_rt_node_loaded() is false */
 };
+
+/* Whether n's own program is in its slot: what every attach but a gated
+ * one's stand-in needs before it gives a task the chain. */
+static inline bool sf_rt_node_loaded(const struct sf_node *n)
+{
+	return n && n->slot && !n->standin;
+}
 
 struct sf_cg_app {                   /* one sf_cg_append entry */
 	uint32_t from;
@@ -211,6 +223,9 @@ struct sf_runtime {
 	bool test_tsync_fail;        /* SF_TEST_TSYNC_FAIL */
 	bool test_search_fail;       /* SF_TEST_SEARCH_FAIL */
 	uint32_t test_gate_delay_us; /* SF_TEST_GATE_DELAY_US */
+	uint32_t test_settle_delay_ms; /* SF_TEST_SETTLE_DELAY_MS */
+	int standin_allow_fd;        /* a chain program that allows every call:
+					a first filter's stand-in (0: not loaded) */
 	struct sf_layout layout;
 	struct sf_const *table;      /* sf_table, mmap'd */
 	size_t table_bytes;
@@ -416,6 +431,7 @@ struct sf_chain_build {
 	bool search;                 /* the searched form (else the linear one) */
 	bool spare;                  /* install leaves the dispatcher as it is */
 	bool upgrade;                /* for a loaded chain's slot (no table) */
+	bool standin;                /* prog_fd is a stand-in (standin.c) */
 	bool same;                   /* upgrade: both forms are one program */
 	/* What sf_rt_build_run() took: SF_SPAN_TRANSLATE, _VERIFY, _TABLE
 	 * (0: not run), and sf_rt_build_install() to attach the dispatcher
@@ -446,6 +462,11 @@ int sf_rt_build_swap(struct sf_runtime *rt, struct sf_chain_build *b);
 void sf_rt_build_free(struct sf_chain_build *b);
 /* All three with rt->lock held throughout. 0 or -errno. */
 int sf_rt_node_load(struct sf_runtime *rt, struct sf_node *node);
+/* standin.c: node (not loaded) given its slot with a stand-in program,
+ * when a gated attach may have it so; 0, -EAGAIN (not eligible: load it),
+ * or -errno. rt->lock held. */
+int sf_rt_standin_install(struct sf_runtime *rt, struct sf_node *node);
+void sf_rt_standin_close(struct sf_runtime *rt);
 /* count rows of the action table of the chain cf/fp (n filters, oldest
  * first) from row first on, into out (table.c). */
 void sf_rt_fill_rows(struct sf_const *out, const struct sf_chain_filter *cf,

@@ -45,6 +45,9 @@ int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t
 	case SF_TEST_SEARCH_FAIL:
 		__atomic_store_n(&rt->test_search_fail, value != 0, __ATOMIC_SEQ_CST);
 		return 0;
+	case SF_TEST_SETTLE_DELAY_MS:
+		__atomic_store_n(&rt->test_settle_delay_ms, value, __ATOMIC_SEQ_CST);
+		return 0;
 	}
 	return -EINVAL;
 }

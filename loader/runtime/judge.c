@@ -286,6 +286,15 @@ int sf_runtime_gate_answer(struct sf_runtime *rt, int fd, bool killable,
 	return sf_runtime_gate_decide(rt, fd, killable, &call, out);
 }
 
+/* Whether a task the judge cannot find may be a fork child whose storage
+ * is still to come (sf_orphans) while some chain is on a stand-in. */
+static bool orphan_on_standin(struct sf_runtime *rt)
+{
+	if (!__atomic_load_n(&rt->bss->sf_orphans_pending, __ATOMIC_SEQ_CST))
+		return false;
+	return sf_runtime_standins(rt) > 0;
+}
+
 int sf_runtime_gate_decide(struct sf_runtime *rt, int fd, bool killable,
 			   const struct sf_gate_call *call, struct sf_gate_outcome *out)
 {
@@ -299,6 +308,18 @@ int sf_runtime_gate_decide(struct sf_runtime *rt, int fd, bool killable,
 	out->tid = call->tid;
 	out->data = call->data;
 	r = out->tid ? sf_runtime_judge(rt, out->tid, &out->data, j) : -ESRCH;
+	if (r == -ESRCH && orphan_on_standin(rt)) {
+		/* A fork child with no storage yet takes its chain at its
+		 * first sys_enter, after this: its parent's, which may be on
+		 * a stand-in that does not run the filter this gate sent the
+		 * call up for. Refused (ENOSYS, as with no listener): stricter
+		 * than the filter, never looser. */
+		if (!id_valid(fd, id)) {
+			out->taken = SF_GATE_GONE;
+			return 0;
+		}
+		return deny(fd, id, ENOSYS, out);
+	}
 	if (r || !j->exact) {
 		/* Not this judge's to decide (a task outside our view, a chain
 		 * it cannot run): the dispatcher judges the call at its

@@ -307,6 +307,7 @@ void sf_runtime_close(struct sf_runtime *rt)
 	}
 	/* Unpinned: destroying the skeleton detaches the programs and frees
 	 * the task storage map: every confined task is unconfined from here on. */
+	sf_rt_standin_close(rt);
 	sf_rt_nodes_free(rt);
 	sf_rt_cg_free_all(rt);
 	sfilter_bpf__destroy(rt->skel);

@@ -193,6 +193,14 @@ struct sf_upgrades {
 };
 int sf_runtime_upgrade_chains(struct sf_runtime *rt, int max, struct sf_upgrades *done);
 
+/* The chains on a stand-in (SF_ATTACH_STANDIN) get their own program,
+ * loaded without the runtime's lock and swapped into the slot by one
+ * PROG_ARRAY update. Returns how many were settled, or -errno (the first
+ * load that failed: its chain stays on its stand-in, its gate and the
+ * judge still enforcing it). sf_runtime_standins() counts those left. */
+int sf_runtime_settle_standins(struct sf_runtime *rt);
+int sf_runtime_standins(struct sf_runtime *rt);
+
 /* After a cgroup attach, its chain loaded once more under a fresh id, as
  * a spare that the next cgroup attach of the same filter (below the same
  * parent) takes instead of waiting for the kernel's verification; without
@@ -291,6 +299,18 @@ int sf_runtime_event_drops_of(struct sf_runtime *rt, uint32_t account,
  * the attach does not run the validator a second time. Not a protocol
  * flag. sf_runtime_attach_to() and sf_runtime_attach_cgroup(). */
 #define SF_ATTACH_CHECKED      0x40000
+/* sfilterd's, with SF_ATTACH_LOADED, for an ATTACH whose sender gated this
+ * filter (SF_FLAG_GATED: a kernel seccomp filter built from it sends every
+ * call it does not allow up to sfilterd's judge, which runs the classic
+ * filters). A new chain that the judge can run exactly is then given its
+ * slot at once with a stand-in program, its parent's (or one that allows
+ * everything), instead of -EINPROGRESS: the gate and the judge enforce the
+ * new filter meanwhile, the parent's program the rest of the chain.
+ * sf_runtime_settle_standins() loads the chain's own program into the
+ * slot. Only a request that says the same may be given a chain still on
+ * its stand-in; every other attach loads its program first. Not a
+ * protocol flag. sf_runtime_attach_to() only. */
+#define SF_ATTACH_STANDIN      0x80000
 /* A filter of the 2012 interface (PR_ATTACH_SECCOMP_FILTER): over struct
  * user_regs_struct, of the x86-64 ABI or, with SF_ATTACH_RFC_I386, the
  * i386 one; SF_ATTACH_RFC_EXEC: inheritable across execve (needs
@@ -327,7 +347,7 @@ _Static_assert(SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
  * when the kernel refuses it, so that sf_runtime_upgrade_chains() keeps the
  * linear one. */
 enum sf_test_knob { SF_TEST_NO_STORAGE, SF_TEST_TSYNC_FAIL, SF_TEST_GATE_DELAY_US,
-		    SF_TEST_SEARCH_FAIL };
+		    SF_TEST_SEARCH_FAIL, SF_TEST_SETTLE_DELAY_MS };
 int sf_runtime_test_knob(struct sf_runtime *rt, enum sf_test_knob knob, uint32_t value);
 
 /*

@@ -71,6 +71,9 @@ struct st_node {
  * the searched one (upgrade.c). Either form is correct; this only says
  * which one a call pays for. */
 #define ST_NODE_LINEAR 0x1
+/* The slot holds a stand-in (standin.c): the adopting runtime loads the
+ * chain's program, and meanwhile gives the chain to gated attaches only. */
+#define ST_NODE_STANDIN 0x2
 struct st_cg {
 	uint64_t id;
 	int32_t base;
@@ -119,7 +122,8 @@ void sf_rt_save_state(struct sf_runtime *rt)
 				.slot = n->slot, .len = n->len, .dead = n->dead,
 				.depth = n->depth, .path_insns = n->path_insns,
 				.hits_base = n->hits_base, .hash = n->hash,
-				.form = n->slot && n->linear ? ST_NODE_LINEAR : 0,
+				.form = (n->slot && n->linear ? ST_NODE_LINEAR : 0) |
+					(n->slot && n->standin ? ST_NODE_STANDIN : 0),
 			};
 
 			fwrite(&r, sizeof(r), 1, f);
@@ -191,6 +195,7 @@ static int read_nodes(struct sf_runtime *rt, FILE *f, uint32_t n_nodes, struct s
 		n->hits_base = r.hits_base < SF_HITS_MAX ? r.hits_base : 0;
 		n->hash = r.hash;
 		n->linear = n->slot && (r.form & ST_NODE_LINEAR);
+		n->standin = n->slot && (r.form & ST_NODE_STANDIN);
 		n->idx = r.idx;
 		n->prog_fd = -1;
 		if (n->slot)

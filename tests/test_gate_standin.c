@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A gated self-attach of a filter the daemon has never loaded is answered
+ * before the chain's program is verified (loader/runtime/standin.c): the
+ * chain's slot gets a stand-in, the new filter is enforced by the task's
+ * gate and sfilterd's judge, and the program is swapped in later. The
+ * daemon here holds the program back (SF_TEST_SETTLE_DELAY_MS), so that
+ * each case runs while the stand-in is in force, as STATUS's "standins"
+ * shows.
+ *
+ * - The gated caller's denied call is refused, as the filter says, both
+ *   on the stand-in and once the program is in.
+ * - A process without a gate that attaches the same filter meanwhile is
+ *   not given the stand-in: its attach waits for the program, and its
+ *   denied call is refused by the program (a kill on every tier).
+ * - A filter with a LOG action is never stood in for: the dispatcher
+ *   writes its log.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "harness.h"
+#include "daemon.h"
+#include "wstatus.h"
+#include "c2e.h"
+#include "sfclient.h"
+#include "sockfilter.h"
+
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+SFD_TIER_INDEPENDENT
+
+/* What a child saw, in memory shared with the test. */
+struct seen {
+	int r, err;
+	long first, second;      /* getppid's returns, on the stand-in and after */
+	int first_errno, second_errno;
+	volatile int stage;      /* 1: attached and called once */
+	volatile int go;         /* the test's: call again */
+};
+
+/* ret for getppid and for a number nobody calls (made unique by tag, so
+ * that each case's filter is new to the daemon), ALLOW for the rest. */
+static struct sock_fprog getppid_filter(uint32_t ret, uint32_t tag, struct sock_filter *buf)
+{
+	size_t k = 0;
+
+	buf[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, 4);
+	buf[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, C2E_AUDIT_ARCH_X86_64, 0, 4);
+	buf[k++] = STMT(BPF_LD | BPF_W | BPF_ABS, 0);
+	buf[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 2, 0);
+	buf[k++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 100000 + tag, 1, 0);
+	buf[k++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	buf[k++] = STMT(BPF_RET | BPF_K, ret);
+	return (struct sock_fprog){ (unsigned short)k, buf };
+}
+
+static struct seen *shared_seen(void)
+{
+	struct seen *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (s == MAP_FAILED)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+/* Attaches prog, calls getppid, waits for go (reading memory only: no
+ * call the filter judges), calls it again. */
+static int attacher(struct seen *s, const struct sock_fprog *prog, bool gate)
+{
+	if (!gate)
+		setenv("SFILTER_GATE", "0", 1);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 100;
+	s->r = sf_attach(prog, 0);
+	s->err = errno;
+	if (s->r)
+		return 101;
+	errno = 0;
+	s->first = syscall(SYS_getppid);
+	s->first_errno = errno;
+	__atomic_store_n(&s->stage, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&s->go, __ATOMIC_SEQ_CST))
+		;
+	errno = 0;
+	s->second = syscall(SYS_getppid);
+	s->second_errno = errno;
+	return 0;
+}
+
+static pid_t spawn(struct seen *s, const struct sock_fprog *prog, bool gate)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(attacher(s, prog, gate));
+	return pid;
+}
+
+/* STATUS's "standins", or -1. */
+static int standins(const struct sfd *dm)
+{
+	static char text[65536];
+	struct json_object *o, *v;
+	int n = -1;
+
+	if (sfd_status(dm, text) < 0 || !(o = json_tokener_parse(text)))
+		return -1;
+	if (json_object_object_get_ex(o, "standins", &v))
+		n = json_object_get_int(v);
+	json_object_put(o);
+	return n;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Polls until the child reached stage 1 (or exited): whether it did. */
+static bool wait_stage(struct seen *s, pid_t pid, long limit_ms)
+{
+	long waited;
+	int st;
+
+	for (waited = 0; waited < limit_ms; waited += 10) {
+		if (__atomic_load_n(&s->stage, __ATOMIC_SEQ_CST))
+			return true;
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			test_log("child ended before its first call: status 0x%x\n", st);
+			return false;
+		}
+		pause_ms(10);
+	}
+	return false;
+}
+
+/* Polls STATUS until no chain is on a stand-in: whether that came. */
+static bool wait_settled(const struct sfd *dm, long limit_ms)
+{
+	long waited;
+
+	for (waited = 0; waited < limit_ms; waited += 20) {
+		if (standins(dm) == 0)
+			return true;
+		pause_ms(20);
+	}
+	return false;
+}
+
+static long limit_ms(void);
+
+/* The child's wait status; one still running after the limit is killed. */
+static int reap(pid_t pid)
+{
+	long waited;
+	int st = -1;
+
+	for (waited = 0; waited < limit_ms(); waited += 10) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+		pause_ms(10);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return st;
+}
+
+static long limit_ms(void)
+{
+	return test_is_emulated() ? 120000 : 20000;
+}
+
+static bool start(struct sfd *dm, char *env, size_t size, char *const *envs)
+{
+	snprintf(env, size, "SF_TEST_SETTLE_DELAY_MS=%d", test_is_emulated() ? 8000 : 2000);
+	dm->env = envs;
+	return sfd_start_sfilterd(dm, false);
+}
+
+TEST(a_gated_attach_of_a_new_filter_is_answered_on_a_stand_in_and_its_denied_call_is_refused_before_and_after_its_program)
+{
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
+	char env[64], buf[64];
+	char *const envs[] = { env, NULL };
+	struct sock_filter f[8];
+	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 1, f);
+	struct seen *s = shared_seen();
+	pid_t pid;
+	int st;
+
+	if (!ASSERT_TRUE(s != NULL, "mmap") || !start(&dm, env, sizeof(env), envs))
+		return;
+	pid = spawn(s, &prog, true);
+	if (!ASSERT_TRUE(pid > 0, "fork"))
+		return;
+	if (!ASSERT_TRUE(wait_stage(s, pid, limit_ms()), "the child attached and called")) {
+		reap(pid);
+		return;
+	}
+	ASSERT_EQ(standins(&dm), 1, "its chain is on a stand-in: the program is held back");
+	ASSERT_TRUE(s->first == -1 && s->first_errno == EPERM,
+		    "getppid on the stand-in: EPERM, from the gate and the judge");
+	ASSERT_TRUE(wait_settled(&dm, limit_ms()), "the program comes, and replaces the stand-in");
+	__atomic_store_n(&s->go, 1, __ATOMIC_SEQ_CST);
+	st = reap(pid);
+	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_TRUE(s->second == -1 && s->second_errno == EPERM,
+		    "getppid once the program is in: EPERM");
+	munmap(s, sizeof(*s));
+}
+
+TEST(an_attach_without_a_gate_of_a_filter_on_a_stand_in_waits_for_its_program)
+{
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
+	char env[64], buf[64];
+	char *const envs[] = { env, NULL };
+	struct sock_filter f[8];
+	struct sock_fprog prog = getppid_filter(SECCOMP_RET_KILL_PROCESS, 2, f);
+	struct seen *gated = shared_seen(), *plain = shared_seen();
+	pid_t g, p;
+	int st;
+
+	if (!ASSERT_TRUE(gated && plain, "mmap") || !start(&dm, env, sizeof(env), envs))
+		return;
+	/* The gated child's first getppid kills it (the judge, as the
+	 * filter says); its attach is what put the chain on a stand-in. */
+	g = spawn(gated, &prog, true);
+	if (!ASSERT_TRUE(g > 0, "fork"))
+		return;
+	waitpid(g, &st, 0);
+	ASSERT_EQ(gated->r, 0, "the gated attach succeeds");
+	ASSERT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL && gated->stage == 0,
+		    "the gated child is killed at its getppid, on the stand-in");
+	ASSERT_EQ(standins(&dm), 1, "the gated attach left its chain on a stand-in");
+	p = spawn(plain, &prog, false);
+	if (!ASSERT_TRUE(p > 0, "fork"))
+		return;
+	waitpid(p, &st, 0);
+	ASSERT_EQ(plain->r, 0, "the attach without a gate succeeds");
+	ASSERT_EQ(standins(&dm), 0, "it was answered once the program was in, not before");
+	ASSERT_TRUE(WIFSIGNALED(st), wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_EQ(plain->stage, 0, "its getppid never returned: the program killed it");
+	munmap(gated, sizeof(*gated));
+	munmap(plain, sizeof(*plain));
+}
+
+TEST(a_filter_with_a_log_action_is_never_stood_in_for)
+{
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
+	char env[64];
+	char *const envs[] = { env, NULL };
+	struct sock_filter f[8];
+	struct sock_fprog prog = getppid_filter(SECCOMP_RET_LOG, 3, f);
+	struct seen *s = shared_seen();
+	pid_t pid;
+
+	if (!ASSERT_TRUE(s != NULL, "mmap") || !start(&dm, env, sizeof(env), envs))
+		return;
+	pid = spawn(s, &prog, true);
+	if (!ASSERT_TRUE(pid > 0, "fork"))
+		return;
+	if (ASSERT_TRUE(wait_stage(s, pid, limit_ms()), "the child attached and called"))
+		ASSERT_EQ(standins(&dm), 0, "answered with its program in: no stand-in");
+	ASSERT_EQ(s->first, (long)getpid(), "getppid, logged, runs");
+	__atomic_store_n(&s->go, 1, __ATOMIC_SEQ_CST);
+	reap(pid);
+	munmap(s, sizeof(*s));
+}
