@@ -135,6 +135,34 @@ static void account_drop_if_idle(struct account *a)
 
 /* ---- the threads -------------------------------------------------------- */
 
+/* A settle job's load is on nobody's reply path: at nice 10, so that on a
+ * busy machine the reply it follows, and the loop, go first. Its lock is
+ * taken at the thread's own priority (sf_rt_lock_unniced()). The nice is
+ * restored after; where it cannot be (no CAP_SYS_NICE), it is not lowered. */
+static int settle(struct verify_job *j)
+{
+	id_t tid = (id_t)syscall(SYS_gettid);
+	bool niced = false;
+	int r;
+
+	(void)j;
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, tid) == 0 && !errno &&
+	    setpriority(PRIO_PROCESS, tid, 10) == 0) {
+		niced = true;
+		if (setpriority(PRIO_PROCESS, tid, 9) != 0) {
+			setpriority(PRIO_PROCESS, tid, 0);
+			niced = false; /* could not come back: not lowered */
+		} else {
+			setpriority(PRIO_PROCESS, tid, 10);
+		}
+	}
+	r = sf_runtime_settle_standins(sfd.rt);
+	if (niced)
+		setpriority(PRIO_PROCESS, tid, 0);
+	return r;
+}
+
 static void *verifier(void *arg)
 {
 	uint64_t one = 1;
@@ -151,7 +179,7 @@ static void *verifier(void *arg)
 		pthread_mutex_unlock(&v.lock);
 
 		j->started_ns = metrics_now_ns();
-		j->r = j->settle ? sf_runtime_settle_standins(sfd.rt) :
+		j->r = j->settle ? settle(j) :
 		       j->cgroup ? sf_runtime_attach_cgroup(sfd.rt, j->cgroup, &j->prog, j->flags,
 							    &j->id, &j->cerr) :
 			   sf_runtime_attach_to(sfd.rt, &j->tg, &j->prog, j->flags, &j->id,
