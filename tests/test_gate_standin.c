@@ -15,6 +15,10 @@
  *   denied call is refused by the program (a kill on every tier).
  * - A filter with a LOG action is never stood in for: the dispatcher
  *   writes its log.
+ * - With TSYNC, a thread made before the attach has the filter on the
+ *   stand-in too: its gate was carried to it, and its denied call refused.
+ * - sfrun, which gates all its filters with one gate before it attaches
+ *   them, gets the stand-in too.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -26,7 +30,10 @@
 #include "sfclient.h"
 #include "sockfilter.h"
 
+#include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -278,4 +285,123 @@ TEST(a_filter_with_a_log_action_is_never_stood_in_for)
 	__atomic_store_n(&s->go, 1, __ATOMIC_SEQ_CST);
 	reap(pid);
 	munmap(s, sizeof(*s));
+}
+
+TEST(sfrun_s_attach_of_a_new_filter_is_answered_on_a_stand_in)
+{
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
+	char env[64], sfrun[PATH_MAX], path[PATH_MAX], buf[64];
+	char *const envs[] = { env, NULL };
+	char *argv[] = { sfrun, "--filter", path, "--", "/bin/sleep", "3", NULL };
+	struct sock_filter f[8];
+	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 4, f);
+	bool seen = false;
+	long waited;
+	pid_t pid;
+	int fd, st;
+
+	if (!sfd_find_bin("sfrun", "SF_SFRUN", sfrun, sizeof(sfrun)) ||
+	    access("/bin/sleep", X_OK) != 0) {
+		test_skip("no sfrun beside the runner, or no /bin/sleep");
+		return;
+	}
+	if (!start(&dm, env, sizeof(env), envs))
+		return;
+	snprintf(path, sizeof(path), "%s/getppid.bpf", dm.dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!ASSERT_TRUE(fd >= 0, "filter file"))
+		return;
+	ASSERT_EQ(write(fd, prog.filter, prog.len * sizeof(*prog.filter)),
+		  (ssize_t)(prog.len * sizeof(*prog.filter)), "write the filter");
+	close(fd);
+	pid = fork();
+	if (pid == 0) {
+		execv(sfrun, argv);
+		_exit(127);
+	}
+	if (!ASSERT_TRUE(pid > 0, "fork"))
+		return;
+	for (waited = 0; !seen && waited < 3000; waited += 20) {
+		seen = standins(&dm) == 1;
+		if (!seen)
+			pause_ms(20);
+	}
+	ASSERT_TRUE(seen, "sleep runs under a chain on its stand-in");
+	st = reap(pid);
+	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, buf, sizeof(buf)));
+}
+
+struct threaded {
+	struct seen s;
+	volatile int thread_go;
+	long thread_r;
+	int thread_errno;
+	volatile int thread_done;
+};
+
+static void *other_thread(void *arg)
+{
+	struct threaded *t = arg;
+
+	while (!__atomic_load_n(&t->thread_go, __ATOMIC_SEQ_CST))
+		;
+	errno = 0;
+	t->thread_r = syscall(SYS_getppid);
+	t->thread_errno = errno;
+	__atomic_store_n(&t->thread_done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+static int tsync_attacher(struct threaded *t, const struct sock_fprog *prog)
+{
+	pthread_t th;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    pthread_create(&th, NULL, other_thread, t))
+		return 100;
+	t->s.r = sf_attach(prog, SF_ATTACH_TSYNC);
+	t->s.err = errno;
+	if (t->s.r)
+		return 101;
+	__atomic_store_n(&t->s.stage, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&t->s.go, __ATOMIC_SEQ_CST))
+		;
+	__atomic_store_n(&t->thread_go, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&t->thread_done, __ATOMIC_SEQ_CST))
+		;
+	return 0;
+}
+
+TEST(with_tsync_a_thread_made_before_the_attach_has_the_filter_on_the_stand_in)
+{
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
+	char env[64], buf[64];
+	char *const envs[] = { env, NULL };
+	struct sock_filter f[8];
+	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 5, f);
+	struct threaded *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int st;
+
+	if (!ASSERT_TRUE(t != MAP_FAILED, "mmap") || !start(&dm, env, sizeof(env), envs))
+		return;
+	memset(t, 0, sizeof(*t));
+	pid = fork();
+	if (pid == 0)
+		_exit(tsync_attacher(t, &prog));
+	if (!ASSERT_TRUE(pid > 0, "fork"))
+		return;
+	if (!ASSERT_TRUE(wait_stage(&t->s, pid, limit_ms()), "the child attached with TSYNC")) {
+		reap(pid);
+		return;
+	}
+	ASSERT_EQ(standins(&dm), 1, "its chain is on a stand-in");
+	__atomic_store_n(&t->s.go, 1, __ATOMIC_SEQ_CST);
+	st = reap(pid);
+	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_TRUE(t->thread_r == -1 && t->thread_errno == EPERM,
+		    "the other thread's getppid: EPERM, from its gate, on the stand-in");
+	ASSERT_EQ(standins(&dm), 1, "still on the stand-in when it was refused");
+	munmap(t, sizeof(*t));
 }

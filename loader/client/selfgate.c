@@ -107,6 +107,7 @@ static _Atomic int gate_state;
 static atomic_bool gate_attached;
 /* The calling thread's last sf_client_gate_with() installed the gate. */
 static __thread bool gate_mine;
+static bool gate_tsync;      /* it was carried to every thread */
 static char gate_why[200];   /* why there is none, or what it lacks */
 static bool gate_orphaned;   /* installed, but the agent did not take its listener */
 static int gate_lost_errno;  /* ... and what sf_client_gate_lost() says */
@@ -178,9 +179,19 @@ bool sf_client_gate_installed(void)
 	return atomic_load(&gate_state) == GATE_INSTALLED;
 }
 
-bool sf_client_gate_mine(void)
+bool sf_client_gate_covers(const struct sock_fprog *prog, bool tsync)
 {
-	return gate_mine && atomic_load(&gate_state) == GATE_INSTALLED;
+	uint64_t f;
+	size_t i;
+
+	if (!gate_mine || atomic_load(&gate_state) != GATE_INSTALLED || gate_orphaned ||
+	    (tsync && !gate_tsync))
+		return false;
+	f = fingerprint(prog);
+	for (i = 0; i < n_covered; i++)
+		if (covered[i] == f)
+			return true;
+	return false;
 }
 
 void sf_client_gate_attached(void)
@@ -478,8 +489,8 @@ static const char *install_why(int err)
 }
 
 /* A one-instruction ALLOW filter with TSYNC: every thread then has the
- * caller's filters, the gate among them. */
-static void carry_to_every_thread(void)
+ * caller's filters, the gate among them. Whether every thread has. */
+static bool carry_to_every_thread(void)
 {
 	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = { 1, &allow };
@@ -492,6 +503,7 @@ static void carry_to_every_thread(void)
 	else if (r < 0)
 		set_why(gate_why, sizeof(gate_why),
 			"TSYNC: %s: the gate covers only the calling thread", strerror(errno));
+	return r == 0;
 }
 
 /* Whether the gate lets nr run in the kernel whatever its arguments. */
@@ -664,7 +676,7 @@ static int try_gate(const struct sock_fprog *chain, size_t n, bool tsync,
 		gate_lost_errno = sf_gate_daemon_away(ho.error) ? EHOSTDOWN : ho.error;
 	} else if (tsync) {
 		reap_handover(may_yield);
-		carry_to_every_thread();
+		gate_tsync = carry_to_every_thread();
 	}
 	return GATE_INSTALLED;
 }
@@ -679,6 +691,7 @@ void sf_client_gate_with(const struct sock_fprog *chain, size_t n, bool tsync,
 	if (!atomic_compare_exchange_strong(&gate_state, &expected, GATE_TRYING))
 		return;
 	n_covered = 0;
+	gate_tsync = false;
 	atomic_store(&gate_state, try_gate(chain, n, tsync, before_install, ctx));
 	gate_mine = atomic_load(&gate_state) == GATE_INSTALLED;
 }

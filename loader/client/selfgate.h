@@ -59,9 +59,11 @@ int sf_client_gate_lost(char *why, size_t size);
 /* Whether this process installed a gate (then none can be added below it:
  * the kernel allows one listener per filter chain). */
 bool sf_client_gate_installed(void);
-/* Whether the calling thread's own sf_client_gate_with() installed it (so
- * that the gate was built from the filters it was given). */
-bool sf_client_gate_mine(void);
+/* Whether prog is one of the filters the calling thread's own
+ * sf_client_gate_with() built the gate from (by content), with its
+ * listener taken, and, for a TSYNC attach, carried to every thread: then
+ * every call prog does not allow in the kernel goes up to sfilterd. */
+bool sf_client_gate_covers(const struct sock_fprog *prog, bool tsync);
 
 /* A filter was attached through this library: no gate is tried after it,
  * as trying makes calls (a thread, a connection) that the filter judges. */

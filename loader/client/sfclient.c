@@ -391,10 +391,11 @@ SF_EXPORT int sf_attach(const struct sock_fprog *prog, unsigned int flags)
 	}
 	if ((e = sf_client_gate_lost(note, sizeof(note))))
 		return gate_lost(e, note, tried);
-	/* This call's gate, built from sent, is in and its listener taken:
-	 * sfilterd may answer before the chain's program is verified. */
-	n = exchange(&sent, flags | (copy && sf_client_gate_mine() ? SF_FLAG_GATED : 0),
-		     &me, &reply, &id);
+	/* A gate built from sent (this call's, or sfrun's for all its
+	 * filters) is in and its listener taken: sfilterd may answer before
+	 * the chain's program is verified. */
+	n = exchange(&sent, flags | (sf_client_gate_covers(&sent, flags & SF_ATTACH_TSYNC) ?
+				     SF_FLAG_GATED : 0), &me, &reply, &id);
 	r = n < 0 ? -1 : finish(&reply, n, id);
 	e = errno;
 	if (r == 0)
