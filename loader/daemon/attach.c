@@ -169,9 +169,10 @@ static void attach_done(struct verify_job *j)
 }
 
 /* A settle job, after an attach that may have left its chain on a
- * stand-in: its program is loaded on the verifier's thread, in the
- * sender's login user's turn, so that one user's stand-ins cost others
- * no more than its attaches did. */
+ * stand-in: its program is loaded on the verifier's thread. The user's
+ * attaches of loaded chains go on meanwhile; its new ones are not stood
+ * in but verified in its turn, so that one user's stand-ins cost others
+ * at most one verification more than its attaches did. */
 static void settle_done(struct verify_job *j)
 {
 	if (j->r < 0 && sfd.verbose)
@@ -224,7 +225,8 @@ int attach_request(struct client *c, const struct ucred *sender,
 	 * has its listener from the same process (both by SO_PEERCRED): a
 	 * new chain may go on a stand-in (standin.c). A false claim leaves
 	 * only its own filter to its gate for a while. */
-	if ((req->flags & SF_FLAG_GATED) && gate_registered(c->pid))
+	if ((req->flags & SF_FLAG_GATED) && gate_registered(c->pid) &&
+	    !verify_settling(&c->login))
 		flags |= SF_ATTACH_STANDIN;
 	memset(&cerr, 0, sizeof(cerr));
 	r = sf_runtime_attach_to(sfd.rt, &tg, &prog, flags | SF_ATTACH_LOADED, filter_id, &cerr);

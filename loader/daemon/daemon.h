@@ -294,6 +294,9 @@ void verify_stop(void);
 struct verify_job *verify_job_new(const struct sf_msg_hdr *req);
 /* Queues j (taking it) and holds its connection. */
 void verify_submit(struct verify_job *j);
+/* Whether login's user has a settle job under way (no stand-in for it
+ * meanwhile: its new filters wait for the verifier, in its turn). */
+bool verify_settling(const struct login *login);
 struct ancillary;
 /* Parks the request of n bytes from c (anc's descriptor taken), received
  * with msg_flags, when its uid has a job: 0, else -EAGAIN (handle it now)

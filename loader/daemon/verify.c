@@ -15,7 +15,7 @@
  *     without the runtime's lock (loader/runtime/chains.c), so that STATUS,
  *     PS and the attaches of loaded chains go on meanwhile.
  *   - A login user (struct login: the uids a user maps count as the user)
- *     has one job at a time. An attach request of one that has a job is
+ *     has one job at a time (and one settle job: below). An attach request of one that has a job is
  *     parked (its connection held too) and handled on the loop, in the
  *     order they came, once that job is answered. The jobs are thus taken
  *     in turn, one per login user: another's attach waits for at most the
@@ -64,6 +64,8 @@ struct account {
 	struct account *next;
 	struct login login;     /* whose turn: the connection's login user */
 	bool busy;
+	bool settling;          /* a settle job: no attach waits for it, but
+				   none of the user's is stood in meanwhile */
 	struct parked *head, *tail;
 };
 static struct account *accounts;
@@ -123,7 +125,7 @@ static void account_drop_if_idle(struct account *a)
 {
 	struct account **p;
 
-	if (a->busy || a->head)
+	if (a->busy || a->settling || a->head)
 		return;
 	for (p = &accounts; *p; p = &(*p)->next)
 		if (*p == a) {
@@ -329,8 +331,13 @@ void verify_submit(struct verify_job *j)
 	struct account *a = account(&j->c->login, true);
 
 	/* Without an account (no memory), the uid's next attach is not
-	 * parked behind this one: only its limits are judged a job early. */
-	if (a)
+	 * parked behind this one: only its limits are judged a job early.
+	 * A settle job's attach was answered, and counted: the user's next
+	 * ones go on, but are not stood in (verify_settling()), so that a
+	 * user has at most this and one verification queued. */
+	if (a && j->settle)
+		a->settling = true;
+	else if (a)
 		a->busy = true;
 	conn_hold(j->c, true);
 	j->tg.process = j->tg.process ? &j->ident : NULL;
@@ -339,6 +346,13 @@ void verify_submit(struct verify_job *j)
 	push(&v.todo, j);
 	pthread_cond_signal(&v.work);
 	pthread_mutex_unlock(&v.lock);
+}
+
+bool verify_settling(const struct login *login)
+{
+	struct account *a = account(login, false);
+
+	return a && a->settling;
 }
 
 int verify_park(struct client *c, struct ancillary *anc, const void *bytes, size_t n,
@@ -382,9 +396,11 @@ void verify_ready(void)
 
 		j->done(j);
 		conn_hold(j->c, false);
-		free(j);
-		if (a)
+		if (a && j->settle)
+			a->settling = false;
+		else if (a)
 			a->busy = false;
+		free(j);
 	}
 }
 
