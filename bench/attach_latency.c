@@ -133,7 +133,7 @@ static const char *const vnames[V_COUNT] = {
 static const char *const vdesc[V_COUNT] = {
 	"sf_attach, 16 insns, daemon already has it (dedup)",
 	"sf_attach, 300 rules (604 insns), daemon already has it (dedup)",
-	"sf_attach, 300 rules, never seen: translate + verify + load",
+	"sf_attach, 300 rules, never seen: gated, a stand-in until its program is verified",
 	"seccomp(2), 16 insns",
 	"seccomp(2), 300 rules",
 };
