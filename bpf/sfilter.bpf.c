@@ -117,8 +117,9 @@ __u64 sf_handing;
 /* Whether any cgroup has filters (set by user space): only then does an
  * exec look for its cgroup's (sf_exec). */
 __u32 sf_cg_attached;
-/* For the test suite only: task storage for a fork child, and for an
- * orphan's adoption, "cannot be allocated" (see sf_runtime_test_knob()). */
+/* For the test suite only: task storage for a fork child, and (1) for an
+ * orphan's adoption too or (2) not, "cannot be allocated" (see
+ * sf_runtime_test_knob()). */
 __u32 sf_test_no_storage;
 /* Bumped on every sf_cg_pending write, so that user space looks at that map
  * (a 64k-bucket hash: finding its first key walks every bucket, ~0.2 ms)
@@ -299,7 +300,7 @@ static __always_inline struct sf_task *adopt_orphan(struct task_struct *t)
 	 * counted (settle()) before it stops being a pending orphan: the
 	 * idle check never sees neither. */
 	if (o->start_time == t->start_time) {
-		if (!sf_test_no_storage)
+		if (sf_test_no_storage != 1)
 			s = bpf_task_storage_get(&sf_tasks, t, 0,
 						 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (s) {

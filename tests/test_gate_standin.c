@@ -17,6 +17,9 @@
  *   writes its log.
  * - With TSYNC, a thread made before the attach has the filter on the
  *   stand-in too: its gate was carried to it, and its denied call refused.
+ * - A fork child that got no task storage (an orphan: it takes its chain
+ *   at its first sys_enter, after the gate) has its first denied call
+ *   refused, never continued onto the stand-in.
  * - sfrun, which gates all its filters with one gate before it attaches
  *   them, gets the stand-in too.
  */
@@ -81,17 +84,24 @@ static struct seen *shared_seen(void)
 	return s;
 }
 
+/* no_new_privs and sf_attach(prog, flags), its result in s: whether it
+ * attached. */
+static bool attach(struct seen *s, const struct sock_fprog *prog, unsigned int flags)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return false;
+	s->r = sf_attach(prog, flags);
+	s->err = errno;
+	return s->r == 0;
+}
+
 /* Attaches prog, calls getppid, waits for go (reading memory only: no
  * call the filter judges), calls it again. */
 static int attacher(struct seen *s, const struct sock_fprog *prog, bool gate)
 {
 	if (!gate)
 		setenv("SFILTER_GATE", "0", 1);
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return 100;
-	s->r = sf_attach(prog, 0);
-	s->err = errno;
-	if (s->r)
+	if (!attach(s, prog, 0))
 		return 101;
 	errno = 0;
 	s->first = syscall(SYS_getppid);
@@ -190,6 +200,13 @@ static long limit_ms(void)
 	return test_is_emulated() ? 120000 : 20000;
 }
 
+/* Each case's daemon: the program held back (envs[1] is free for one
+ * more NAME=VALUE). */
+#define STANDIN_DAEMON \
+	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 }; \
+	char env[64]; \
+	char *envs[3] = { env, NULL, NULL }
+
 static bool start(struct sfd *dm, char *env, size_t size, char *const *envs)
 {
 	snprintf(env, size, "SF_TEST_SETTLE_DELAY_MS=%d", test_is_emulated() ? 8000 : 2000);
@@ -199,9 +216,8 @@ static bool start(struct sfd *dm, char *env, size_t size, char *const *envs)
 
 TEST(a_gated_attach_of_a_new_filter_is_answered_on_a_stand_in_and_its_denied_call_is_refused_before_and_after_its_program)
 {
-	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
-	char env[64], buf[64];
-	char *const envs[] = { env, NULL };
+	STANDIN_DAEMON;
+	char buf[64];
 	struct sock_filter f[8];
 	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 1, f);
 	struct seen *s = shared_seen();
@@ -231,9 +247,8 @@ TEST(a_gated_attach_of_a_new_filter_is_answered_on_a_stand_in_and_its_denied_cal
 
 TEST(an_attach_without_a_gate_of_a_filter_on_a_stand_in_waits_for_its_program)
 {
-	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
-	char env[64], buf[64];
-	char *const envs[] = { env, NULL };
+	STANDIN_DAEMON;
+	char buf[64];
 	struct sock_filter f[8];
 	struct sock_fprog prog = getppid_filter(SECCOMP_RET_KILL_PROCESS, 2, f);
 	struct seen *gated = shared_seen(), *plain = shared_seen();
@@ -266,9 +281,7 @@ TEST(an_attach_without_a_gate_of_a_filter_on_a_stand_in_waits_for_its_program)
 
 TEST(a_filter_with_a_log_action_is_never_stood_in_for)
 {
-	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
-	char env[64];
-	char *const envs[] = { env, NULL };
+	STANDIN_DAEMON;
 	struct sock_filter f[8];
 	struct sock_fprog prog = getppid_filter(SECCOMP_RET_LOG, 3, f);
 	struct seen *s = shared_seen();
@@ -289,9 +302,8 @@ TEST(a_filter_with_a_log_action_is_never_stood_in_for)
 
 TEST(sfrun_s_attach_of_a_new_filter_is_answered_on_a_stand_in)
 {
-	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
-	char env[64], sfrun[PATH_MAX], path[PATH_MAX], buf[64];
-	char *const envs[] = { env, NULL };
+	STANDIN_DAEMON;
+	char sfrun[PATH_MAX], path[PATH_MAX], buf[64];
 	char *argv[] = { sfrun, "--filter", path, "--", "/bin/sleep", "3", NULL };
 	struct sock_filter f[8];
 	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 4, f);
@@ -356,12 +368,9 @@ static int tsync_attacher(struct threaded *t, const struct sock_fprog *prog)
 {
 	pthread_t th;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    pthread_create(&th, NULL, other_thread, t))
+	if (pthread_create(&th, NULL, other_thread, t))
 		return 100;
-	t->s.r = sf_attach(prog, SF_ATTACH_TSYNC);
-	t->s.err = errno;
-	if (t->s.r)
+	if (!attach(&t->s, prog, SF_ATTACH_TSYNC))
 		return 101;
 	__atomic_store_n(&t->s.stage, 1, __ATOMIC_SEQ_CST);
 	while (!__atomic_load_n(&t->s.go, __ATOMIC_SEQ_CST))
@@ -374,9 +383,8 @@ static int tsync_attacher(struct threaded *t, const struct sock_fprog *prog)
 
 TEST(with_tsync_a_thread_made_before_the_attach_has_the_filter_on_the_stand_in)
 {
-	struct sfd dm __attribute__((cleanup(sfd_cleanup))) = { 0 };
-	char env[64], buf[64];
-	char *const envs[] = { env, NULL };
+	STANDIN_DAEMON;
+	char buf[64];
 	struct sock_filter f[8];
 	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 5, f);
 	struct threaded *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
@@ -404,4 +412,55 @@ TEST(with_tsync_a_thread_made_before_the_attach_has_the_filter_on_the_stand_in)
 		    "the other thread's getppid: EPERM, from its gate, on the stand-in");
 	ASSERT_EQ(standins(&dm), 1, "still on the stand-in when it was refused");
 	munmap(t, sizeof(*t));
+}
+
+/* Attaches prog, forks, and the child makes getppid its first call. */
+static int orphan_parent(struct seen *s, const struct sock_fprog *prog)
+{
+	pid_t child;
+	int st;
+
+	if (!attach(s, prog, 0))
+		return 101;
+	/* A raw fork: glibc's fork() makes calls in the child before it
+	 * returns, and getppid must be the child's first. */
+	child = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (child == 0) {
+		errno = 0;
+		s->first = syscall(SYS_getppid);
+		s->first_errno = errno;
+		syscall(SYS_exit_group, 0);
+	}
+	if (child < 0 || waitpid(child, &st, 0) != child)
+		return 102;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 103;
+}
+
+TEST(an_orphan_fork_child_s_first_denied_call_on_a_stand_in_is_refused)
+{
+	STANDIN_DAEMON;
+	char orphans[] = "SF_TEST_NO_STORAGE=2", buf[64];
+	struct sock_filter f[8];
+	struct sock_fprog prog = getppid_filter(SECCOMP_RET_ERRNO | EPERM, 6, f);
+	struct seen *s = shared_seen();
+	pid_t pid;
+	int st;
+
+	envs[1] = orphans;
+	if (!ASSERT_TRUE(s != NULL, "mmap") || !start(&dm, env, sizeof(env), envs))
+		return;
+	s->first = 12345;
+	pid = fork();
+	if (pid == 0)
+		_exit(orphan_parent(s, &prog));
+	if (!ASSERT_TRUE(pid > 0, "fork"))
+		return;
+	st = reap(pid);
+	ASSERT_TRUE(wstatus_exited_ok(st), wstatus_str(st, buf, sizeof(buf)));
+	ASSERT_EQ(s->r, 0, "the gated attach succeeds, on a stand-in");
+	test_log("the orphan's getppid: %ld (%s)\n", s->first, strerror(s->first_errno));
+	ASSERT_TRUE(s->first == -1 && s->first_errno == ENOSYS,
+		    "the orphan's getppid is refused (ENOSYS: the judge cannot know its "
+		    "chain yet), never run on the stand-in");
+	munmap(s, sizeof(*s));
 }

@@ -509,6 +509,10 @@ static int set_up(const struct setup *s, sigset_t *sigs)
 		return r;
 	sf_runtime_set_event_budget(sfd.rt, sfd.event_rate, sfd.event_burst);
 	sf_runtime_set_repeat_interval(sfd.rt, sfd.repeat_ns);
+	/* The suite's: fork children get no task storage (orphans). */
+	if (getenv("SF_TEST_NO_STORAGE"))
+		sf_runtime_test_knob(sfd.rt, SF_TEST_NO_STORAGE,
+				     (uint32_t)strtoul(getenv("SF_TEST_NO_STORAGE"), NULL, 10));
 	/* The suite's: a chain's own program comes that much later after
 	 * its stand-in, so that a test sees the stand-in in force. */
 	if (getenv("SF_TEST_SETTLE_DELAY_MS"))

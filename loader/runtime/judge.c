@@ -104,6 +104,7 @@ int sf_runtime_judge(struct sf_runtime *rt, pid_t tid, const struct seccomp_data
 	memcpy(out->comm, rec->comm, sizeof(out->comm));
 	/* What sf_dispatch skips: a stopped runtime, a chain waiting for
 	 * exec, no chain. */
+	out->chainless = !rec->chain;
 	if (__atomic_load_n(&rt->bss->sf_stopped, __ATOMIC_SEQ_CST) || rec->at_exec ||
 	    !rec->chain)
 		goto out_free;
@@ -308,12 +309,13 @@ int sf_runtime_gate_decide(struct sf_runtime *rt, int fd, bool killable,
 	out->tid = call->tid;
 	out->data = call->data;
 	r = out->tid ? sf_runtime_judge(rt, out->tid, &out->data, j) : -ESRCH;
-	if (r == -ESRCH && orphan_on_standin(rt)) {
+	if ((r == -ESRCH || (!r && j->chainless)) && orphan_on_standin(rt)) {
 		/* A fork child with no storage yet takes its chain at its
 		 * first sys_enter, after this: its parent's, which may be on
 		 * a stand-in that does not run the filter this gate sent the
-		 * call up for. Refused (ENOSYS, as with no listener): stricter
-		 * than the filter, never looser. */
+		 * call up for. Any task the gate covers without a chain may
+		 * be one while orphans are pending: refused (ENOSYS, as with
+		 * no listener), stricter than the filter, never looser. */
 		if (!id_valid(fd, id)) {
 			out->taken = SF_GATE_GONE;
 			return 0;

@@ -337,7 +337,9 @@ _Static_assert(SF_ATTACH_ADMIN_FLAGS == SF_FLAGS_ADMIN &&
 	       "admin flags are bpf/sfilter.h's");
 
 /* For the test suite only: SF_TEST_NO_STORAGE makes the BPF side behave as
- * if task storage could not be allocated for a fork child (value 1);
+ * if task storage could not be allocated for a fork child, nor at its
+ * first system call (value 1), or only at the fork (value 2: the child is
+ * adopted at its first sys_enter);
  * SF_TEST_TSYNC_FAIL makes a TSYNC attach fail (-EIO) after its first pass
  * has moved threads (value 1), to exercise its roll-back. */
 /* SF_TEST_GATE_DELAY_US: sf_runtime_gate_answer() waits that long between
@@ -464,6 +466,9 @@ struct sf_judgement {
 				  that reads other registers), or a chain this
 				  runtime does not know; ret is ALLOW and the
 				  dispatcher is to decide */
+	bool chainless;        /* the task has no chain (nor storage, maybe:
+				  a fork child that takes its chain at its
+				  first sys_enter); ret is ALLOW */
 	pid_t tgid;            /* tid's process, as the kernel's walk saw it */
 	uint64_t leader_start; /* with tgid, the process (struct sf_identity) */
 	uint64_t leader_boot;  /* the same start on the boot clock
