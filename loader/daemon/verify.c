@@ -28,6 +28,10 @@
  *   - A second thread, at the lowest priority, computes the action tables
  *     the runtime defers (a cache: until a table is filled its chain runs);
  *     one piece is bounded, but pieces of large filters add up to seconds.
+ *   - A gated ATTACH of a new chain is answered on a stand-in, before any
+ *     verification (loader/runtime/standin.c), and a settle job loads its
+ *     program; a user's attaches of loaded chains go on meanwhile, its new
+ *     ones are verified in its turn, not stood in.
  *   - A new chain is loaded in its linear form, which the verifier checks
  *     faster, and the reply goes out with it in force. The same thread,
  *     after the tables, loads each such chain's searched form (fewer
