@@ -188,6 +188,7 @@ static void release_slot(struct sf_runtime *rt, struct sf_node *n)
 	n->slot = 0;
 	n->linear = false;
 	n->standin = false;
+	n->settle_failed = false;
 	if (n->prog_fd > 0)
 		close(n->prog_fd);
 	n->prog_fd = 0;

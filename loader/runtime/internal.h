@@ -132,6 +132,9 @@ struct sf_node {
 	bool standin;                /* its slot holds a stand-in, not its own
 					program (standin.c): only gated tasks may
 					be given it; sf_rt_node_loaded() is false */
+	bool settling;               /* standin.c: its program is being built */
+	bool settle_failed;          /* the kernel refused it: not tried again
+					by the settles (an attach still loads it) */
 };
 
 /* Whether n's own program is in its slot: what every attach but a gated

@@ -135,7 +135,9 @@ void sf_rt_standin_close(struct sf_runtime *rt)
 	rt->standin_allow_fd = 0;
 }
 
-/* The next chain on its stand-in, its build begun: 1, 0, or -errno. */
+/* The next chain on its stand-in that no other thread is settling and
+ * the kernel has not refused, its build begun and marked: 1, 0, or
+ * -errno. */
 static int next_standin(struct sf_runtime *rt, struct sf_chain_build *b)
 {
 	int i;
@@ -143,8 +145,10 @@ static int next_standin(struct sf_runtime *rt, struct sf_chain_build *b)
 	for (i = 1; i < SF_MAX_CHAINS; i++) {
 		struct sf_node *n = rt->slots[i];
 
-		if (!n || !n->standin || n->dead || n->slot != i)
+		if (!n || !n->standin || n->dead || n->slot != i || n->settling ||
+		    n->settle_failed)
 			continue;
+		n->settling = true;
 		return sf_rt_build_begin(rt, n, b) ?: 1;
 	}
 	return 0;
@@ -153,45 +157,51 @@ static int next_standin(struct sf_runtime *rt, struct sf_chain_build *b)
 int sf_runtime_settle_standins(struct sf_runtime *rt)
 {
 	uint32_t delay = __atomic_load_n(&rt->test_settle_delay_ms, __ATOMIC_SEQ_CST);
-	int settled = 0, stale = 0, err = 0;
+	int settled = 0, stale = 0, first_err = 0;
 
 	if (delay)
 		usleep(delay * 1000);
 	while (stale < 4) {
 		struct sf_chain_build b = SF_CHAIN_BUILD_INIT;
-		uint32_t id;
-		int found, nice;
+		struct sf_node *node;
+		int found, nice, err;
 
 		nice = sf_rt_lock_unniced(rt);
 		found = next_standin(rt, &b);
+		node = b.node;
+		if (found < 0 && node)
+			node->settling = false;
 		sf_rt_unlock_reniced(rt, nice);
 		if (found <= 0) {
 			sf_rt_build_free(&b);
-			if (found < 0)
-				err = found;
+			if (found < 0 && !first_err)
+				first_err = found;
 			break;
 		}
-		id = b.node->id;
+		/* b keeps the node from the reaper (rt->building) until freed. */
 		err = sf_rt_build_run(rt, &b);
 		nice = sf_rt_lock_unniced(rt);
 		if (!err)
 			err = sf_rt_build_install(rt, &b);
+		node->settling = false;
+		if (err && err != -ESTALE) {
+			node->settle_failed = true;
+			fprintf(stderr, "sfilter: chain of filter %u: its program was not loaded "
+				"(%s); its stand-in stays, the gate and the judge enforcing the "
+				"filter\n", node->id, strerror(-err));
+		}
 		sf_rt_unlock_reniced(rt, nice);
 		sf_rt_build_free(&b);
 		if (err == -ESTALE) {
 			stale++;
-			err = 0;
-			continue;
+		} else if (err) {
+			if (!first_err)
+				first_err = err;
+		} else {
+			settled++;
 		}
-		if (err) {
-			fprintf(stderr, "sfilter: chain of filter %u: its program was not loaded "
-				"(%s); its stand-in stays, the gate and the judge enforcing the "
-				"filter\n", id, strerror(-err));
-			break;
-		}
-		settled++;
 	}
-	return err ? err : settled;
+	return first_err ? first_err : settled;
 }
 
 int sf_runtime_standins(struct sf_runtime *rt)
