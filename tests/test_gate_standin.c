@@ -20,6 +20,9 @@
  * - A fork child that got no task storage (an orphan: it takes its chain
  *   at its first sys_enter, after the gate) has its first denied call
  *   refused, never continued onto the stand-in.
+ * - A process that says its ATTACH is gated but handed in no listener (a
+ *   hand-made request) is not given a stand-in: its attach is verified
+ *   before the reply, and its filter kills.
  * - sfrun, which gates all its filters with one gate before it attaches
  *   them, gets the stand-in too.
  */
@@ -27,9 +30,11 @@
 #define _GNU_SOURCE
 #endif
 #include "harness.h"
+#include "bypass.h"
 #include "daemon.h"
 #include "wstatus.h"
 #include "c2e.h"
+#include "proto.h"
 #include "sfclient.h"
 #include "sockfilter.h"
 
@@ -463,4 +468,82 @@ TEST(an_orphan_fork_child_s_first_denied_call_on_a_stand_in_is_refused)
 		    "the orphan's getppid is refused (ENOSYS: the judge cannot know its "
 		    "chain yet), never run on the stand-in");
 	munmap(s, sizeof(*s));
+}
+
+/* An ATTACH of prog for this process that claims SF_FLAG_GATED, made by
+ * hand: no gate, no listener handed in. Then the denied call, reported
+ * in f. */
+static int false_claim(struct seen *s, struct bp_flags *f, const struct sock_fprog *prog,
+		       const char *sock)
+{
+	static union {
+		struct sf_attach_req r;
+		char bytes[SF_PROTO_ATTACH_REQ_SIZE + 16 * sizeof(struct sock_filter)];
+	} m;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return 100;
+	m.r.flags = SF_FLAG_GATED;
+	m.r.reply_fd = -1;
+	m.r.n_insns = prog->len;
+	memcpy(m.r.insns, prog->filter, prog->len * sizeof(*prog->filter));
+	s->r = sfd_request(sock, &m, SF_MSG_ATTACH,
+			   SF_PROTO_ATTACH_REQ_SIZE + prog->len * sizeof(*prog->filter),
+			   NULL, NULL);
+	if (s->r)
+		return 101;
+	__atomic_store_n(&s->stage, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&s->go, __ATOMIC_SEQ_CST))
+		;
+	f->reached = 1;
+	syscall(SYS_getppid);
+	f->survived = 1;
+	return 0;
+}
+
+/* Each attempt a filter new to the daemon, which a stand-in would answer
+ * with an allow-all program in its slot. */
+TEST(bypass_a_gated_claim_without_a_listener_handed_in_never_gets_a_stand_in)
+{
+	STANDIN_DAEMON;
+	struct sock_filter f[8];
+	struct bp_tally t = { 0 };
+	struct {
+		struct seen s;
+		struct bp_flags f;
+	} *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		     -1, 0);
+	long i, n = bp_iterations(20, 3);
+	double t0 = bp_now();
+	char what[64];
+
+	if (!ASSERT_TRUE(sh != MAP_FAILED, "mmap") || !start(&dm, env, sizeof(env), envs))
+		return;
+	for (i = 0; i < n && !test_failed(); i++) {
+		struct sock_fprog prog = getppid_filter(SECCOMP_RET_KILL_PROCESS,
+							100 + (uint32_t)i, f);
+		pid_t pid;
+		int st;
+
+		memset(sh, 0, sizeof(*sh));
+		pid = fork();
+		if (pid == 0)
+			_exit(false_claim(&sh->s, &sh->f, &prog, dm.sock));
+		if (!ASSERT_TRUE(pid > 0, "fork"))
+			break;
+		if (!ASSERT_TRUE(wait_stage(&sh->s, pid, limit_ms()),
+				 "the hand-made attach was answered")) {
+			reap(pid);
+			break;
+		}
+		ASSERT_EQ(standins(&dm), 0, "answered with its program in: the claim gave no "
+			  "stand-in");
+		__atomic_store_n(&sh->s.go, 1, __ATOMIC_SEQ_CST);
+		st = reap(pid);
+		snprintf(what, sizeof(what), "attempt %ld", i);
+		bp_count(&t, bp_judge_denied(st, &sh->f), st, what);
+	}
+	bp_report("gated-claim", "a process that handed in no listener sends an ATTACH of a "
+		  "new filter marked gated, then makes the denied call", &t, bp_now() - t0);
+	munmap(sh, sizeof(*sh));
 }

@@ -182,10 +182,10 @@ static void settle_done(struct verify_job *j)
 
 static void settle_submit(struct client *c, uid_t uid, const struct sf_attach_req *req)
 {
-	struct verify_job *j;
+	struct verify_job *j = verify_job_new(&req->hdr);
 
-	if (sf_runtime_standins(sfd.rt) <= 0 || !(j = verify_job_new(&req->hdr)))
-		return; /* none due; or the filler's, which settles them too */
+	if (!j)
+		return; /* the filler's then, which settles them too */
 	*j = (struct verify_job){ .c = c, .uid = uid, .rid = req->hdr.request_id,
 				  .done = settle_done, .settle = true };
 	verify_submit(j);
@@ -197,8 +197,10 @@ int attach_request(struct client *c, const struct ucred *sender,
 {
 	struct sock_fprog prog = { .len = (unsigned short)req->n_insns,
 				   .filter = req->insns };
+	bool stood_in = false;
 	struct sf_target tg = { .process = &c->ident, .self = true,
-				.reply_fd = req->reply_fd, .spans = &tm->rt };
+				.reply_fd = req->reply_fd, .spans = &tm->rt,
+				.stood_in = &stood_in };
 	/* Validated once, by check_request(). */
 	unsigned int flags = (req->flags & ~(uint32_t)SF_FLAG_GATED) | SF_ATTACH_ARM |
 			     SF_ATTACH_CHECKED;
@@ -235,7 +237,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 		r = attach_result(c, sender->uid, admin, req, tg.tid, r, *filter_id, &cerr,
 				  msg, msz);
 		metrics_attach(MK_SELF, r, t0);
-		if (r == 0 && (flags & SF_ATTACH_STANDIN))
+		if (r == 0 && stood_in)
 			settle_submit(c, sender->uid, req);
 		return r;
 	}
@@ -250,6 +252,7 @@ int attach_request(struct client *c, const struct ucred *sender,
 				  .ident = c->ident, .flags = flags,
 				  .prog = { prog.len, req->insns }, .t0_ns = t0, .tm = *tm };
 	j->tg.spans = &j->tm.rt; /* the job's own: tm is the caller's, on its stack */
+	j->tg.stood_in = NULL;    /* and so is stood_in: a verified chain has none */
 	verify_submit(j);
 	return REPLY_LATER;
 }

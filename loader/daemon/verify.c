@@ -15,7 +15,8 @@
  *     without the runtime's lock (loader/runtime/chains.c), so that STATUS,
  *     PS and the attaches of loaded chains go on meanwhile.
  *   - A login user (struct login: the uids a user maps count as the user)
- *     has one job at a time (and one settle job: below). An attach request of one that has a job is
+ *     has one job at a time (and one settle job: below). An attach
+ *     request of one that has a job is
  *     parked (its connection held too) and handled on the loop, in the
  *     order they came, once that job is answered. The jobs are thus taken
  *     in turn, one per login user: another's attach waits for at most the
@@ -220,8 +221,8 @@ static void *filler(void *arg)
 		}
 		v.tables_due = false;
 		pthread_mutex_unlock(&v.lock);
-		/* Chains an attach left on a stand-in whose job did not load
-		 * them (an adopted install's, one that failed): before the
+		/* Chains left on a stand-in with no settle job (an adopted
+		 * install's, or one whose job could not be made): before the
 		 * tables, as a plain attach of one waits for it. */
 		if (!__atomic_load_n(&v.stop, __ATOMIC_RELAXED) && sf_runtime_standins(sfd.rt) > 0)
 			sf_runtime_settle_standins(sfd.rt);

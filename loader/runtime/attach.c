@@ -573,6 +573,8 @@ static int attach_end(struct attach_op *op, int err, uint32_t *filter_id)
 		roll_back(op);
 	if (!err && filter_id)
 		*filter_id = op->node->id;
+	if (!err && op->tg->stood_in)
+		*op->tg->stood_in = op->node->standin;
 	if (op->node && op->node->slot)
 		op->node->busy = false;
 	free(op->group.r);

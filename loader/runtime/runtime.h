@@ -115,6 +115,9 @@ struct sf_target {
 	int reply_fd;
 	/* Where the attach's time goes, added to (NULL: not timed). */
 	struct sf_spans *spans;
+	/* Set when the chain the attach gave is on a stand-in
+	 * (SF_ATTACH_STANDIN): its program is due (NULL: not asked). */
+	bool *stood_in;
 };
 
 /* The steps of sf_runtime_attach_to(), timed for a target that asks
